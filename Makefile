@@ -1,0 +1,31 @@
+VENV := .venv
+PY := $(VENV)/bin/python
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
+.PHONY: setup render test lint format bench clean
+
+setup:
+	@bash scripts/setup.sh
+
+render: setup
+	$(PY) render.py render --all --lesson --jobs $(JOBS)
+
+test: setup
+	$(PY) -m ruff check .
+	$(PY) -m pytest -q
+
+lint: setup
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+
+format: setup
+	$(PY) -m ruff format .
+	$(PY) -m ruff check --fix .
+
+bench: setup
+	$(PY) bench/bench_pe_math.py
+	$(PY) bench/bench_render.py
+
+clean:
+	rm -rf .work build *.egg-info .pytest_cache .ruff_cache .hypothesis
+	find . -name __pycache__ -type d -prune -not -path './.venv/*' -exec rm -rf {} +

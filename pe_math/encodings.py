@@ -1,0 +1,113 @@
+"""Absolute position encodings: integer, binary, Fourier and sinusoidal."""
+
+from __future__ import annotations
+
+import numpy as np
+
+LAYOUTS = ("interleaved", "concat")
+VARIANTS = ("paper", "t2t")
+
+
+def _positions(positions) -> np.ndarray:
+    p = np.atleast_1d(np.asarray(positions, dtype=np.float64))
+    if np.any(p < 0):
+        raise ValueError("positions must be >= 0")
+    return p
+
+
+def _check_d(d_model: int) -> None:
+    if d_model < 2 or d_model % 2:
+        raise ValueError(f"d_model={d_model}: must be even and >= 2")
+
+
+def integer_encoding(positions, d_model: int) -> np.ndarray:
+    """PE(p) = [p, p, ..., p]: the raw position repeated in every dim."""
+    return np.repeat(_positions(positions)[:, None], d_model, axis=1)
+
+
+def integer_mix(word_a, word_b, positions) -> dict[str, np.ndarray]:
+    """cos(a + p·1, b + p·1) and ‖p·1‖ / ‖a‖ for each position p."""
+    a, b = np.asarray(word_a, dtype=np.float64), np.asarray(word_b, dtype=np.float64)
+    pe = integer_encoding(positions, len(a))
+    ca, cb = a + pe, b + pe
+    cos = np.einsum("ij,ij->i", ca, cb) / (np.linalg.norm(ca, axis=1) * np.linalg.norm(cb, axis=1))
+    return {
+        "cosine": cos,
+        "ratio": np.linalg.norm(pe, axis=1) / np.linalg.norm(a),
+        "a": ca,
+        "b": cb,
+    }
+
+
+def binary_encoding(positions, n_bits: int) -> np.ndarray:
+    """Bits of each position; column k is bit k (bit 0 = least significant)."""
+    p = _positions(positions).astype(np.int64)
+    return ((p[:, None] >> np.arange(n_bits)) & 1).astype(np.float64)
+
+
+def adjacent_distances(table: np.ndarray) -> np.ndarray:
+    """‖row(p+1) - row(p)‖ for each consecutive pair of rows."""
+    table = np.asarray(table, dtype=np.float64)
+    return np.linalg.norm(np.diff(table, axis=0), axis=1)
+
+
+def square_wave(positions, bit: int) -> np.ndarray:
+    """Bit `bit` of floor(p), centred to ±1 (-1 for 0, +1 for 1); period 2^(bit+1)."""
+    p = np.floor(_positions(positions)).astype(np.int64)
+    return 2.0 * ((p >> bit) & 1) - 1.0
+
+
+def fourier_partial_sum(positions, bit: int, n_terms: int) -> np.ndarray:
+    """First n_terms odd harmonics of square_wave: -(4/π) Σ sin(2πnp/T)/n, n = 1,3,5…, T = 2^(bit+1)."""
+    p = _positions(positions)
+    n = 2 * np.arange(n_terms) + 1
+    T = 2.0 ** (bit + 1)
+    return -(4 / np.pi) * (np.sin(2 * np.pi * np.outer(p, n) / T) / n).sum(axis=1)
+
+
+def frequencies(d_model: int, base: float = 10000.0, variant: str = "paper") -> np.ndarray:
+    """Angular speeds ω_i, i < d/2: "paper" base^(-2i/d); "t2t" base^(-i/max(d/2-1, 1))."""
+    _check_d(d_model)
+    i = np.arange(d_model // 2, dtype=np.float64)
+    if variant == "paper":
+        return base ** (-2.0 * i / d_model)
+    if variant == "t2t":
+        return base ** (-i / max(d_model // 2 - 1, 1))
+    raise ValueError(f"variant={variant!r}: must be one of {VARIANTS}")
+
+
+def periods(d_model: int, base: float = 10000.0, variant: str = "paper") -> np.ndarray:
+    """Period of each sin/cos pair in positions: 2π/ω_i."""
+    return 2 * np.pi / frequencies(d_model, base, variant)
+
+
+def sinusoidal(
+    positions,
+    d_model: int,
+    base: float = 10000.0,
+    layout: str = "interleaved",
+    variant: str = "paper",
+) -> np.ndarray:
+    """Sinusoidal PE, shape (len(positions), d_model): interleaved sin/cos (Vaswani) or concat [sin | cos] (GPT-J, Marian)."""
+    angles = np.outer(_positions(positions), frequencies(d_model, base, variant))
+    if layout == "interleaved":
+        out = np.empty((angles.shape[0], d_model))
+        out[:, 0::2], out[:, 1::2] = np.sin(angles), np.cos(angles)
+        return out
+    if layout == "concat":
+        return np.concatenate([np.sin(angles), np.cos(angles)], axis=1)
+    raise ValueError(f"layout={layout!r}: must be one of {LAYOUTS}")
+
+
+def layout_permutation(d_model: int) -> np.ndarray:
+    """Column order that turns the interleaved layout into concat: concat = interleaved[:, perm]."""
+    return np.concatenate([np.arange(0, d_model, 2), np.arange(1, d_model, 2)])
+
+
+def mixed_frequency_encoding(positions, d_model: int, base: float = 10000.0) -> np.ndarray:
+    """Experimental: ω_i = ½·linspace(1, 0.01)_i + ½·base^(-2i/d), interleaved sin/cos."""
+    omega = 0.5 * np.linspace(1.0, 0.01, d_model // 2) + 0.5 * frequencies(d_model, base)
+    angles = np.outer(_positions(positions), omega)
+    out = np.empty((angles.shape[0], d_model))
+    out[:, 0::2], out[:, 1::2] = np.sin(angles), np.cos(angles)
+    return out

@@ -1,0 +1,52 @@
+"""Clocks, similarity and the linear shift of sinusoidal PE (interleaved layout)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .encodings import frequencies
+
+
+def clock_angles(
+    position: float, d_model: int, base: float = 10000.0, variant: str = "paper"
+) -> np.ndarray:
+    """Hand angle of each clock i: position·ω_i radians (clockwise from 12 o'clock)."""
+    return float(position) * frequencies(d_model, base, variant)
+
+
+def clock_hand_tips(
+    position: float, d_model: int, base: float = 10000.0, variant: str = "paper"
+) -> np.ndarray:
+    """Tip (x, y) = (sin, cos)(position·ω_i) of each hand, i.e. PE dims (2i, 2i+1); shape (d/2, 2)."""
+    a = clock_angles(position, d_model, base, variant)
+    return np.stack([np.sin(a), np.cos(a)], axis=1)
+
+
+def cosine(a, b) -> float:
+    """Cosine similarity a·b / (‖a‖‖b‖)."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+def cosine_similarity_matrix(table: np.ndarray) -> np.ndarray:
+    """S[i, j] = cos(row i, row j)."""
+    t = np.asarray(table, dtype=np.float64)
+    unit = t / np.linalg.norm(t, axis=1, keepdims=True)
+    return unit @ unit.T
+
+
+def rotation_2d(angle: float) -> np.ndarray:
+    """Counter-clockwise rotation [[cos, -sin], [sin, cos]]."""
+    c, s = np.cos(angle), np.sin(angle)
+    return np.array([[c, -s], [s, c]])
+
+
+def shift_matrix(
+    k: float, d_model: int, base: float = 10000.0, variant: str = "paper"
+) -> np.ndarray:
+    """M_k, block-diagonal [[cos kω, sin kω], [-sin kω, cos kω]], so PE(p+k) = M_k·PE(p) (interleaved)."""
+    M = np.zeros((d_model, d_model))
+    for i, w in enumerate(frequencies(d_model, base, variant)):
+        c, s = np.cos(k * w), np.sin(k * w)
+        M[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = [[c, s], [-s, c]]
+    return M

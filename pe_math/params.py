@@ -1,0 +1,316 @@
+"""The lesson's knobs: a frozen, validated dataclass loaded from lesson.toml."""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import hashlib
+import json
+import tomllib
+import typing
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+DEFAULT_TOML = Path(__file__).resolve().parent.parent / "lesson.toml"
+
+
+class ParamError(ValueError):
+    """A lesson parameter broke a rule; the message names key, value and rule."""
+
+
+def _tuple(*items):
+    return field(default_factory=lambda: tuple(items))
+
+
+@dataclass(frozen=True)
+class Params:
+    """Every knob a scene may read. Defaults equal lesson.toml."""
+
+    d_model: int = 8
+    base: float = 10000.0
+    max_len: int = 64
+    layout: str = "interleaved"
+    variant: str = "paper"
+    tokens: tuple[str, ...] = _tuple("猫", "咬", "狗")
+    tokens_en: tuple[str, ...] = _tuple("cat", "bites", "dog")
+    X: tuple[tuple[float, ...], ...] = _tuple(
+        (0.2, -0.1, 0.5, 0.1), (0.9, 0.3, -0.2, 0.4), (-0.3, 0.6, 0.2, -0.5)
+    )
+    swap: tuple[int, ...] = _tuple(0, 2)
+    proj_seed: int = 7
+    proj_scale: float = 0.5
+    word_a: tuple[float, ...] = _tuple(0.2, -0.1, 0.5)
+    word_b: tuple[float, ...] = _tuple(0.4, 0.3, -0.2)
+    int_position: int = 300
+    int_max_position: int = 500
+    n_bits: int = 4
+    fourier_terms: tuple[int, ...] = _tuple(1, 3, 5, 15)
+    clock_max_position: int = 24
+    clocks_shown: int = 4
+    ambiguity_positions: tuple[int, ...] = _tuple(0, 6)
+    rope_q: tuple[float, ...] = _tuple(1.0, 0.4)
+    rope_k: tuple[float, ...] = _tuple(0.7, -0.6)
+    rope_m: int = 2
+    rope_n: int = 5
+    rope_shift: int = 3
+    rope_pair: int = 0
+    rope_pairing: str = "interleaved"
+    heat_dims: tuple[int, ...] = _tuple(0, 2, 6)
+    shift_k: int = 5
+    alibi_heads: int = 8
+    t5_num_buckets: int = 32
+    t5_max_distance: int = 128
+    t5_bidirectional: bool = True
+    learned_seed: int = 0
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            object.__setattr__(
+                self, f.name, _coerce(f.name, getattr(self, f.name), _hints()[f.name])
+            )
+        _validate(self)
+
+    # ------------------------------------------------------------------ loading
+    @classmethod
+    def load(
+        cls,
+        path: str | Path | None = None,
+        overrides: Mapping[str, object] | None = None,
+    ) -> Params:
+        """Read a TOML file (default: lesson.toml) and apply `key=value` overrides."""
+        values: dict[str, object] = {}
+        source = Path(path) if path is not None else DEFAULT_TOML
+        if path is not None or source.exists():
+            try:
+                values.update(tomllib.loads(source.read_text(encoding="utf-8")))
+            except FileNotFoundError:
+                raise ParamError(
+                    f"config file {source} does not exist; pass an existing .toml file"
+                ) from None
+            except (OSError, UnicodeDecodeError) as exc:
+                raise ParamError(
+                    f"config file {source} cannot be read ({exc}); check its permissions"
+                ) from None
+            except tomllib.TOMLDecodeError as exc:
+                raise ParamError(
+                    f"config file {source} is not valid TOML ({exc}); fix the syntax"
+                ) from None
+        for key, raw in (overrides or {}).items():
+            values[key] = _parse_override(raw) if isinstance(raw, str) else raw
+        unknown = [k for k in values if k not in _hints()]
+        if unknown:
+            raise ParamError(_unknown_message(unknown[0]))
+        return cls(**values)
+
+    def replace(self, **changes: object) -> Params:
+        """A copy with some fields changed (validated again)."""
+        return dataclasses.replace(self, **changes)
+
+    def as_dict(self, names: Sequence[str] | None = None) -> dict[str, object]:
+        """The named fields (all by default) as plain JSON-ready values."""
+        names = list(names) if names is not None else [f.name for f in fields(self)]
+        return {n: _plain(getattr(self, n)) for n in names}
+
+    def digest(self, names: Sequence[str] | None = None) -> str:
+        """A stable 16-hex-digit hash of the named fields' values."""
+        blob = json.dumps(
+            self.as_dict(sorted(set(names)) if names is not None else None), sort_keys=True
+        )
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def field_names() -> list[str]:
+    return [f.name for f in fields(Params)]
+
+
+def parse_assignment(text: str) -> tuple[str, str]:
+    """Split a `key=value` override; the one-line error says how to write it."""
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise ParamError(f"override {text!r} is not KEY=VALUE; write it like --set base=500")
+    key = key.strip()
+    if key not in _hints():
+        raise ParamError(_unknown_message(key))
+    return key, value.strip()
+
+
+# ---------------------------------------------------------------------- helpers
+_HINTS: dict[str, object] = {}
+
+
+def _hints() -> dict[str, object]:
+    if not _HINTS:
+        _HINTS.update(typing.get_type_hints(Params))
+    return _HINTS
+
+
+def _unknown_message(key: str) -> str:
+    close = difflib.get_close_matches(key, field_names(), n=1, cutoff=0.5)
+    hint = f"did you mean {close[0]!r}?" if close else "see lesson.toml for the valid keys"
+    return f"unknown parameter {key!r}; {hint}"
+
+
+def _parse_override(raw: str) -> object:
+    try:
+        return tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        return raw  # a bare word, such as layout=concat
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _coerce(name: str, value: object, hint: object) -> object:
+    origin = typing.get_origin(hint)
+    if origin is tuple:
+        inner = typing.get_args(hint)[0]
+        if isinstance(value, str) or not isinstance(value, Sequence):
+            raise ParamError(f"{name}={value!r}: must be a list, such as {_example(name)}")
+        return tuple(_coerce(name, v, inner) for v in value)
+    if hint is bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in ("true", "false"):
+            return value.lower() == "true"
+        raise ParamError(f"{name}={value!r}: must be true or false")
+    if hint is int:
+        if isinstance(value, bool) or not isinstance(value, int | float) or int(value) != value:
+            raise ParamError(f"{name}={value!r}: must be a whole number")
+        return int(value)
+    if hint is float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ParamError(f"{name}={value!r}: must be a number")
+        return float(value)
+    if hint is str:
+        if not isinstance(value, str):
+            raise ParamError(f"{name}={value!r}: must be text")
+        return value
+    return value
+
+
+def _example(name: str) -> str:
+    return json.dumps(
+        _plain(getattr(Params.__dataclass_fields__[name], "default_factory", lambda: [])())
+    )
+
+
+def _require(ok: bool, name: str, value: object, rule: str) -> None:
+    if not ok:
+        raise ParamError(f"{name}={_fmt(value)}: {rule}")
+
+
+def _fmt(value: object) -> str:
+    return (
+        json.dumps(_plain(value), ensure_ascii=False) if isinstance(value, tuple) else repr(value)
+    )
+
+
+def _validate(p: Params) -> None:
+    _require(p.d_model >= 2 and p.d_model % 2 == 0, "d_model", p.d_model, "must be even and >= 2")
+    _require(p.base > 1, "base", p.base, "must be > 1")
+    _require(p.max_len >= 1, "max_len", p.max_len, "must be >= 1")
+    _require(
+        p.layout in ("interleaved", "concat"),
+        "layout",
+        p.layout,
+        'must be "interleaved" or "concat"',
+    )
+    _require(p.variant in ("paper", "t2t"), "variant", p.variant, 'must be "paper" or "t2t"')
+    _require(1 <= p.n_bits <= 16, "n_bits", p.n_bits, "must be from 1 to 16")
+    for name in (
+        "int_position",
+        "int_max_position",
+        "clock_max_position",
+        "rope_m",
+        "rope_n",
+        "learned_seed",
+        "proj_seed",
+    ):
+        _require(getattr(p, name) >= 0, name, getattr(p, name), "positions and seeds must be >= 0")
+    for name in ("ambiguity_positions", "swap", "heat_dims"):
+        _require(
+            all(v >= 0 for v in getattr(p, name)), name, getattr(p, name), "entries must be >= 0"
+        )
+    _require(len(p.X) >= 2, "X", p.X, "needs at least 2 token rows")
+    _require(
+        len({len(r) for r in p.X}) == 1 and len(p.X[0]) >= 1,
+        "X",
+        p.X,
+        "rows must all have the same length",
+    )
+    _require(
+        len(p.tokens) == len(p.X), "tokens", p.tokens, f"needs one token per row of X ({len(p.X)})"
+    )
+    _require(
+        len(p.tokens_en) == len(p.X),
+        "tokens_en",
+        p.tokens_en,
+        f"needs one token per row of X ({len(p.X)})",
+    )
+    _require(
+        len(p.swap) == 2 and max(p.swap) < len(p.X) and p.swap[0] != p.swap[1],
+        "swap",
+        p.swap,
+        f"must be two different row indices below {len(p.X)}",
+    )
+    _require(p.proj_scale > 0, "proj_scale", p.proj_scale, "must be > 0")
+    _require(
+        len(p.word_a) == len(p.word_b) >= 1,
+        "word_b",
+        p.word_b,
+        f"must have the same length as word_a ({len(p.word_a)})",
+    )
+    _require(
+        any(p.word_a) and any(p.word_b), "word_a", p.word_a, "word vectors must not be all zero"
+    )
+    _require(p.int_max_position >= 1, "int_max_position", p.int_max_position, "must be >= 1")
+    _require(
+        len(p.fourier_terms) >= 1 and all(t >= 1 for t in p.fourier_terms),
+        "fourier_terms",
+        p.fourier_terms,
+        "needs one or more counts, each >= 1",
+    )
+    _require(p.clocks_shown >= 1, "clocks_shown", p.clocks_shown, "must be >= 1")
+    _require(
+        len(p.ambiguity_positions) == 2,
+        "ambiguity_positions",
+        p.ambiguity_positions,
+        "needs exactly two positions",
+    )
+    _require(len(p.rope_q) == 2, "rope_q", p.rope_q, "must be a 2-d vector [x, y]")
+    _require(len(p.rope_k) == 2, "rope_k", p.rope_k, "must be a 2-d vector [x, y]")
+    _require(
+        0 <= p.rope_pair < p.d_model // 2,
+        "rope_pair",
+        p.rope_pair,
+        f"must be from 0 to d_model/2-1 ({p.d_model // 2 - 1})",
+    )
+    _require(
+        p.rope_pairing in ("interleaved", "half"),
+        "rope_pairing",
+        p.rope_pairing,
+        'must be "interleaved" or "half"',
+    )
+    _require(
+        len(p.heat_dims) >= 1,
+        "heat_dims",
+        p.heat_dims,
+        "needs at least one dim (dims >= d_model are skipped)",
+    )
+    _require(p.alibi_heads >= 1, "alibi_heads", p.alibi_heads, "must be >= 1")
+    _require(
+        p.t5_num_buckets >= 4 and p.t5_num_buckets % 2 == 0,
+        "t5_num_buckets",
+        p.t5_num_buckets,
+        "must be even and >= 4",
+    )
+    _require(
+        p.t5_max_distance > p.t5_num_buckets // 4,
+        "t5_max_distance",
+        p.t5_max_distance,
+        "must exceed the exact range (num_buckets/4)",
+    )

@@ -1,0 +1,119 @@
+"""The scene registry: slug → scene class, order, titles and the Params fields it reads.
+
+Scene modules are imported only when a scene is needed, so listing the lesson
+stays fast and never starts Manim.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from dataclasses import dataclass
+
+from scenes.catalogue import lookup
+
+
+class UnknownScene(KeyError):
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+@dataclass(frozen=True)
+class SceneInfo:
+    slug: str
+    module: str  # importable module, e.g. "scenes.clock_hands"
+    class_name: str
+    order: int
+    fields: tuple[str, ...]  # the Params fields the scene reads
+
+    def title(self, lang: str) -> str:
+        return lookup(lang, self.slug, "title")
+
+    def load(self):
+        """The scene class (imports Manim)."""
+        return getattr(importlib.import_module(self.module), self.class_name)
+
+    @property
+    def stem(self) -> str:
+        """Output file stem, e.g. '05-clock-hands'."""
+        return f"{self.order:02d}-{self.slug}"
+
+
+SINUSOID = ("d_model", "base", "layout", "variant")
+
+MISSION = (
+    SceneInfo(
+        "attention-shuffle",
+        "scenes.attention_shuffle",
+        "AttentionShuffle",
+        1,
+        ("tokens", "tokens_en", "X", "swap", "proj_seed", "proj_scale"),
+    ),
+    SceneInfo(
+        "integer-scale",
+        "scenes.integer_scale",
+        "IntegerScale",
+        2,
+        ("word_a", "word_b", "int_position", "int_max_position"),
+    ),
+    SceneInfo("binary-bits", "scenes.binary_bits", "BinaryBits", 3, ("n_bits",)),
+    SceneInfo(
+        "square-to-sine",
+        "scenes.square_to_sine",
+        "SquareToSine",
+        4,
+        ("n_bits", "fourier_terms", "max_len") + SINUSOID,
+    ),
+    SceneInfo(
+        "clock-hands",
+        "scenes.clock_hands",
+        "ClockHands",
+        5,
+        ("clock_max_position", "clocks_shown", "ambiguity_positions") + SINUSOID,
+    ),
+    SceneInfo(
+        "rope-rotation",
+        "scenes.rope_rotation",
+        "RopeRotation",
+        6,
+        (
+            "rope_q",
+            "rope_k",
+            "rope_m",
+            "rope_n",
+            "rope_shift",
+            "rope_pair",
+            "rope_pairing",
+            "d_model",
+            "base",
+        ),
+    ),
+)
+
+REGISTRY: dict[str, SceneInfo] = {}
+
+
+def register(info: SceneInfo) -> None:
+    REGISTRY[info.slug] = info
+
+
+def unregister(slug: str) -> None:
+    REGISTRY.pop(slug, None)
+
+
+def ordered() -> list[SceneInfo]:
+    return sorted(REGISTRY.values(), key=lambda i: (i.order, i.slug))
+
+
+def get(slug: str) -> SceneInfo:
+    """The scene for `slug`, or an error naming the closest slug."""
+    try:
+        return REGISTRY[slug]
+    except KeyError:
+        close = difflib.get_close_matches(slug, list(REGISTRY), n=1, cutoff=0.4)
+        hint = f"did you mean {close[0]!r}?" if close else "run `python render.py list` to see them"
+        raise UnknownScene(f"unknown scene {slug!r}; {hint}") from None
+
+
+for _info in MISSION:
+    register(_info)

@@ -1,0 +1,144 @@
+"""LessonScene: what every lesson scene shares (params, language, beats, cards)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from manim import (
+    DOWN,
+    UP,
+    FadeIn,
+    FadeOut,
+    Mobject,
+    Rectangle,
+    Scene,
+    Text,
+    VGroup,
+    Write,
+    config,
+)
+
+from pe_math import Params
+from scenes import theme
+from scenes.catalogue import caption, lookup
+
+BeatHook = Callable[["LessonScene", str], None]
+
+
+class LessonScene(Scene):
+    """A scene of the lesson.
+
+    Subclasses set `slug`, implement `numbers(params)` (every number the scene
+    shows, JSON-ready, computed by pe_math) and `construct`, which calls
+    `self.beat(key)` at the start of every narration beat.
+    """
+
+    slug: ClassVar[str] = ""
+    # Called at every beat boundary and at the end; tests use it to check layout.
+    beat_hooks: ClassVar[list[BeatHook]] = []
+
+    def __init__(
+        self,
+        params: Params | None = None,
+        lang: str | None = None,
+        burn_captions: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        self.params = params if params is not None else Params.load()
+        self.lang = lang or os.environ.get("PE_LANG", "en")
+        self.burn_captions = burn_captions
+        self.beats: list[tuple[str, float]] = []
+        self._caption: Mobject | None = None
+        super().__init__(**kwargs)
+        self.camera.background_color = theme.BACKGROUND
+
+    # --------------------------------------------------------------- numbers
+    @classmethod
+    def numbers(cls, params: Params) -> dict[str, Any]:
+        """Every number this scene shows, from pe_math, as plain JSON values."""
+        raise NotImplementedError
+
+    # ----------------------------------------------------------------- words
+    def ui(self, key: str, **values: Any) -> str:
+        """An on-screen label in the scene's language, with `{name}` slots filled."""
+        text = lookup(self.lang, self.slug, f"ui.{key}")
+        return text.format(**values) if values else text
+
+    def text(
+        self, content: str, size: float = theme.BODY_SIZE, color=theme.FOREGROUND, **kwargs: Any
+    ) -> Text:
+        return Text(content, font=theme.FONT, font_size=size, color=color, **kwargs)
+
+    def label(
+        self, key: str, size: float = theme.BODY_SIZE, color=theme.FOREGROUND, **values: Any
+    ) -> Text:
+        return self.text(self.ui(key, **values), size=size, color=color)
+
+    # ----------------------------------------------------------------- beats
+    def beat(self, key: str) -> None:
+        """Start narration beat `key`: record its time (and burn its caption if asked)."""
+        self._run_hooks(key)
+        self.beats.append((key, float(self.renderer.time)))
+        if self.burn_captions:
+            self._show_caption(caption(self.lang, self.slug, key))
+
+    def tear_down(self) -> None:
+        self._run_hooks("<end>")
+        super().tear_down()
+
+    def _run_hooks(self, key: str) -> None:
+        for hook in type(self).beat_hooks:
+            hook(self, key)
+
+    def _show_caption(self, line: str) -> None:
+        if self._caption is not None:
+            self.remove(self._caption)
+        words = self.text(line, size=theme.CAPTION_SIZE)
+        words.scale_to_fit_width(min(words.width, config.frame_width - 2 * theme.MARGIN))
+        box = Rectangle(
+            width=words.width + 0.4,
+            height=words.height + 0.25,
+            stroke_width=0,
+            fill_color=theme.BACKGROUND,
+            fill_opacity=0.8,
+        )
+        self._caption = VGroup(box, words).to_edge(DOWN, buff=0.15)
+        self._caption.set_z_index(100)
+        self.add(self._caption)
+
+    # ----------------------------------------------------------------- cards
+    def title_card(self) -> None:
+        """The scene's title with its place in the lesson, then clear the stage."""
+        from scenes import REGISTRY  # the registry imports scene modules lazily
+
+        info = REGISTRY[self.slug]
+        number = self.text(f"{info.order:02d}", size=theme.HEADING_SIZE, color=theme.ACCENT)
+        title = self.text(lookup(self.lang, self.slug, "title"), size=theme.TITLE_SIZE)
+        card = VGroup(number, title).arrange(DOWN, buff=0.3)
+        title.scale_to_fit_width(min(title.width, config.frame_width - 2 * theme.MARGIN))
+        self.play(FadeIn(number, shift=0.2 * DOWN), Write(title), run_time=theme.NORMAL)
+        self.wait(theme.READ)
+        self.play(FadeOut(card, shift=0.3 * UP), run_time=theme.SHORT)
+
+    def takeaway(self, key: str = "takeaway") -> Mobject:
+        """Clear the stage and leave the one-line takeaway on screen."""
+        if self.mobjects:
+            self.play(
+                *[FadeOut(m) for m in self.mobjects if m is not self._caption], run_time=theme.SHORT
+            )
+        line = self.text(
+            lookup(self.lang, self.slug, key), size=theme.HEADING_SIZE, color=theme.ACCENT
+        )
+        line.scale_to_fit_width(min(line.width, config.frame_width - 2 * theme.MARGIN))
+        self.play(Write(line), run_time=theme.NORMAL)
+        self.wait(theme.LONG)
+        return line
+
+    def fit(self, mob: Mobject, width_share: float = 1.0, height_share: float = 1.0) -> Mobject:
+        """Scale `mob` down (never up) to fit a share of the frame inside the margins."""
+        max_w = (config.frame_width - 2 * theme.MARGIN) * width_share
+        max_h = (config.frame_height - 2 * theme.MARGIN) * height_share
+        factor = min(1.0, max_w / max(mob.width, 1e-6), max_h / max(mob.height, 1e-6))
+        return mob.scale(factor)

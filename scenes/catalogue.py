@@ -1,0 +1,54 @@
+"""The words of the lesson: one catalogue per language, one TOML file per scene.
+
+`scenes/captions/<lang>/<slug>.toml` holds a scene's `title`, `takeaway`, its
+on-screen labels under `[ui]` and its narration beats under `[say]`.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from functools import cache
+from pathlib import Path
+
+LANGS = ("zh", "en")
+ROOT = Path(__file__).resolve().parent / "captions"
+
+
+class CatalogueError(KeyError):
+    """A caption or label is missing from a language's catalogue."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+@cache
+def catalogue(lang: str, slug: str) -> dict:
+    """The parsed catalogue of one scene in one language."""
+    if lang not in LANGS:
+        raise CatalogueError(f"language {lang!r} is not available; use one of {', '.join(LANGS)}")
+    path = ROOT / lang / f"{slug}.toml"
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CatalogueError(
+            f"no {lang} catalogue for scene {slug!r}: add {path.name} under scenes/captions/{lang}/"
+        ) from None
+
+
+def lookup(lang: str, slug: str, key: str) -> str:
+    """A dotted key such as 'title', 'ui.swap' or 'say.intro'."""
+    node: object = catalogue(lang, slug)
+    for part in key.split("."):
+        if not isinstance(node, dict) or part not in node:
+            raise CatalogueError(
+                f"{lang}/{slug}.toml has no {key!r}; add it to both zh and en catalogues"
+            )
+        node = node[part]
+    if not isinstance(node, str):
+        raise CatalogueError(f"{lang}/{slug}.toml: {key!r} is a table, not text")
+    return node
+
+
+def caption(lang: str, slug: str, key: str) -> str:
+    """The narration line of one beat."""
+    return lookup(lang, slug, f"say.{key}")

@@ -1,0 +1,222 @@
+"""Reusable mobjects of the lesson, all drawn in the theme's language."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Arrow,
+    Circle,
+    DecimalNumber,
+    Dot,
+    Line,
+    MathTex,
+    Rectangle,
+    RoundedRectangle,
+    Square,
+    Text,
+    ValueTracker,
+    VGroup,
+    always_redraw,
+)
+
+from scenes import theme
+
+
+def text(content: str, size: float = theme.BODY_SIZE, color=theme.FOREGROUND, **kwargs) -> Text:
+    """Text in the lesson font (Latin and Han alike)."""
+    return Text(content, font=theme.FONT, font_size=size, color=color, **kwargs)
+
+
+class VectorColumn(VGroup):
+    """A column vector: one boxed number per entry, an optional label above."""
+
+    def __init__(
+        self,
+        values: Sequence[float],
+        digits: int = 2,
+        color=theme.FOREGROUND,
+        label: str | None = None,
+        cell: float = 0.5,
+        size: float = theme.LABEL_SIZE,
+        horizontal: bool = False,
+    ) -> None:
+        super().__init__()
+        self.values = [float(v) for v in values]
+        self.cells = VGroup()
+        for v in self.values:
+            num = text(theme.fmt(v, digits), size=size, color=color)
+            box = Rectangle(width=max(cell * 1.6, num.width + 0.2), height=cell, stroke_color=color,
+                            stroke_width=1.5)
+            self.cells.add(VGroup(box, num.move_to(box)))
+        self.cells.arrange(RIGHT if horizontal else DOWN, buff=0)
+        self.add(self.cells)
+        self.label = None
+        if label is not None:
+            self.label = text(label, size=size, color=color).next_to(self.cells, UP, buff=0.15)
+            self.add(self.label)
+
+
+class HeatGrid(VGroup):
+    """A matrix as coloured cells, optionally with values, row/column labels and a colour scale."""
+
+    def __init__(
+        self,
+        matrix: np.ndarray,
+        vmin: float = -1.0,
+        vmax: float = 1.0,
+        cell: float = 0.5,
+        colormap: Callable[[float, float, float], object] = theme.diverging,
+        digits: int | None = None,
+        row_labels: Sequence[str] | None = None,
+        col_labels: Sequence[str] | None = None,
+        size: float = theme.SMALL_SIZE,
+        cell_width: float | None = None,
+        stroke_width: float = 0.5,
+    ) -> None:
+        super().__init__()
+        m = np.atleast_2d(np.asarray(matrix, dtype=float))
+        self.matrix = m
+        w = cell_width if cell_width is not None else cell
+        self.cells = VGroup()
+        for i in range(m.shape[0]):
+            for j in range(m.shape[1]):
+                sq = Rectangle(width=w, height=cell, stroke_width=stroke_width, stroke_color=theme.BACKGROUND,
+                               fill_color=colormap(m[i, j], vmin, vmax), fill_opacity=1)
+                sq.move_to(np.array([j * w, -i * cell, 0]))
+                if digits is not None and np.isfinite(m[i, j]):
+                    sq = VGroup(sq, text(theme.fmt(m[i, j], digits), size=size).move_to(sq))
+                self.cells.add(sq)
+        self.add(self.cells)
+        self.row_labels = VGroup()
+        self.col_labels = VGroup()
+        if row_labels is not None:
+            for i, lab in enumerate(row_labels):
+                self.row_labels.add(text(lab, size=size, color=theme.MUTED).next_to(self.cell(i, 0), LEFT, buff=0.12))
+            self.add(self.row_labels)
+        if col_labels is not None:
+            for j, lab in enumerate(col_labels):
+                self.col_labels.add(text(lab, size=size, color=theme.MUTED).next_to(self.cell(0, j), UP, buff=0.12))
+            self.add(self.col_labels)
+
+    def cell(self, i: int, j: int):
+        return self.cells[i * self.matrix.shape[1] + j]
+
+    def row(self, i: int) -> VGroup:
+        n = self.matrix.shape[1]
+        return VGroup(*self.cells[i * n : (i + 1) * n])
+
+    def column(self, j: int) -> VGroup:
+        n = self.matrix.shape[1]
+        return VGroup(*self.cells[j::n])
+
+
+class ColorScale(VGroup):
+    """A vertical colour bar from vmin to vmax with end labels."""
+
+    def __init__(self, vmin: float, vmax: float, height: float = 3.0, colormap=theme.diverging, steps: int = 24,
+                 digits: int = 1) -> None:
+        super().__init__()
+        bar = VGroup(*[
+            Rectangle(width=0.25, height=height / steps, stroke_width=0,
+                      fill_color=colormap(vmin + (vmax - vmin) * (k + 0.5) / steps, vmin, vmax), fill_opacity=1)
+            for k in range(steps)
+        ]).arrange(UP, buff=0)
+        top = text(theme.fmt(vmax, digits), size=theme.SMALL_SIZE).next_to(bar, UP, buff=0.1)
+        bottom = text(theme.fmt(vmin, digits), size=theme.SMALL_SIZE).next_to(bar, DOWN, buff=0.1)
+        self.add(bar, top, bottom)
+
+
+class BitRow(VGroup):
+    """n bit cells, most significant on the left; cell k shows bit k of the value."""
+
+    def __init__(self, bits: Sequence[float], cell: float = 0.7, on_color=theme.ACCENT) -> None:
+        super().__init__()
+        self.on_color = on_color
+        self.cells = VGroup()
+        for _ in bits:
+            sq = Square(side_length=cell, stroke_color=theme.MUTED, stroke_width=2)
+            self.cells.add(VGroup(sq, text("0", size=theme.BODY_SIZE).move_to(sq)))
+        self.cells.arrange(RIGHT, buff=0.12)
+        self.add(self.cells)
+        self.set_bits(bits)
+
+    def bit_cell(self, k: int):
+        """The cell of bit k (bit 0 = least significant = rightmost)."""
+        return self.cells[len(self.cells) - 1 - k]
+
+    def set_bits(self, bits: Sequence[float]) -> BitRow:
+        for k, b in enumerate(bits):
+            sq, digit = self.bit_cell(k)
+            on = bool(b)
+            sq.set_fill(self.on_color if on else theme.BACKGROUND, opacity=0.9 if on else 0)
+            digit.become(text("1" if on else "0", size=theme.BODY_SIZE,
+                              color=theme.BACKGROUND if on else theme.MUTED).move_to(sq))
+        return self
+
+
+class ClockFace(VGroup):
+    """A clock dial; hand angles run clockwise from 12 o'clock, so the tip is (sin θ, cos θ)."""
+
+    def __init__(self, radius: float = 1.0, color=theme.ACCENT, ticks: int = 12) -> None:
+        super().__init__()
+        self.radius = radius
+        self.color = color
+        self.dial = Circle(radius=radius, stroke_color=theme.MUTED, stroke_width=2)
+        self.ticks = VGroup(*[
+            Line(radius * 0.85 * _dir(2 * np.pi * t / ticks), radius * _dir(2 * np.pi * t / ticks),
+                 stroke_color=theme.MUTED, stroke_width=1.5)
+            for t in range(ticks)
+        ])
+        self.add(self.dial, self.ticks)
+
+    def tip(self, angle: float) -> np.ndarray:
+        return self.dial.get_center() + self.radius * 0.9 * _dir(angle)
+
+    def hand(self, angle_of: Callable[[], float]) -> VGroup:
+        """A hand that redraws from a function of a tracker, never from accumulated time."""
+        return always_redraw(lambda: VGroup(
+            Line(self.dial.get_center(), self.tip(angle_of()), stroke_color=self.color, stroke_width=5),
+            Dot(self.tip(angle_of()), radius=0.05, color=self.color),
+        ))
+
+
+def _dir(angle: float) -> np.ndarray:
+    return np.array([np.sin(angle), np.cos(angle), 0.0])
+
+
+class Readout(VGroup):
+    """`label value` where value follows a function (usually of a ValueTracker)."""
+
+    def __init__(self, label: str, value_of: Callable[[], float], digits: int = 3, color=theme.FOREGROUND,
+                 size: float = theme.BODY_SIZE) -> None:
+        super().__init__()
+        self.caption = text(label, size=size, color=theme.MUTED)
+        self.number = DecimalNumber(value_of(), num_decimal_places=digits, font_size=size * 1.25, color=color)
+        self.number.next_to(self.caption, RIGHT, buff=0.2)
+        self.number.add_updater(lambda m: m.set_value(value_of()))
+        self.add(self.caption, self.number)
+
+
+def tracker_index(tracker: ValueTracker, n: int) -> int:
+    """The tracker's value as an index into a table of n samples."""
+    return int(np.clip(round(tracker.get_value()), 0, n - 1))
+
+
+def formula(tex: str, size: float = 40, color=theme.FOREGROUND, **values: str) -> MathTex:
+    """A LaTeX formula with `{name}` slots filled from computed values (use {{ }} for TeX braces)."""
+    return MathTex(tex.format(**values) if values else tex, font_size=size, color=color)
+
+
+def panel(width: float, height: float, color=theme.MUTED) -> RoundedRectangle:
+    """A quiet frame that groups a part of the stage."""
+    return RoundedRectangle(width=width, height=height, corner_radius=0.15, stroke_color=color, stroke_width=1.5)
+
+
+def arrow(start, end, color=theme.FOREGROUND, **kwargs) -> Arrow:
+    return Arrow(start, end, buff=0, color=color, stroke_width=4, max_tip_length_to_length_ratio=0.15, **kwargs)

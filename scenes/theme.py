@@ -1,0 +1,63 @@
+"""The lesson's visual language: palette, fonts, sizes and number formatting."""
+
+from __future__ import annotations
+
+import numpy as np
+from manim import ManimColor, interpolate_color
+
+BACKGROUND = ManimColor("#0f1117")
+FOREGROUND = ManimColor("#e8e6e3")
+MUTED = ManimColor("#8b93a1")
+ACCENT = ManimColor("#ffcc4d")  # the thing to look at now
+WORD_A = ManimColor("#58c4dd")  # first token / "cat" / q
+WORD_B = ManimColor("#fc6255")  # second token / "dog" / k
+WORD_C = ManimColor("#83c167")  # third token
+POSITIVE = ManimColor("#f39c5a")
+NEGATIVE = ManimColor("#5a9cf3")
+NEUTRAL = ManimColor("#2a2f3a")
+TOKEN_COLORS = (WORD_A, WORD_C, WORD_B, ManimColor("#c792ea"), ManimColor("#f7a8d8"))
+SERIES_COLORS = (WORD_A, WORD_B, WORD_C, ACCENT, ManimColor("#c792ea"), ManimColor("#f7a8d8"))
+
+# Noto Sans CJK carries Latin and Han glyphs, so both languages share one face.
+FONT = "Noto Sans CJK SC"
+
+# Sizes in Text font-size units; the smallest stays legible at 854×480.
+TITLE_SIZE = 44
+HEADING_SIZE = 32
+BODY_SIZE = 26
+LABEL_SIZE = 22
+SMALL_SIZE = 18
+CAPTION_SIZE = 24
+MARGIN = 0.35  # free border inside the frame, in scene units
+
+# Pacing, in seconds.
+SHORT = 0.6
+NORMAL = 1.2
+LONG = 2.0
+READ = 1.5  # a pause to read what just appeared
+
+
+def diverging(value: float, vmin: float = -1.0, vmax: float = 1.0) -> ManimColor:
+    """Blue for low, dark for the middle, orange for high."""
+    if not np.isfinite(value):
+        return NEUTRAL
+    mid = (vmin + vmax) / 2
+    half = (vmax - vmin) / 2 or 1.0
+    t = float(np.clip((value - mid) / half, -1, 1))
+    return interpolate_color(NEUTRAL, POSITIVE if t >= 0 else NEGATIVE, abs(t))
+
+
+def sequential(value: float, vmin: float = 0.0, vmax: float = 1.0) -> ManimColor:
+    """Dark to accent yellow."""
+    if not np.isfinite(value):
+        return NEUTRAL
+    t = float(np.clip((value - vmin) / ((vmax - vmin) or 1.0), 0, 1))
+    return interpolate_color(NEUTRAL, ACCENT, t)
+
+
+def fmt(x: float, digits: int = 2) -> str:
+    """Fixed-point with a real minus sign and no negative zero."""
+    s = f"{float(x):.{digits}f}"
+    if float(s) == 0:
+        s = s.lstrip("-")
+    return s.replace("-", "−")

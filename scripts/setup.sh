@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Idempotent set-up: installs only what is missing, then says what it did in one line.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(libcairo2-dev libpango1.0-dev pkg-config texlive-latex-base texlive-latex-extra
+              texlive-fonts-recommended dvisvgm fonts-noto-cjk)
+# The browser gallery test needs these; set PE_SKIP_BROWSER=1 to leave them out.
+BROWSER_PACKAGES=(chromium chromium-driver)
+PYTHON=${PYTHON:-python3}
+VENV=.venv
+STAMP=$VENV/.setup-stamp
+did=()
+
+want=("${APT_PACKAGES[@]}")
+[ "${PE_SKIP_BROWSER:-0}" = 1 ] || want+=("${BROWSER_PACKAGES[@]}")
+missing=()
+if command -v dpkg-query >/dev/null 2>&1; then
+  for p in "${want[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+fi
+
+if [ ${#missing[@]} -gt 0 ]; then
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "setup: apt-get not found. Install these system packages by hand, then rerun: ${missing[*]}" >&2
+    exit 1
+  fi
+  SUDO=""
+  if [ "$(id -u)" != 0 ]; then
+    command -v sudo >/dev/null 2>&1 || { echo "setup: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+    SUDO="sudo"
+  fi
+  echo "setup: installing system packages: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  did+=("system packages")
+elif ! command -v dpkg-query >/dev/null 2>&1; then
+  echo "setup: not a Debian/Ubuntu system; make sure these are installed: ${APT_PACKAGES[*]}" >&2
+fi
+
+if [ ! -x "$VENV/bin/python" ]; then
+  "$PYTHON" -m venv "$VENV"
+  did+=("virtualenv")
+fi
+if [ ! -f "$STAMP" ] || [ pyproject.toml -nt "$STAMP" ]; then
+  "$VENV/bin/python" -m pip install -q --upgrade pip
+  "$VENV/bin/python" -m pip install -q --config-settings editable_mode=compat -e ".[test]"
+  touch "$STAMP"
+  did+=("python packages")
+fi
+
+if [ ${#did[@]} -eq 0 ]; then
+  echo "setup: everything already installed, nothing to do."
+else
+  echo "setup: installed $(IFS=,; echo "${did[*]}" | sed 's/,/, /g')."
+fi

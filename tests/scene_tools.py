@@ -1,0 +1,101 @@
+"""Helpers for scene tests: build a scene without rendering frames, check its layout."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from manim import DecimalNumber, MarkupText, MathTex, Mobject, SingleStringMathTex, Tex, Text, config, tempconfig
+
+from pe_math import Params
+from scenes.base import LessonScene
+
+TEXT_TYPES = (Text, MarkupText, MathTex, Tex, SingleStringMathTex, DecimalNumber)
+EDGE_TOLERANCE = 0.02      # scene units a glyph may touch past the frame edge
+OVERLAP_TOLERANCE = 0.01   # scene units² two texts' boxes may share (anti-aliasing, kerning)
+
+
+@dataclass
+class LayoutReport:
+    problems: list[str] = field(default_factory=list)
+    checked_beats: list[str] = field(default_factory=list)
+
+    def assert_clean(self) -> None:
+        assert not self.problems, "layout problems:\n" + "\n".join(self.problems)
+
+
+def visible_texts(scene: LessonScene) -> list[Mobject]:
+    """Outermost text-like mobjects on stage that are not fully transparent."""
+    found: list[Mobject] = []
+
+    def walk(m: Mobject) -> None:
+        if isinstance(m, TEXT_TYPES):
+            if _visible(m):
+                found.append(m)
+            return
+        for sub in m.submobjects:
+            walk(sub)
+
+    for m in scene.mobjects:
+        if m.z_index >= 100:  # a burned-in caption band, not scene content
+            continue
+        walk(m)
+    return found
+
+
+def _visible(m: Mobject) -> bool:
+    opacities = [sub.get_fill_opacity() for sub in m.family_members_with_points()]
+    return bool(opacities) and max(opacities) > 0.05 and m.width > 0 and m.height > 0
+
+
+def _box(m: Mobject) -> tuple[float, float, float, float]:
+    return m.get_left()[0], m.get_bottom()[1], m.get_right()[0], m.get_top()[1]
+
+
+def _describe(m: Mobject) -> str:
+    if isinstance(m, Text | MarkupText):
+        return f"Text({m.original_text!r})"
+    if isinstance(m, MathTex | Tex | SingleStringMathTex):
+        return f"{type(m).__name__}({m.tex_string!r})"
+    if isinstance(m, DecimalNumber):
+        return f"DecimalNumber({m.get_value():.3f})"
+    return type(m).__name__
+
+
+def check_layout(scene: LessonScene, beat: str, report: LayoutReport) -> None:
+    """Every visible text inside the frame; no two texts overlapping."""
+    report.checked_beats.append(beat)
+    half_w, half_h = config.frame_width / 2, config.frame_height / 2
+    texts = visible_texts(scene)
+    for m in texts:
+        x0, y0, x1, y1 = _box(m)
+        if x0 < -half_w - EDGE_TOLERANCE or x1 > half_w + EDGE_TOLERANCE or y0 < -half_h - EDGE_TOLERANCE \
+                or y1 > half_h + EDGE_TOLERANCE:
+            report.problems.append(f"[{beat}] {_describe(m)} leaves the frame: box {np.round(_box(m), 2)}")
+    for a, b in itertools.combinations(texts, 2):
+        ax0, ay0, ax1, ay1 = _box(a)
+        bx0, by0, bx1, by1 = _box(b)
+        overlap = max(0.0, min(ax1, bx1) - max(ax0, bx0)) * max(0.0, min(ay1, by1) - max(ay0, by0))
+        if overlap > OVERLAP_TOLERANCE:
+            report.problems.append(f"[{beat}] {_describe(a)} overlaps {_describe(b)} ({overlap:.3f} units²)")
+
+
+def build_scene(
+    cls: type[LessonScene], params: Params | None = None, lang: str = "en", tmp: Path | None = None,
+) -> tuple[LessonScene, LayoutReport]:
+    """Run construct() with animations skipped (no frames, no files) and check layout at every beat."""
+    report = LayoutReport()
+    hook = lambda scene, beat: check_layout(scene, beat, report)  # noqa: E731
+    LessonScene.beat_hooks.append(hook)
+    try:
+        settings = {"dry_run": True, "quality": "low_quality", "disable_caching": True}
+        if tmp is not None:
+            settings["media_dir"] = str(tmp)
+        with tempconfig(settings):
+            scene = cls(params=params if params is not None else Params(), lang=lang)
+            scene.render()
+    finally:
+        LessonScene.beat_hooks.remove(hook)
+    return scene, report

@@ -1,0 +1,154 @@
+"""pe_math against published numbers and hand-checked values."""
+
+import numpy as np
+import pytest
+
+import pe_math as pm
+
+
+def test_pe1_d8_base10000_interleaved_matches_published_values():
+    expected = [
+        0.84147098,
+        0.54030231,
+        0.09983342,
+        0.99500417,
+        0.00999983,
+        0.99995000,
+        0.00100000,
+        0.99999950,
+    ]
+    np.testing.assert_allclose(pm.sinusoidal([1], 8)[0], expected, atol=1e-8)
+
+
+def test_pe0_is_sin0_cos0_and_concat_layout_groups_sin_then_cos():
+    np.testing.assert_array_equal(pm.sinusoidal([0], 4)[0], [0, 1, 0, 1])
+    np.testing.assert_array_equal(pm.sinusoidal([0], 4, layout="concat")[0], [0, 0, 1, 1])
+
+
+def test_frequencies_paper_and_t2t():
+    np.testing.assert_allclose(pm.frequencies(8), [1, 0.1, 0.01, 0.001])
+    # tensor2tensor spreads the same range over d/2-1 steps: 10000^(-i/3)
+    np.testing.assert_allclose(pm.frequencies(8, variant="t2t"), 10000.0 ** (-np.arange(4) / 3))
+    np.testing.assert_allclose(pm.periods(8)[0], 2 * np.pi)
+    with pytest.raises(ValueError, match="variant"):
+        pm.frequencies(8, variant="nope")
+
+
+def test_alibi_slopes_for_8_and_12_heads():
+    np.testing.assert_allclose(pm.alibi_slopes(8), [2.0**-k for k in range(1, 9)])
+    # 12 heads: the 8-head ladder, then every other slope of the 16-head ladder
+    sixteen = [2.0 ** (-k / 2) for k in range(1, 17)]
+    np.testing.assert_allclose(
+        pm.alibi_slopes(12), [2.0**-k for k in range(1, 9)] + sixteen[0::2][:4]
+    )
+
+
+def test_alibi_bias_is_causal_and_linear_in_distance():
+    b = pm.alibi_bias(2, 4)
+    assert b.shape == (2, 4, 4)
+    assert np.isneginf(b[0, 0, 1])
+    assert b[0, 3, 0] == pytest.approx(-3 * 0.25**1 * 0 - 3 * pm.alibi_slopes(2)[0])
+    np.testing.assert_array_equal(np.diagonal(b, axis1=1, axis2=2), 0)
+
+
+@pytest.mark.parametrize(
+    "rel,bucket",
+    [(-8, 8), (-1, 1), (0, 0), (1, 17), (8, 24), (-20, 10), (20, 26), (-128, 15), (128, 31)],
+)
+def test_t5_bidirectional_buckets(rel, bucket):
+    assert pm.t5_bucket(rel) == bucket
+
+
+def test_t5_causal_buckets_ignore_future_and_log_bin_the_past():
+    got = pm.t5_bucket(np.array([5, 1, 0, -1, -8, -20, -128, -500]), bidirectional=False)
+    np.testing.assert_array_equal(got, [0, 0, 0, 1, 8, 17, 31, 31])
+
+
+def test_binary_encoding_lsb_in_column_0():
+    np.testing.assert_array_equal(
+        pm.binary_encoding([0, 1, 2, 7, 8, 15], 4),
+        [[0, 0, 0, 0], [1, 0, 0, 0], [0, 1, 0, 0], [1, 1, 1, 0], [0, 0, 0, 1], [1, 1, 1, 1]],
+    )
+
+
+def test_binary_adjacent_distance_cliff_7_to_8():
+    d = pm.adjacent_distances(pm.binary_encoding(np.arange(16), 4))
+    assert d[0] == 1.0 and d[7] == 2.0  # one bit flips at 0→1, all four at 7→8
+    assert d.argmax() == 7
+
+
+def test_integer_table_at_300_and_drowning_cosine():
+    mix = pm.integer_mix([0.2, -0.1, 0.5], [0.4, 0.3, -0.2], [0, 300])
+    np.testing.assert_allclose(mix["a"][1], [300.2, 299.9, 300.5])
+    np.testing.assert_allclose(mix["b"][1], [300.4, 300.3, 299.8])
+    assert mix["cosine"][0] < 0.2
+    assert mix["cosine"][1] > 0.99999
+    assert mix["ratio"][1] == pytest.approx(300 * np.sqrt(3) / np.linalg.norm([0.2, -0.1, 0.5]))
+
+
+def test_seed_attention_demo_equivariance():
+    case = pm.attention_for(pm.Params())
+    np.testing.assert_allclose(case.weights.sum(axis=1), 1)
+    assert case.equivariance_error < 1e-12
+    np.testing.assert_allclose(case.output[0], case.output_perm[2], atol=1e-12)
+    W_q, _, _ = pm.projection_matrices(4, 7, 0.5)
+    np.testing.assert_allclose(W_q, np.random.RandomState(7).randn(4, 4) * 0.5)
+
+
+def test_permutation_matrix_rejects_non_permutations():
+    np.testing.assert_array_equal(pm.permutation_matrix([2, 1, 0]) @ np.arange(3), [2, 1, 0])
+    with pytest.raises(ValueError, match="not a permutation"):
+        pm.permutation_matrix([0, 0, 1])
+
+
+def test_clock_hand_tips_are_pe_pairs():
+    tips = pm.clock_hand_tips(5, 8)
+    np.testing.assert_allclose(tips.reshape(-1), pm.sinusoidal([5], 8)[0])
+
+
+def test_clock_fast_hand_nearly_repeats_after_six_positions_but_fingerprint_differs():
+    a0, a6 = pm.clock_angles(0, 8), pm.clock_angles(6, 8)
+    assert abs(np.cos(a6[0]) - np.cos(a0[0])) < 0.05
+    pe = pm.sinusoidal([0, 6], 8)
+    assert np.linalg.norm(pe[0] - pe[1]) > 0.5
+
+
+def test_learned_table_has_no_row_past_max_len():
+    table = pm.learned_table(16, 4, seed=3)
+    assert table.shape == (16, 4)
+    np.testing.assert_array_equal(pm.learned_lookup(table, [15])[0], table[15])
+    with pytest.raises(pm.PositionOutOfRange, match="position 16 is outside the learned table"):
+        pm.learned_lookup(table, [3, 16])
+
+
+def test_mixed_frequency_encoding_shape_and_bounds():
+    pe = pm.mixed_frequency_encoding(np.arange(100), 32)
+    assert pe.shape == (100, 32) and np.abs(pe).max() <= 1
+    assert not np.allclose(pe, pm.sinusoidal(np.arange(100), 32))
+
+
+def test_cosine_similarity_matrix_diagonal_and_decay():
+    S = pm.cosine_similarity_matrix(pm.sinusoidal(np.arange(64), 64))
+    np.testing.assert_allclose(np.diag(S), 1)
+    assert S[0, 1] > S[0, 10] > S[0, 40]
+
+
+def test_softmax_is_stable_for_large_inputs():
+    np.testing.assert_allclose(pm.softmax(np.array([1000.0, 1000.0])), [0.5, 0.5])
+
+
+def test_rope_half_pairing_matches_rotate_half_formula():
+    x = np.arange(1.0, 9.0)
+    out = pm.rope(x, [3], pairing="half")[0]
+    theta = pm.frequencies(8)
+    cos, sin = np.cos(3 * np.r_[theta, theta]), np.sin(3 * np.r_[theta, theta])
+    rot_half = np.r_[-x[4:], x[:4]]
+    np.testing.assert_allclose(out, x * cos + rot_half * sin)
+
+
+def test_rope_plane_reports_constant_dot_under_common_shift():
+    a = pm.rope_plane([1, 0.4], [0.7, -0.6], 2, 5, 1.0)
+    b = pm.rope_plane([1, 0.4], [0.7, -0.6], 5, 8, 1.0)
+    assert a["dot"] == pytest.approx(b["dot"]) == pytest.approx(a["relative_dot"])
+    assert a["angle"] == pytest.approx(b["angle"])
+    assert not np.allclose(a["q_rot"], b["q_rot"])

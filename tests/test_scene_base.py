@@ -1,0 +1,60 @@
+"""The shared scene machinery: registry, catalogues, beats, layout checker."""
+
+import pytest
+from manim import RIGHT, Text, Write
+
+import scenes
+from scenes.base import LessonScene
+from scenes.catalogue import LANGS, CatalogueError, catalogue, lookup
+from tests.scene_tools import build_scene
+
+
+def test_registry_orders_the_mission_arc():
+    slugs = [i.slug for i in scenes.ordered() if i.order <= 6]
+    assert slugs == ["attention-shuffle", "integer-scale", "binary-bits", "square-to-sine", "clock-hands",
+                     "rope-rotation"]
+    assert scenes.get("clock-hands").stem == "05-clock-hands"
+
+
+def test_unknown_slug_suggests_the_closest():
+    with pytest.raises(scenes.UnknownScene, match="did you mean 'clock-hands'"):
+        scenes.get("clock-hand")
+
+
+def test_missing_catalogue_key_names_the_file_and_fix():
+    with pytest.raises(CatalogueError, match="has no 'ui.nope'; add it to both zh and en"):
+        lookup("en", "clock-hands", "ui.nope")
+    with pytest.raises(CatalogueError, match="language 'fr' is not available"):
+        catalogue("fr", "clock-hands")
+
+
+@pytest.mark.parametrize("info", scenes.MISSION, ids=lambda i: i.slug)
+def test_both_catalogues_have_the_same_keys(info):
+    def keys(node, prefix=""):
+        return {k2 for k, v in node.items() for k2 in (keys(v, f"{prefix}{k}.") if isinstance(v, dict) else
+                                                       [f"{prefix}{k}"])}
+    zh, en = (keys(catalogue(lang, info.slug)) for lang in LANGS)
+    assert zh == en
+    assert {"title", "takeaway"} <= zh
+
+
+class _Crowded(LessonScene):
+    slug = "clock-hands"
+
+    @classmethod
+    def numbers(cls, params):
+        return {}
+
+    def construct(self):
+        self.beat("a")
+        self.play(Write(Text("past the right edge").shift(6.5 * RIGHT)))
+        self.add(Text("one"), Text("one"))
+        self.beat("b")
+
+
+def test_layout_checker_catches_overflow_and_overlap():
+    scene, report = build_scene(_Crowded)
+    assert [b for b, _ in scene.beats] == ["a", "b"]
+    assert any("leaves the frame" in p for p in report.problems)
+    assert any("overlaps" in p for p in report.problems)
+    assert report.checked_beats == ["a", "b", "<end>"]
