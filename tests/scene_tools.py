@@ -99,3 +99,32 @@ def build_scene(
     finally:
         LessonScene.beat_hooks.remove(hook)
     return scene, report
+
+
+@dataclass
+class RenderedClip:
+    path: Path
+    duration: float
+    frames: int
+    width: int
+    height: int
+    beats: list[tuple[str, float]]
+
+
+def render_scene(
+    cls: type[LessonScene], tmp: Path, params: Params | None = None, lang: str = "en",
+    width: int = 256, height: int = 144, fps: int = 10,
+) -> RenderedClip:
+    """A real render at a tiny size, decoded end to end with PyAV."""
+    import av
+
+    with tempconfig({"media_dir": str(tmp), "pixel_width": width, "pixel_height": height, "frame_rate": fps,
+                     "disable_caching": True, "progress_bar": "none", "verbosity": "WARNING"}):
+        scene = cls(params=params if params is not None else Params(), lang=lang)
+        scene.render()
+        path = Path(scene.renderer.file_writer.movie_file_path)
+    with av.open(str(path)) as container:
+        stream = container.streams.video[0]
+        frames = sum(1 for _ in container.decode(stream))
+        w, h = stream.codec_context.width, stream.codec_context.height
+    return RenderedClip(path, frames / fps, frames, w, h, scene.beats)
