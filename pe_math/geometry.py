@@ -50,3 +50,23 @@ def shift_matrix(
         c, s = np.cos(k * w), np.sin(k * w)
         M[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = [[c, s], [-s, c]]
     return M
+
+
+def pair_dims(d_model: int, layout: str = "interleaved") -> np.ndarray:
+    """Dims holding pair i, shape (d/2, 2): "interleaved" (2i, 2i+1); "concat"/"half" (i, i+d/2)."""
+    if d_model < 2 or d_model % 2:
+        raise ValueError(f"d_model={d_model}: must be even and >= 2")
+    i = np.arange(d_model // 2)
+    if layout == "interleaved":
+        return np.stack([2 * i, 2 * i + 1], axis=1)
+    if layout in ("concat", "half"):
+        return np.stack([i, i + d_model // 2], axis=1)
+    raise ValueError(f"layout={layout!r}: must be 'interleaved', 'concat' or 'half'")
+
+
+def clock_angle_gaps(
+    a: float, b: float, d_model: int, base: float = 10000.0, variant: str = "paper"
+) -> np.ndarray:
+    """How far each hand turns from position a to b: (b − a)·ω_i wrapped into (−π, π], clockwise > 0."""
+    turn = (float(b) - float(a)) * frequencies(d_model, base, variant)
+    return np.pi - np.mod(np.pi - turn, 2 * np.pi)

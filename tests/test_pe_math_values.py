@@ -152,3 +152,23 @@ def test_rope_plane_reports_constant_dot_under_common_shift():
     assert a["dot"] == pytest.approx(b["dot"]) == pytest.approx(a["relative_dot"])
     assert a["angle"] == pytest.approx(b["angle"])
     assert not np.allclose(a["q_rot"], b["q_rot"])
+
+
+def test_pair_dims_follow_the_layout():
+    np.testing.assert_array_equal(pm.pair_dims(8), [[0, 1], [2, 3], [4, 5], [6, 7]])
+    np.testing.assert_array_equal(pm.pair_dims(8, "concat"), [[0, 4], [1, 5], [2, 6], [3, 7]])
+    np.testing.assert_array_equal(pm.pair_dims(6, "half"), [[0, 3], [1, 4], [2, 5]])
+    # the dims really hold (sin, cos) of clock i in either sinusoidal layout
+    for layout in ("interleaved", "concat"):
+        pe = pm.sinusoidal([5], 8, layout=layout)[0]
+        np.testing.assert_allclose(pe[pm.pair_dims(8, layout)], pm.clock_hand_tips(5, 8))
+    with pytest.raises(ValueError, match="layout"):
+        pm.pair_dims(8, "zigzag")
+
+
+def test_clock_angle_gaps_wrap_into_half_turn():
+    # 0 → 6: the fast hand turns 6 rad, i.e. 2π − 0.283 ≈ −0.283 rad short of a full turn
+    gaps = pm.clock_angle_gaps(0, 6, 8)
+    np.testing.assert_allclose(gaps, [6 - 2 * np.pi, 0.6, 0.06, 0.006])
+    assert pm.clock_angle_gaps(0, np.pi, 8)[0] == pytest.approx(np.pi)  # π stays π, not −π
+    np.testing.assert_allclose(pm.clock_angle_gaps(6, 0, 8), -gaps)
