@@ -141,3 +141,29 @@ def mixed_frequency_encoding(positions, d_model: int, base: float = 10000.0) -> 
     """Experimental: ω_i = ½·linspace(1, 0.01)_i + ½·base^(-2i/d), interleaved sin/cos."""
     omega = 0.5 * np.linspace(1.0, 0.01, d_model // 2) + 0.5 * frequencies(d_model, base)
     return _sin_cos(_positions(positions), omega)
+
+
+def binary_frequencies(n_bits: int) -> np.ndarray:
+    """Angular speed of each bit's fundamental: ω_k = 2π / 2^(k+1) = π·2^(-k), k < n_bits."""
+    return np.pi * 2.0 ** (-np.arange(n_bits, dtype=np.float64))
+
+
+def frequency_slide(
+    n_rows: int, d_model: int, base: float = 10000.0, variant: str = "paper", t=0.0
+) -> np.ndarray:
+    """Log-linear slide ω_i(t) = (π·2^(-i))^(1-t) · ω_i^t from the binary ladder (t=0) to PE's (t=1).
+
+    Shape (len(t), n_rows) for an array t, (n_rows,) for a scalar; n_rows <= d_model/2.
+    """
+    target = frequencies(d_model, base, variant)
+    if not 1 <= n_rows <= len(target):
+        raise ValueError(f"n_rows={n_rows}: must be from 1 to d_model/2 ({len(target)})")
+    start, end = np.log(binary_frequencies(n_rows)), np.log(target[:n_rows])
+    tt = np.asarray(t, dtype=np.float64)
+    return np.exp(np.multiply.outer(1.0 - tt, start) + np.multiply.outer(tt, end))
+
+
+def pair_waves(positions, omegas) -> tuple[np.ndarray, np.ndarray]:
+    """sin(ω_i·p) and cos(ω_i·p), each of shape (len(positions), len(omegas))."""
+    angles = np.outer(_positions(positions), np.atleast_1d(np.asarray(omegas, dtype=np.float64)))
+    return np.sin(angles), np.cos(angles)

@@ -172,3 +172,31 @@ def test_clock_angle_gaps_wrap_into_half_turn():
     np.testing.assert_allclose(gaps, [6 - 2 * np.pi, 0.6, 0.06, 0.006])
     assert pm.clock_angle_gaps(0, np.pi, 8)[0] == pytest.approx(np.pi)  # π stays π, not −π
     np.testing.assert_allclose(pm.clock_angle_gaps(6, 0, 8), -gaps)
+
+
+def test_binary_frequencies_are_the_square_waves_fundamentals():
+    # bit k has period 2^(k+1), so its fundamental turns at π·2^-k radians per position
+    np.testing.assert_allclose(pm.binary_frequencies(4), [np.pi, np.pi / 2, np.pi / 4, np.pi / 8])
+    p = np.linspace(0, 16, 161)
+    np.testing.assert_allclose(
+        pm.fourier_partial_sum(p, 2, 1), -(4 / np.pi) * np.sin(pm.binary_frequencies(3)[2] * p)
+    )
+
+
+def test_frequency_slide_runs_from_the_binary_ladder_to_the_pe_ladder():
+    ends = pm.frequency_slide(4, 8, 10000.0, "paper", np.array([0.0, 0.5, 1.0]))
+    assert ends.shape == (3, 4)
+    np.testing.assert_allclose(ends[0], pm.binary_frequencies(4))
+    np.testing.assert_allclose(ends[2], [1, 0.1, 0.01, 0.001])
+    # halfway in log space is the geometric mean of the two ladders
+    np.testing.assert_allclose(ends[1], np.sqrt(ends[0] * ends[2]))
+    np.testing.assert_allclose(pm.frequency_slide(2, 4, 100.0, t=1.0), pm.frequencies(4, 100.0))
+    with pytest.raises(ValueError, match="n_rows=5"):
+        pm.frequency_slide(5, 8)
+
+
+def test_pair_waves_match_the_interleaved_sinusoidal_table():
+    s, c = pm.pair_waves(np.arange(6), pm.frequencies(8))
+    table = pm.sinusoidal(np.arange(6), 8)
+    np.testing.assert_allclose(s, table[:, 0::2], atol=1e-12)
+    np.testing.assert_allclose(c, table[:, 1::2], atol=1e-12)
