@@ -51,6 +51,7 @@ from .relative import (
     rope_score,
     t5_bucket,
 )
+from .scales import nice_step, nice_ticks
 
 __all__ = [
     "ParamError",
@@ -82,6 +83,8 @@ __all__ = [
     "learned_lookup",
     "learned_table",
     "mixed_frequency_encoding",
+    "nice_step",
+    "nice_ticks",
     "pair_waves",
     "periods",
     "pair_dims",

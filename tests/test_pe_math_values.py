@@ -200,3 +200,13 @@ def test_pair_waves_match_the_interleaved_sinusoidal_table():
     table = pm.sinusoidal(np.arange(6), 8)
     np.testing.assert_allclose(s, table[:, 0::2], atol=1e-12)
     np.testing.assert_allclose(c, table[:, 1::2], atol=1e-12)
+
+
+def test_nice_ticks_pick_1_2_5_steps_inside_the_range():
+    np.testing.assert_allclose(pm.nice_step([1, 10, 0.7, 3, 550]), [0.2, 2, 0.2, 1, 200])
+    np.testing.assert_allclose(pm.nice_ticks(-0.2, 0.55), [-0.2, 0, 0.2, 0.4])
+    np.testing.assert_allclose(pm.nice_ticks(0, 5500), [0, 2000, 4000])
+    np.testing.assert_allclose(pm.nice_ticks(-0.3, 0.33), [-0.2, 0, 0.2])
+    assert pm.nice_ticks(0, 0.3)[1] == 0.1  # rounded to the step's digits, not 0.1000…02
+    with pytest.raises(ValueError, match="hi must exceed lo"):
+        pm.nice_ticks(1, 1)
