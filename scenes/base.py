@@ -38,6 +38,8 @@ class LessonScene(Scene):
     slug: ClassVar[str] = ""
     # Called at every beat boundary and at the end; tests use it to check layout.
     beat_hooks: ClassVar[list[BeatHook]] = []
+    # Called after every play and wait with the scene; the pipeline reports progress from it.
+    play_hooks: ClassVar[list[Callable[[LessonScene], None]]] = []
 
     def __init__(
         self,
@@ -83,6 +85,11 @@ class LessonScene(Scene):
         self.beats.append((key, float(self.renderer.time)))
         if self.burn_captions:
             self._show_caption(caption(self.lang, self.slug, key))
+
+    def play(self, *args: Any, **kwargs: Any) -> None:
+        super().play(*args, **kwargs)
+        for hook in type(self).play_hooks:
+            hook(self)
 
     def tear_down(self) -> None:
         self._run_hooks("<end>")

@@ -1,0 +1,114 @@
+"""Render jobs, their cache keys and the plan (what is rendered, what is reused, and why)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import scenes
+from pe_math import Params
+from rendering import keys, settings
+from rendering.manifest import Manifest
+from scenes.catalogue import LANGS
+from scenes.catalogue import ROOT as CATALOGUE_ROOT
+
+
+@dataclass(frozen=True)
+class Job:
+    slug: str
+    params: Params
+    lang: str = "en"
+    quality: str = "l"
+    fmt: str = "mp4"
+    aspect: str = "16:9"
+    transparent: bool = False
+    burn_captions: bool = False
+
+    @property
+    def info(self) -> scenes.SceneInfo:
+        return scenes.get(self.slug)
+
+    @property
+    def variant(self) -> str:
+        """The manifest slot of this output: format plus the options that change the pixels."""
+        return (
+            self.fmt
+            + (".alpha" if self.transparent else "")
+            + (".captioned" if self.burn_captions else "")
+        )
+
+    @property
+    def filename(self) -> str:
+        """e.g. `05-clock-hands.mp4`, `05-clock-hands.alpha.webm`."""
+        middle = self.variant.removeprefix(self.fmt)
+        return f"{self.info.stem}{middle}.{self.fmt}"
+
+    def out_dir(self, root: Path) -> Path:
+        return root / self.lang / settings.folder_name(self.quality, self.aspect)
+
+    def key_parts(self) -> dict[str, str]:
+        info = self.info
+        catalogues = tuple(CATALOGUE_ROOT / lang / f"{info.slug}.toml" for lang in LANGS)
+        job_settings = json.dumps(
+            [
+                self.lang,
+                self.quality,
+                self.fmt,
+                self.aspect,
+                self.transparent,
+                self.burn_captions,
+                settings.X264_PRESETS[self.quality],
+            ]
+        )
+        return {
+            "code": keys.code_hash(info.module, catalogues),
+            "params": self.params.digest(info.fields),
+            "settings": hashlib.sha256(job_settings.encode()).hexdigest()[:16],
+            "manim": keys.manim_version(),
+        }
+
+    def key(self) -> str:
+        blob = json.dumps(self.key_parts(), sort_keys=True)
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Planned:
+    job: Job
+    cached: bool
+    reason: str
+
+
+PART_NAMES = {
+    "code": "scene code changed",
+    "params": "parameters it reads changed",
+    "settings": "render settings changed",
+    "manim": "Manim version changed",
+}
+
+
+def plan(jobs: list[Job], root: Path, force: bool = False) -> list[Planned]:
+    """Decide for each job whether its existing output is up to date."""
+    out: list[Planned] = []
+    manifests: dict[Path, Manifest] = {}
+    for job in jobs:
+        folder = job.out_dir(root)
+        manifest = manifests.setdefault(folder, Manifest.load(folder))
+        entry = manifest.entry(job.slug, job.variant)
+        parts = job.key_parts()
+        if force:
+            out.append(Planned(job, False, "--force"))
+        elif entry is None:
+            out.append(Planned(job, False, "never rendered"))
+        elif not (folder / entry["file"]).exists():
+            out.append(Planned(job, False, "output file missing"))
+        elif entry.get("key") != job.key():
+            changed = [
+                PART_NAMES[k] for k, v in parts.items() if entry.get("key_parts", {}).get(k) != v
+            ]
+            out.append(Planned(job, False, ", ".join(changed) or "key changed"))
+        else:
+            out.append(Planned(job, True, "up to date"))
+    return out

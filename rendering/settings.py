@@ -1,0 +1,65 @@
+"""Job settings: quality presets, aspects, formats and what Manim's config needs for them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Manim's presets: letter -> (config name, pixel height, fps)
+QUALITIES = {
+    "l": ("low_quality", 480, 15),
+    "m": ("medium_quality", 720, 30),
+    "h": ("high_quality", 1080, 60),
+    "k": ("fourk_quality", 2160, 60),
+}
+ASPECTS = {"16:9": (16, 9), "9:16": (9, 16), "1:1": (1, 1)}
+FORMATS = ("mp4", "webm", "gif", "png")
+ALPHA_FORMATS = ("webm", "gif", "png")
+FRAME_WIDTH = 14.0 + 2 / 9  # Manim's default frame width, kept for every aspect
+
+# libx264 presets chosen per quality (see bench/bench_render.py for the measurements)
+X264_PRESETS = {"l": "veryfast", "m": "faster", "h": "medium", "k": "medium"}
+
+
+class SettingsError(ValueError):
+    """A combination of render options that cannot work."""
+
+
+@dataclass(frozen=True)
+class Geometry:
+    width: int
+    height: int
+    fps: int
+    frame_width: float
+    frame_height: float
+
+
+def geometry(quality: str, aspect: str = "16:9") -> Geometry:
+    """Pixel size, fps and scene-unit frame for a quality letter and an aspect.
+
+    The frame keeps Manim's width for every aspect, so a scene laid out for 16:9 fits
+    whole inside a taller frame (9:16, 1:1) and nothing is cut off.
+    """
+    _, height, fps = QUALITIES[quality]
+    aw, ah = ASPECTS[aspect]
+    long_side = height * 16 // 9
+    width, height = (
+        (long_side, height) if aw > ah else (height, long_side) if aw < ah else (height, height)
+    )
+    width += width % 2  # encoders want even sizes
+    return Geometry(width, height, fps, FRAME_WIDTH, FRAME_WIDTH * height / width)
+
+
+def folder_name(quality: str, aspect: str) -> str:
+    """`480p15` for 16:9; `480p15-9x16` for other aspects."""
+    _, height, fps = QUALITIES[quality]
+    name = f"{height}p{fps}"
+    return name if aspect == "16:9" else f"{name}-{aspect.replace(':', 'x')}"
+
+
+def check_format(fmt: str, transparent: bool) -> None:
+    if fmt not in FORMATS:
+        raise SettingsError(f"format {fmt!r} is not supported; use one of {', '.join(FORMATS)}")
+    if transparent and fmt not in ALPHA_FORMATS:
+        raise SettingsError(
+            f"--transparent cannot be used with {fmt} (it has no alpha); use --format webm or gif"
+        )

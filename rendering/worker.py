@@ -1,0 +1,114 @@
+"""One render job in its own process, with its own Manim media_dir.
+
+Two Manim processes must never share a media_dir: they trip over each other's text
+and TeX caches and partial movie files. Each worker renders under its private work
+folder, validates the result, and hands back paths; the parent moves them into place.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import traceback
+from pathlib import Path
+from typing import Any
+
+from rendering import settings
+from rendering.jobs import Job
+from rendering.validate import check_image, check_video
+
+
+def manim_config(job: Job, media_dir: Path) -> dict[str, Any]:
+    geo = settings.geometry(job.quality, job.aspect)
+    cfg: dict[str, Any] = {
+        "media_dir": str(media_dir),
+        "pixel_width": geo.width,
+        "pixel_height": geo.height,
+        "frame_rate": geo.fps,
+        "frame_width": geo.frame_width,
+        "frame_height": geo.frame_height,
+        "format": job.fmt,
+        "transparent": job.transparent,
+        "output_file": job.info.stem,
+        "disable_caching": True,  # a fresh media_dir per job: Manim's cache could never hit
+        "progress_bar": "none",
+        "verbosity": "ERROR",
+        "write_to_movie": job.fmt != "png",
+        "save_last_frame": job.fmt == "png",
+    }
+    if job.fmt == "mp4" and not job.transparent:
+        cfg["video_encoder_options"] = {"preset": settings.X264_PRESETS[job.quality], "crf": "23"}
+    return cfg
+
+
+def render(job: Job, work_dir: Path, report=None) -> dict[str, Any]:
+    """Render, validate and make a poster; returns what the manifest needs."""
+    from manim import tempconfig
+
+    from scenes.base import LessonScene
+
+    scene_cls = job.info.load()
+    media_dir = work_dir / "manim"
+    hook = None
+    if report is not None:
+        hook = lambda scene: report(float(scene.renderer.time))  # noqa: E731
+        LessonScene.play_hooks.append(hook)
+    logging.getLogger("manim").setLevel(logging.ERROR)
+    try:
+        with tempconfig(manim_config(job, media_dir)):
+            scene = scene_cls(params=job.params, lang=job.lang, burn_captions=job.burn_captions)
+            scene.render()
+            writer = scene.renderer.file_writer
+            produced = Path(
+                {"png": writer.image_file_path, "gif": writer.gif_file_path}.get(
+                    job.fmt, writer.movie_file_path
+                )
+            )
+    finally:
+        if hook is not None:
+            LessonScene.play_hooks.remove(hook)
+    geo = settings.geometry(job.quality, job.aspect)
+    final = work_dir / job.filename
+    produced.replace(final)
+    poster = work_dir / f"{job.info.stem}.png"
+    if job.fmt == "png":
+        checked = check_image(final, geo.width, geo.height)
+        poster = None
+    else:
+        checked = check_video(
+            final, geo.width, geo.height, None if job.fmt == "gif" else geo.fps, poster
+        )
+    return {
+        "file": str(final),
+        "poster": str(poster) if poster else None,
+        "duration": checked.duration,
+        "frames": checked.frames,
+        "width": checked.width,
+        "height": checked.height,
+        "fps": geo.fps,
+        "beats": [[k, round(t, 3)] for k, t in scene.beats],
+    }
+
+
+def describe_error(exc: BaseException) -> str:
+    """One line: the cause and the fix."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+        return "the disk is full; free some space or pass --output to a roomier place"
+    if isinstance(exc, FileNotFoundError) and any(t in str(exc) for t in ("latex", "dvisvgm")):
+        return "LaTeX is missing; install texlive-latex-base texlive-latex-extra dvisvgm (make setup does it)"
+    if "LaTeX" in text or "latex" in text:
+        return f"LaTeX failed ({text}); check the formula or install texlive-latex-extra"
+    return f"{type(exc).__name__}: {text}"
+
+
+def child_main(job: Job, work_dir: str, queue, index: int, verbose: bool) -> None:
+    """Process entry point: sends ('progress', t), then ('done', result) or ('error', message)."""
+    try:
+        result = render(job, Path(work_dir), report=lambda t: queue.put((index, "progress", t)))
+        queue.put((index, "done", result))
+    except KeyboardInterrupt:
+        queue.put((index, "error", "interrupted"))
+    except BaseException as exc:  # noqa: BLE001 - every failure becomes one line for the summary
+        detail = traceback.format_exc() if verbose else None
+        queue.put((index, "error", describe_error(exc), detail))
