@@ -59,10 +59,13 @@ def render(job: Job, work_dir: Path, report=None) -> dict[str, Any]:
             scene = scene_cls(params=job.params, lang=job.lang, burn_captions=job.burn_captions)
             scene.render()
             writer = scene.renderer.file_writer
+            # only the artifact the plan has: the other path properties raise
             produced = Path(
-                {"png": writer.image_file_path, "gif": writer.gif_file_path}.get(
-                    job.fmt, writer.movie_file_path
-                )
+                writer.image_file_path
+                if job.fmt == "png"
+                else writer.gif_file_path
+                if job.fmt == "gif"
+                else writer.movie_file_path
             )
     finally:
         if hook is not None:
