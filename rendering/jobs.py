@@ -11,8 +11,7 @@ import scenes
 from pe_math import Params
 from rendering import keys, settings
 from rendering.manifest import Manifest
-from scenes.catalogue import LANGS
-from scenes.catalogue import ROOT as CATALOGUE_ROOT
+from scenes.catalogue import LANGS, path_for
 
 
 @dataclass(frozen=True)
@@ -50,7 +49,7 @@ class Job:
 
     def key_parts(self) -> dict[str, str]:
         info = self.info
-        catalogues = tuple(CATALOGUE_ROOT / lang / f"{info.slug}.toml" for lang in LANGS)
+        catalogues = tuple(path_for(lang, info.slug) for lang in LANGS)
         job_settings = json.dumps(
             [
                 self.lang,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import os
 from dataclasses import dataclass
 
 from scenes.catalogue import lookup
@@ -117,3 +118,8 @@ def get(slug: str) -> SceneInfo:
 
 for _info in MISSION:
     register(_info)
+
+# Extra scenes: PE_SCENE_PLUGINS names modules (comma-separated) that call register().
+# Worker processes inherit the variable, so plugin scenes render like built-in ones.
+for _name in filter(None, (n.strip() for n in os.environ.get("PE_SCENE_PLUGINS", "").split(","))):
+    importlib.import_module(_name)

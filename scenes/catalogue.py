@@ -12,6 +12,22 @@ from pathlib import Path
 
 LANGS = ("zh", "en")
 ROOT = Path(__file__).resolve().parent / "captions"
+ROOTS: list[Path] = [ROOT]  # scene plugins may add their own catalogue folders
+
+
+def add_root(folder: Path) -> None:
+    """Let a scene plugin keep its catalogues beside its code."""
+    if folder not in ROOTS:
+        ROOTS.append(folder)
+        catalogue.cache_clear()
+
+
+def path_for(lang: str, slug: str) -> Path:
+    """The catalogue file of a scene (the first root that has one)."""
+    for root in ROOTS:
+        if (root / lang / f"{slug}.toml").exists():
+            return root / lang / f"{slug}.toml"
+    return ROOT / lang / f"{slug}.toml"
 
 
 class CatalogueError(KeyError):
@@ -26,7 +42,7 @@ def catalogue(lang: str, slug: str) -> dict:
     """The parsed catalogue of one scene in one language."""
     if lang not in LANGS:
         raise CatalogueError(f"language {lang!r} is not available; use one of {', '.join(LANGS)}")
-    path = ROOT / lang / f"{slug}.toml"
+    path = path_for(lang, slug)
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:

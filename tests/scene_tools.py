@@ -7,14 +7,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from manim import DecimalNumber, MarkupText, MathTex, Mobject, SingleStringMathTex, Tex, Text, config, tempconfig
+from manim import (
+    DecimalNumber,
+    MarkupText,
+    MathTex,
+    Mobject,
+    SingleStringMathTex,
+    Tex,
+    Text,
+    config,
+    tempconfig,
+)
 
 from pe_math import Params
 from scenes.base import LessonScene
 
 TEXT_TYPES = (Text, MarkupText, MathTex, Tex, SingleStringMathTex, DecimalNumber)
-EDGE_TOLERANCE = 0.02      # scene units a glyph may touch past the frame edge
-OVERLAP_TOLERANCE = 0.01   # scene units² two texts' boxes may share (anti-aliasing, kerning)
+EDGE_TOLERANCE = 0.02  # scene units a glyph may touch past the frame edge
+OVERLAP_TOLERANCE = 0.01  # scene units² two texts' boxes may share (anti-aliasing, kerning)
 
 
 @dataclass
@@ -71,19 +81,30 @@ def check_layout(scene: LessonScene, beat: str, report: LayoutReport) -> None:
     texts = visible_texts(scene)
     for m in texts:
         x0, y0, x1, y1 = _box(m)
-        if x0 < -half_w - EDGE_TOLERANCE or x1 > half_w + EDGE_TOLERANCE or y0 < -half_h - EDGE_TOLERANCE \
-                or y1 > half_h + EDGE_TOLERANCE:
-            report.problems.append(f"[{beat}] {_describe(m)} leaves the frame: box {np.round(_box(m), 2)}")
+        if (
+            x0 < -half_w - EDGE_TOLERANCE
+            or x1 > half_w + EDGE_TOLERANCE
+            or y0 < -half_h - EDGE_TOLERANCE
+            or y1 > half_h + EDGE_TOLERANCE
+        ):
+            report.problems.append(
+                f"[{beat}] {_describe(m)} leaves the frame: box {np.round(_box(m), 2)}"
+            )
     for a, b in itertools.combinations(texts, 2):
         ax0, ay0, ax1, ay1 = _box(a)
         bx0, by0, bx1, by1 = _box(b)
         overlap = max(0.0, min(ax1, bx1) - max(ax0, bx0)) * max(0.0, min(ay1, by1) - max(ay0, by0))
         if overlap > OVERLAP_TOLERANCE:
-            report.problems.append(f"[{beat}] {_describe(a)} overlaps {_describe(b)} ({overlap:.3f} units²)")
+            report.problems.append(
+                f"[{beat}] {_describe(a)} overlaps {_describe(b)} ({overlap:.3f} units²)"
+            )
 
 
 def build_scene(
-    cls: type[LessonScene], params: Params | None = None, lang: str = "en", tmp: Path | None = None,
+    cls: type[LessonScene],
+    params: Params | None = None,
+    lang: str = "en",
+    tmp: Path | None = None,
 ) -> tuple[LessonScene, LayoutReport]:
     """Run construct() with animations skipped (no frames, no files) and check layout at every beat."""
     report = LayoutReport()
@@ -112,14 +133,28 @@ class RenderedClip:
 
 
 def render_scene(
-    cls: type[LessonScene], tmp: Path, params: Params | None = None, lang: str = "en",
-    width: int = 256, height: int = 144, fps: int = 10,
+    cls: type[LessonScene],
+    tmp: Path,
+    params: Params | None = None,
+    lang: str = "en",
+    width: int = 256,
+    height: int = 144,
+    fps: int = 10,
 ) -> RenderedClip:
     """A real render at a tiny size, decoded end to end with PyAV."""
     import av
 
-    with tempconfig({"media_dir": str(tmp), "pixel_width": width, "pixel_height": height, "frame_rate": fps,
-                     "disable_caching": True, "progress_bar": "none", "verbosity": "WARNING"}):
+    with tempconfig(
+        {
+            "media_dir": str(tmp),
+            "pixel_width": width,
+            "pixel_height": height,
+            "frame_rate": fps,
+            "disable_caching": True,
+            "progress_bar": "none",
+            "verbosity": "WARNING",
+        }
+    ):
         scene = cls(params=params if params is not None else Params(), lang=lang)
         scene.render()
         path = Path(scene.renderer.file_writer.movie_file_path)

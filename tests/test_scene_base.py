@@ -11,8 +11,14 @@ from tests.scene_tools import build_scene
 
 def test_registry_orders_the_mission_arc():
     slugs = [i.slug for i in scenes.ordered() if i.order <= 6]
-    assert slugs == ["attention-shuffle", "integer-scale", "binary-bits", "square-to-sine", "clock-hands",
-                     "rope-rotation"]
+    assert slugs == [
+        "attention-shuffle",
+        "integer-scale",
+        "binary-bits",
+        "square-to-sine",
+        "clock-hands",
+        "rope-rotation",
+    ]
     assert scenes.get("clock-hands").stem == "05-clock-hands"
 
 
@@ -31,8 +37,12 @@ def test_missing_catalogue_key_names_the_file_and_fix():
 @pytest.mark.parametrize("info", scenes.MISSION, ids=lambda i: i.slug)
 def test_both_catalogues_have_the_same_keys(info):
     def keys(node, prefix=""):
-        return {k2 for k, v in node.items() for k2 in (keys(v, f"{prefix}{k}.") if isinstance(v, dict) else
-                                                       [f"{prefix}{k}"])}
+        return {
+            k2
+            for k, v in node.items()
+            for k2 in (keys(v, f"{prefix}{k}.") if isinstance(v, dict) else [f"{prefix}{k}"])
+        }
+
     zh, en = (keys(catalogue(lang, info.slug)) for lang in LANGS)
     assert zh == en
     assert {"title", "takeaway"} <= zh

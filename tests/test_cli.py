@@ -1,0 +1,89 @@
+"""The click driver: usage, help and error paths, without rendering."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from render import cli
+
+
+def run(*args):
+    return CliRunner().invoke(cli, list(args))
+
+
+def test_every_option_of_every_command_has_help_text():
+    for name, command in cli.commands.items():
+        for param in command.params:
+            if param.param_type_name == "option":
+                assert param.help, f"{name} {param.opts} has no help text"
+        assert command.help
+
+
+def test_help_lists_the_commands():
+    result = run("--help")
+    assert result.exit_code == 0
+    for command in ("list", "render", "numbers", "preview", "clean"):
+        assert command in result.output
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["render", "clock-hand"], "unknown scene 'clock-hand'; did you mean 'clock-hands'?"),
+        (["render"], "name at least one scene"),
+        (["render", "--all", "clock-hands"], "give scene names or --all, not both"),
+        (["render", "clock-hands", "--set", "d_model=7"], "d_model=7: must be even and >= 2"),
+        (
+            ["render", "clock-hands", "--set", "bsae=10"],
+            "unknown parameter 'bsae'; did you mean 'base'?",
+        ),
+        (["render", "clock-hands", "--set", "base"], "is not KEY=VALUE"),
+        (["render", "clock-hands", "--transparent"], "--transparent cannot be used with mp4"),
+        (["numbers", "rope"], "unknown scene 'rope'"),
+    ],
+)
+def test_usage_errors_are_one_line_with_exit_code_2(args, message):
+    result = run(*args)
+    assert result.exit_code == 2
+    assert message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_unreadable_config_is_reported(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("base = = 2")
+    result = run("render", "clock-hands", "--config", str(bad), "--dry-run")
+    assert result.exit_code == 2 and "is not valid TOML" in result.output
+
+
+def test_output_that_is_not_writable_is_reported(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    result = run("render", "clock-hands", "--output", str(blocker / "media"))
+    assert result.exit_code == 2
+    assert "cannot write to" in result.output and "--output" in result.output
+
+
+def test_dry_run_plans_every_scene_without_rendering(tmp_path):
+    result = run("render", "--all", "--dry-run", "--output", str(tmp_path))
+    assert result.exit_code == 0
+    assert "never rendered" in result.output
+    assert not any(tmp_path.iterdir())
+
+
+def test_numbers_follow_the_params(plugin_scenes):
+    default = json.loads(run("numbers", "tiny", "--json").output)
+    changed = json.loads(run("numbers", "tiny", "--json", "--set", "base=100").output)
+    assert default == {"omega_1": pytest.approx(10000 ** (-2 / 8))}
+    assert changed == {"omega_1": pytest.approx(100 ** (-2 / 8))}
+
+
+def test_list_shows_titles_and_fields(plugin_scenes, tmp_path):
+    result = CliRunner().invoke(cli, ["list", "--output", str(tmp_path)], terminal_width=200)
+    assert result.exit_code == 0
+    assert (
+        "tiny-static" in result.output
+        and "静态测试场景" in result.output
+        and "n_bits" in result.output
+    )

@@ -1,0 +1,180 @@
+"""End-to-end renders through the driver: validation, manifest, cache, faults, parallel jobs."""
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import av
+import pytest
+from click.testing import CliRunner
+
+from pe_math import Params
+from render import cli
+from rendering.jobs import Job, plan
+
+pytestmark = pytest.mark.render
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def render(out: Path, *args: str):
+    return CliRunner().invoke(cli, ["render", *args, "--output", str(out)], catch_exceptions=False)
+
+
+def manifest(out: Path, lang: str = "en", folder: str = "480p15") -> dict:
+    return json.loads((out / lang / folder / "manifest.json").read_text(encoding="utf-8"))
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def decode(path: Path) -> tuple[int, int, int]:
+    with av.open(str(path)) as container:
+        stream = container.streams.video[0]
+        frames = sum(1 for _ in container.decode(stream))
+        return frames, stream.codec_context.width, stream.codec_context.height
+
+
+def test_a_rendered_clip_decodes_and_matches_its_manifest_entry(plugin_scenes, tmp_path):
+    result = render(tmp_path, "tiny")
+    assert result.exit_code == 0, result.output
+    folder = tmp_path / "en" / "480p15"
+    entry = manifest(tmp_path)["clips"]["tiny"]["mp4"]
+    clip = folder / entry["file"]
+    assert clip.name == "90-tiny.mp4"
+    frames, width, height = decode(clip)
+    assert (width, height) == (entry["width"], entry["height"]) == (854, 480)
+    assert frames == entry["frames"]
+    assert entry["duration"] == pytest.approx(frames / 15, abs=1e-3) == pytest.approx(2.5, abs=0.1)
+    assert entry["bytes"] == clip.stat().st_size
+    assert [k for k, _ in entry["beats"]] == ["one", "two"]
+    assert entry["params"] == {"d_model": 8, "base": 10000.0}
+    assert (folder / entry["poster"]).stat().st_size > 0
+    assert entry["captions"]["vtt"] == {"zh": "90-tiny.zh.vtt", "en": "90-tiny.en.vtt"}
+    assert "第一拍" in (folder / "90-tiny.zh.vtt").read_text(encoding="utf-8")
+    assert not (tmp_path / ".work").exists()
+
+
+def test_cache_skips_unchanged_and_rerenders_only_scenes_reading_a_changed_knob(
+    plugin_scenes, tmp_path
+):
+    assert render(tmp_path, "tiny", "tiny-static", "--jobs", "2").exit_code == 0
+    first = manifest(tmp_path)["clips"]
+
+    def planned(**overrides):
+        params = Params.load(overrides={k: str(v) for k, v in overrides.items()})
+        return {
+            p.job.slug: (p.cached, p.reason)
+            for p in plan([Job("tiny", params), Job("tiny-static", params)], tmp_path)
+        }
+
+    assert planned() == {"tiny": (True, "up to date"), "tiny-static": (True, "up to date")}
+    assert render(tmp_path, "tiny", "tiny-static").exit_code == 0
+    assert manifest(tmp_path)["clips"] == first  # nothing re-rendered, nothing rewritten
+
+    assert planned(base=100) == {
+        "tiny": (False, "parameters it reads changed"),
+        "tiny-static": (True, "up to date"),
+    }
+    assert render(tmp_path, "tiny", "tiny-static", "--set", "base=100").exit_code == 0
+    second = manifest(tmp_path)["clips"]
+    assert second["tiny"]["mp4"]["key"] != first["tiny"]["mp4"]["key"]
+    assert second["tiny"]["mp4"]["params"]["base"] == 100.0
+    assert second["tiny-static"] == first["tiny-static"]
+
+
+def test_two_parallel_jobs_make_distinct_correct_clips(plugin_scenes, tmp_path):
+    assert render(tmp_path, "tiny", "tiny-static", "--jobs", "2").exit_code == 0
+    clips = manifest(tmp_path)["clips"]
+    folder = tmp_path / "en" / "480p15"
+    tiny, static = (
+        folder / clips["tiny"]["mp4"]["file"],
+        folder / clips["tiny-static"]["mp4"]["file"],
+    )
+    assert digest(tiny) != digest(static)
+    # Tiny plays 2.5 s, TinyStatic 1.5 s, at 15 fps
+    assert decode(tiny)[0] == clips["tiny"]["mp4"]["frames"] == pytest.approx(2.5 * 15, abs=1)
+    assert (
+        decode(static)[0] == clips["tiny-static"]["mp4"]["frames"] == pytest.approx(1.5 * 15, abs=1)
+    )
+
+
+def _driver(out: Path, flag: Path, *extra: str) -> subprocess.Popen:
+    env = dict(os.environ, PE_SCENE_PLUGINS="tests.plugin_scenes", PE_TEST_SLOW=str(flag))
+    return subprocess.Popen(
+        [sys.executable, "render.py", "render", "slow", "--force", "--output", str(out), *extra],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def _wait_for(flag: Path, proc: subprocess.Popen, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not flag.exists():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "the worker never started"
+        time.sleep(0.1)
+
+
+def _children(pid: int) -> list[int]:
+    kids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            kids.append(int(stat.parent.name))
+    return kids
+
+
+@pytest.fixture
+def good_slow_clip(plugin_scenes, tmp_path):
+    out = tmp_path / "media"
+    assert render(out, "slow").exit_code == 0
+    clip = out / "en" / "480p15" / "92-slow.mp4"
+    return out, clip, digest(clip), (out / "en" / "480p15" / "manifest.json").read_bytes()
+
+
+def test_a_killed_worker_leaves_the_previous_output_untouched(good_slow_clip, tmp_path):
+    out, clip, before, manifest_before = good_slow_clip
+    flag = tmp_path / "busy"
+    proc = _driver(out, flag)
+    _wait_for(flag, proc)
+    workers = [
+        k
+        for k in _children(proc.pid)
+        if "multiprocessing" in Path(f"/proc/{k}/cmdline").read_text()
+    ]
+    assert workers, "no worker process found"
+    for pid in workers:
+        os.kill(pid, signal.SIGKILL)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 1
+    assert "slow: worker died" in stderr
+    assert digest(clip) == before
+    assert (out / "en" / "480p15" / "manifest.json").read_bytes() == manifest_before
+    assert not (out / ".work").exists()
+
+
+def test_an_interrupted_driver_leaves_the_previous_output_untouched(good_slow_clip, tmp_path):
+    out, clip, before, manifest_before = good_slow_clip
+    flag = tmp_path / "busy"
+    proc = _driver(out, flag)
+    _wait_for(flag, proc)
+    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C reaches the driver and its workers
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "interrupted" in stderr
+    assert digest(clip) == before
+    assert (out / "en" / "480p15" / "manifest.json").read_bytes() == manifest_before
+    assert not (out / ".work").exists()
