@@ -45,7 +45,8 @@ def geometry(quality: str, aspect: str = "16:9") -> Geometry:
     width, height = (
         (long_side, height) if aw > ah else (height, long_side) if aw < ah else (height, height)
     )
-    width += width % 2  # encoders want even sizes
+    width += width % 2  # encoders want even sizes (libx264 refuses odd ones)
+    height += height % 2
     return Geometry(width, height, fps, FRAME_WIDTH, FRAME_WIDTH * height / width)
 
 
