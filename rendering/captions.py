@@ -1,23 +1,37 @@
 """Sidecar subtitles (WebVTT and SRT, zh and en) from the beats a scene recorded.
 
 The timings come from one render; the words come from each language's catalogue.
-Chinese has no spaces, so cues are split on punctuation and by character count.
+A beat's line runs from its start to the next beat (the last one to the clip's end).
+Long lines are cut into cues of at most MAX_LINES lines: first at sentence ends, then
+at clause punctuation, then by line width. Chinese has no spaces, so it is wrapped by
+character, but a run of Latin letters or digits ("sin", "2π/ω") is never split and a
+line never starts with closing punctuation. Each cue gets a share of its beat that
+grows with its text; a short cue borrows time from its neighbours up to MIN_CUE, and
+one still shorter than MERGE_BELOW is merged with a neighbour when the text fits.
 """
 
 from __future__ import annotations
 
+import html
 import re
-from dataclasses import dataclass
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rendering.manifest import atomic_write_text
 from scenes.catalogue import LANGS, caption
 
-MIN_CUE = 1.0  # seconds; shorter pieces are merged into a neighbour
+MIN_CUE = 1.0  # seconds; shorter cues borrow time from a neighbour with time to spare
+MERGE_BELOW = 0.9  # seconds; a cue still shorter than this after borrowing is merged
+# Characters per line, counted in full-width cells (a Latin letter is half a cell in zh).
 LINE_CHARS = {"zh": 16, "en": 42}
 MAX_LINES = 2
 _SENTENCE = {"zh": r"(?<=[。！？；])", "en": r"(?<=[.!?;])\s+"}
-_CLAUSE = {"zh": r"(?<=[，、：])", "en": r"(?<=[,:])\s+"}
+_CLAUSE = {"zh": r"(?<=[，、：])", "en": r"(?<=[,:;])\s+|\s+(?=—)|(?<=—)\s+"}
+# Never at the start of a Chinese line (kinsoku): closing marks and clause punctuation.
+_NO_LINE_START = set("，。、；：！？）》」』”’…—·,.;:!?)]}%")
+_EPS = 1e-6
 
 
 @dataclass(frozen=True)
@@ -26,117 +40,272 @@ class Cue:
     end: float
     text: str  # lines joined by "\n"
 
+    @property
+    def lines(self) -> list[str]:
+        return self.text.split("\n")
 
-def _width(text: str) -> int:
-    return len(text)
+    def shifted(self, offset: float) -> Cue:
+        return replace(self, start=self.start + offset, end=self.end + offset)
+
+
+# ------------------------------------------------------------------ lines
+def cell_width(text: str, lang: str) -> float:
+    """Display width in cells: in zh a wide (Han, full-width) character is 1, others 1/2."""
+    if lang != "zh":
+        return float(len(text))
+    return sum(1.0 if unicodedata.east_asian_width(ch) in "WF" else 0.5 for ch in text)
+
+
+def _zh_units(text: str) -> list[str]:
+    """Unbreakable units of Chinese text: one wide character, or a run of narrow ones.
+
+    A run of narrow characters (a Latin word, a number, a formula) stays together with
+    its trailing space, so a wrap never cuts "sin" or "2π/ω" in half.
+    """
+    return re.findall(r"[^\s\u2e80-\u9fff\u3000-\u303f\uff00-\uffef]+\s*|\s+|.", text)
 
 
 def wrap(text: str, lang: str) -> list[str]:
-    """Break one cue's text into lines of at most LINE_CHARS (by character in zh, by word in en)."""
+    """Break one cue's text into lines no wider than LINE_CHARS[lang]."""
     limit = LINE_CHARS[lang]
+    text = " ".join(text.split())
+    if not text:
+        return [""]
     if lang == "zh":
-        return [text[i : i + limit] for i in range(0, len(text), limit)] or [""]
-    lines, line = [], ""
-    for word in text.split():
+        rows: list[list[str]] = [[]]
+        for unit in _zh_units(text):
+            row = rows[-1]
+            if row and cell_width("".join(row) + unit.rstrip(), lang) > limit:
+                if unit[0] in _NO_LINE_START and len(row) > 1:
+                    # carry the last unit down so the mark does not open a line
+                    rows.append([row.pop(), unit])
+                else:
+                    rows.append([unit.lstrip()] if unit.strip() else [])
+            else:
+                row.append(unit)
+        return ["".join(r).strip() for r in rows if "".join(r).strip()] or [""]
+    out: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        while len(word) > limit:  # a word longer than a line (a URL) is cut
+            if line:
+                out.append(line)
+                line = ""
+            out.append(word[:limit])
+            word = word[limit:]
         if line and len(line) + 1 + len(word) > limit:
-            lines.append(line)
+            out.append(line)
             line = word
         else:
-            line = f"{line} {word}".strip()
-    return [*lines, line] if line else lines or [""]
+            line = f"{line} {word}" if line else word
+    if line:
+        out.append(line)
+    return out or [""]
+
+
+def _sep(lang: str) -> str:
+    return "" if lang == "zh" else " "
+
+
+def _join(a: str, b: str, lang: str) -> str:
+    if lang == "zh" and a and b and (a[-1].isascii() and a[-1].isalnum() or b[0].isascii()):
+        return f"{a} {b}"  # a Latin run keeps its space to its Han neighbour
+    return a + _sep(lang) + b if a else b
+
+
+def _unwrap(lines: Sequence[str], lang: str) -> str:
+    out = ""
+    for line in lines:
+        out = _join(out, line, lang)
+    return out
+
+
+def _fits(text: str, lang: str) -> bool:
+    return len(wrap(text, lang)) <= MAX_LINES
 
 
 def chunks(text: str, lang: str) -> list[str]:
-    """Pieces that each fit in one cue of at most MAX_LINES lines."""
-    limit = LINE_CHARS[lang] * MAX_LINES
-    out: list[str] = []
+    """Pieces of one narration line that each fit in one cue of at most MAX_LINES lines."""
+    text = " ".join(text.split())
+    pieces: list[str] = []
     for sentence in filter(None, (s.strip() for s in re.split(_SENTENCE[lang], text))):
-        pieces = [sentence]
-        if _width(sentence) > limit:
-            pieces = [p.strip() for p in re.split(_CLAUSE[lang], sentence) if p.strip()]
-        for piece in pieces:
-            while len(wrap(piece, lang)) > MAX_LINES:
-                lines = wrap(piece, lang)
-                head = lines[:MAX_LINES]
-                out.append(("" if lang == "zh" else " ").join(head))
-                piece = ("" if lang == "zh" else " ").join(lines[MAX_LINES:])
-            out.append(piece)
+        parts = [sentence]
+        if not _fits(sentence, lang):
+            parts = [p.strip() for p in re.split(_CLAUSE[lang], sentence) if p and p.strip()]
+        for part in parts:
+            lines = wrap(part, lang)
+            if len(lines) <= MAX_LINES:
+                pieces.append(part)
+                continue
+            while len(lines) > MAX_LINES:
+                pieces.append(_unwrap(lines[:MAX_LINES], lang))
+                lines = wrap(_unwrap(lines[MAX_LINES:], lang), lang)
+            pieces.append(_unwrap(lines, lang))
     # join neighbours that still fit together, so cues are not needlessly short
     merged: list[str] = []
-    sep = "" if lang == "zh" else " "
-    for piece in out:
-        if merged and len(wrap(merged[-1] + sep + piece, lang)) <= MAX_LINES:
-            merged[-1] = merged[-1] + sep + piece
+    for piece in pieces:
+        if merged and _fits(_join(merged[-1], piece, lang), lang):
+            merged[-1] = _join(merged[-1], piece, lang)
         else:
             merged.append(piece)
     return merged
 
 
-def cues_for(beats: list[tuple[str, float]], duration: float, slug: str, lang: str) -> list[Cue]:
-    """Cues for every beat; a beat runs until the next one (the last until the clip ends)."""
-    cues: list[Cue] = []
-    for i, (key, start) in enumerate(beats):
-        end = beats[i + 1][1] if i + 1 < len(beats) else duration
-        end = min(end, duration)
-        if end - start <= 0:
+# ------------------------------------------------------------------ timing
+def cues_for(
+    beats: Iterable[tuple[str, float]], duration: float, slug: str, lang: str
+) -> list[Cue]:
+    """Cues for every beat of one clip, all inside [0, duration]."""
+    return timed_cues(
+        [(key, start, caption(lang, slug, key)) for key, start in beats], duration, lang
+    )
+
+
+def timed_cues(lines: Sequence[tuple[str, float, str]], duration: float, lang: str) -> list[Cue]:
+    """Cues from (beat key, start time, words); a beat runs until the next one starts."""
+    duration = max(0.0, float(duration))
+    ordered = sorted(
+        ((key, min(max(0.0, float(t)), duration), words) for key, t, words in lines),
+        key=lambda x: x[1],
+    )
+    spans: list[list] = []  # [start, end, text]
+    for i, (_, start, words) in enumerate(ordered):
+        end = ordered[i + 1][1] if i + 1 < len(ordered) else duration
+        if end - start <= _EPS or not words.strip():
             continue
-        pieces = chunks(caption(lang, slug, key), lang)
-        total = sum(_width(p) for p in pieces) or 1
+        pieces = chunks(words, lang)
+        # a beat too short for all its pieces gets fewer, fuller cues
+        while len(pieces) > 1 and min(_shares(pieces, end - start, lang)) < MERGE_BELOW:
+            merged = _merge_pair(pieces, lang)
+            if merged is None:
+                break
+            pieces = merged
         t = start
-        spans = []
-        for piece in pieces:
-            span = (end - start) * _width(piece) / total
+        for piece, span in zip(pieces, _shares(pieces, end - start, lang), strict=True):
             spans.append([t, t + span, piece])
             t += span
-        spans = _merge_short(spans, lang)
-        cues.extend(Cue(a, b, "\n".join(wrap(p, lang))) for a, b, p in spans)
-    return cues
+        spans[-1][1] = end  # no rounding drift at the beat boundary
+    spans = _lengthen_short(spans, lang)
+    return [
+        Cue(round(a, 3), round(min(b, duration), 3), "\n".join(wrap(p, lang))) for a, b, p in spans
+    ]
 
 
-def _merge_short(spans: list[list], lang: str) -> list[list]:
-    sep = "" if lang == "zh" else " "
-    out: list[list] = []
-    for span in spans:
-        if out and (span[1] - span[0] < MIN_CUE or out[-1][1] - out[-1][0] < MIN_CUE):
-            out[-1] = [out[-1][0], span[1], out[-1][2] + sep + span[2]]
+def _shares(pieces: list[str], total: float, lang: str) -> list[float]:
+    """Split `total` seconds between pieces in proportion to their width."""
+    weights = [max(cell_width(p, lang), 1.0) for p in pieces]
+    return [total * w / sum(weights) for w in weights]
+
+
+def _merge_pair(pieces: list[str], lang: str) -> list[str] | None:
+    """Merge the neighbouring pair with the shortest joined text, if that still fits a cue."""
+    best = None
+    for i in range(len(pieces) - 1):
+        joined = _join(pieces[i], pieces[i + 1], lang)
+        if _fits(joined, lang) and (best is None or len(joined) < len(best[1])):
+            best = (i, joined)
+    if best is None:
+        return None
+    i, joined = best
+    return [*pieces[:i], joined, *pieces[i + 2 :]]
+
+
+def _lengthen_short(spans: list[list], lang: str) -> list[list]:
+    """Give every cue shorter than MIN_CUE time from a neighbour with time to spare.
+
+    Only the edge two touching cues share moves, so cues never overlap and stay inside
+    the clip. A cue still shorter than MERGE_BELOW is merged with its shorter touching
+    neighbour when the joined text fits in one cue.
+    """
+    while True:
+        for i in range(len(spans)):
+            _borrow(spans, i)
+        short = [i for i, (a, b, _) in enumerate(spans) if b - a < MERGE_BELOW]
+        for i in short:
+            neighbours = sorted(
+                (k for k in (i - 1, i + 1) if 0 <= k < len(spans)),
+                key=lambda k: spans[k][1] - spans[k][0],
+            )
+            for j in neighbours:
+                lo, hi = min(i, j), max(i, j)
+                joined = _join(spans[lo][2], spans[hi][2], lang)
+                if abs(spans[lo][1] - spans[hi][0]) < _EPS and _fits(joined, lang):
+                    spans[lo : hi + 1] = [[spans[lo][0], spans[hi][1], joined]]
+                    break
+            else:
+                continue
+            break  # the list changed: borrow again, then look again
         else:
-            out.append(span)
-    return out
+            return spans
 
 
+def _borrow(spans: list[list], i: int) -> None:
+    a, b, _ = spans[i]
+    need = MIN_CUE - (b - a)
+    for j in (i + 1, i - 1):
+        if need <= _EPS or not 0 <= j < len(spans):
+            continue
+        other = spans[j]
+        spare = other[1] - other[0] - MIN_CUE
+        if spare <= _EPS:
+            continue
+        give = min(need, spare)
+        if j > i and abs(other[0] - spans[i][1]) < _EPS:
+            spans[i][1] = other[0] = spans[i][1] + give
+            need -= give
+        elif j < i and abs(other[1] - spans[i][0]) < _EPS:
+            spans[i][0] = other[1] = spans[i][0] - give
+            need -= give
+
+
+# ------------------------------------------------------------------ files
 def _stamp(t: float, sep: str) -> str:
-    ms = round(t * 1000)
+    ms = max(0, round(t * 1000))
     h, rem = divmod(ms, 3_600_000)
     m, rem = divmod(rem, 60_000)
     s, ms = divmod(rem, 1000)
     return f"{h:02d}:{m:02d}:{s:02d}{sep}{ms:03d}"
 
 
-def to_vtt(cues: list[Cue]) -> str:
+def _vtt_text(text: str) -> str:
+    # cue text is markup in WebVTT: escape it, and "-->" must never appear
+    return html.escape(text, quote=False).replace("--&gt;", "&#45;&#45;&gt;")
+
+
+def to_vtt(cues: Sequence[Cue]) -> str:
     body = "".join(
-        f"{i}\n{_stamp(c.start, '.')} --> {_stamp(c.end, '.')}\n{c.text}\n\n"
+        f"{i}\n{_stamp(c.start, '.')} --> {_stamp(c.end, '.')}\n{_vtt_text(c.text)}\n\n"
         for i, c in enumerate(cues, 1)
     )
     return "WEBVTT\n\n" + body
 
 
-def to_srt(cues: list[Cue]) -> str:
+def to_srt(cues: Sequence[Cue]) -> str:
     return "".join(
         f"{i}\n{_stamp(c.start, ',')} --> {_stamp(c.end, ',')}\n{c.text}\n\n"
         for i, c in enumerate(cues, 1)
     )
 
 
-def write_sidecars(
-    folder: Path, stem: str, slug: str, beats, duration: float
-) -> dict[str, dict[str, str]]:
-    """Write STEM.<lang>.vtt and .srt for both languages; returns {"vtt": {lang: name}, "srt": {...}}."""
+def write_cues(folder: Path, stem: str, cues_by_lang: dict[str, list[Cue]]) -> dict:
+    """Write STEM.<lang>.vtt and .srt; returns {"vtt": {lang: name}, "srt": {lang: name}}."""
     files: dict[str, dict[str, str]] = {"vtt": {}, "srt": {}}
-    beats = [(k, float(t)) for k, t in beats]
-    for lang in LANGS:
-        cues = cues_for(beats, duration, slug, lang)
+    for lang, cues in cues_by_lang.items():
         for kind, render in (("vtt", to_vtt), ("srt", to_srt)):
             name = f"{stem}.{lang}.{kind}"
             atomic_write_text(folder / name, render(cues))
             files[kind][lang] = name
     return files
+
+
+def write_sidecars(
+    folder: Path, stem: str, slug: str, beats, duration: float
+) -> dict[str, dict[str, str]]:
+    """Write STEM.<lang>.vtt and .srt for both languages of one clip."""
+    beats = [(k, float(t)) for k, t in beats]
+    return write_cues(folder, stem, {lang: cues_for(beats, duration, slug, lang) for lang in LANGS})
+
+
+def chapters_vtt(chapters: Sequence[tuple[float, float, str]]) -> str:
+    """A WebVTT chapters track: one cue per (start, end, title)."""
+    return to_vtt([Cue(a, b, title) for a, b, title in chapters])

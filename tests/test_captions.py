@@ -1,0 +1,169 @@
+"""Subtitle cues: splitting, wrapping, timing, and files that real parsers read back."""
+
+import html
+import io
+
+import pytest
+import srt
+import webvtt
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rendering import captions
+from rendering.captions import LINE_CHARS, MAX_LINES, MERGE_BELOW, MIN_CUE, cell_width, wrap
+from scenes.catalogue import caption, catalogue
+
+ZH = (
+    "把位置向量两两分组，每一对 sin 与 cos 就是一根指针的针尖；每个时钟按自己的角速度 ω 旋转。"
+    "让位置一格一格向前走：快针飞速转圈，慢针几乎不动，右边的向量数值也跟着变化。"
+)
+EN = (
+    "Split the position vector into sin–cos pairs. Each pair is the tip of a clock hand, and "
+    "every clock turns at its own speed ω. A hand needs 2π/ω positions for one lap; the slow "
+    "hands take so long that the whole set never repeats within a realistic sentence."
+)
+
+
+def _secs(stamp: str) -> float:
+    """webvtt-py's *_in_seconds truncate to whole seconds; read the stamp itself."""
+    h, m, s = stamp.split(":")
+    return int(h) * 3600 + int(m) * 60 + float(s)
+
+
+def _squash(text: str) -> str:
+    return "".join(text.split())
+
+
+@pytest.mark.parametrize(("lang", "text"), [("zh", ZH), ("en", EN)])
+def test_cues_keep_every_word_in_order_within_two_readable_lines(lang, text):
+    cues = captions.timed_cues([("a", 0.0, text)], 20.0, lang)
+    assert len(cues) > 1
+    assert _squash("".join(c.text for c in cues)) == _squash(text)
+    for c in cues:
+        assert 1 <= len(c.lines) <= MAX_LINES
+        assert all(cell_width(line, lang) <= LINE_CHARS[lang] for line in c.lines), c.lines
+
+
+def test_chinese_wrap_never_splits_a_latin_run_or_opens_a_line_with_punctuation():
+    lines = wrap(
+        "一二三四五六七八九十一二三四五 sin 与 cos，一二三四五六七八九十一二三四五六，七八", "zh"
+    )
+    assert all(cell_width(line, "zh") <= LINE_CHARS["zh"] for line in lines)
+    words = " ".join(lines).split()
+    assert "sin" in words and "cos，一二三四五六七八九十一二三四五六" not in lines
+    assert not any(line[0] in "，。、；：！？" for line in lines)
+    # the run of narrow characters "2π/ω" survives wrapping whole
+    assert any("2π/ω" in line for line in wrap("快" * 15 + "2π/ω 个位置", "zh"))
+
+
+def test_english_wrap_breaks_between_words():
+    lines = wrap(EN, "en")
+    assert all(len(line) <= LINE_CHARS["en"] for line in lines)
+    assert " ".join(lines) == " ".join(EN.split())
+
+
+def test_short_beats_borrow_time_or_merge_so_no_cue_is_much_shorter_than_a_second():
+    beats = [("a", 0.0, ZH), ("b", 3.0, "短。"), ("c", 3.4, "很短。"), ("d", 5.0, "末。")]
+    cues = captions.timed_cues(beats, 6.0, "zh")
+    assert [c.text for c in cues][-3:] == ["短。", "很短。", "末。"]
+    assert min(c.end - c.start for c in cues) >= MERGE_BELOW
+    # "短。" borrowed from "很短。", which still keeps a full second
+    assert cues[-3].start == 3.0 and cues[-3].end - cues[-3].start == pytest.approx(MIN_CUE)
+
+
+def test_tiny_beats_that_cannot_borrow_are_merged_into_one_cue():
+    cues = captions.timed_cues(
+        [("a", 0.0, "One."), ("b", 0.3, "Two."), ("c", 0.6, "Three.")], 1.5, "en"
+    )
+    assert [(c.start, c.end, c.text) for c in cues] == [(0.0, 1.5, "One. Two. Three.")]
+
+
+def test_beats_past_the_end_or_empty_are_dropped_and_times_stay_inside_the_clip():
+    cues = captions.timed_cues(
+        [("a", -1.0, "Start."), ("b", 4.0, "Too late."), ("c", 2.0, " ")], 3.0, "en"
+    )
+    assert [c.text for c in cues] == ["Start."]
+    assert (cues[0].start, cues[0].end) == (0.0, 2.0)
+
+
+_words = st.text(alphabet="abcdefghij", min_size=1, max_size=10)
+_en_sentence = st.lists(_words, min_size=1, max_size=30).map(lambda w: " ".join(w) + ".")
+_zh_sentence = st.text(alphabet="位置向量时钟指针旋转，。sinω2π", min_size=1, max_size=90)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    lang=st.sampled_from(["zh", "en"]),
+    data=st.data(),
+    gaps=st.lists(st.floats(0.05, 12.0), min_size=1, max_size=6),
+    tail=st.floats(0.05, 10.0),
+)
+def test_cue_invariants(lang, data, gaps, tail):
+    strategy = _zh_sentence if lang == "zh" else _en_sentence
+    texts = [data.draw(strategy) for _ in gaps]
+    starts = [sum(gaps[:i]) for i in range(len(gaps))]
+    duration = starts[-1] + tail
+    cues = captions.timed_cues(list(zip("abcdef", starts, texts, strict=False)), duration, lang)
+    assert _squash("".join(c.text for c in cues)) == _squash("".join(t for t in texts if t.strip()))
+    for c in cues:
+        assert 0.0 <= c.start < c.end <= round(duration, 3) + 1e-9
+        assert len(c.lines) <= MAX_LINES
+        assert all(cell_width(line, lang) <= LINE_CHARS[lang] for line in c.lines)
+    for a, b in zip(cues, cues[1:], strict=False):
+        assert a.end <= b.start + 1e-9
+
+
+def _intro_beats():
+    return [("welcome", 0.0), ("chapters", 2.7)]
+
+
+def test_sidecars_parse_with_webvtt_and_srt_and_agree(tmp_path):
+    files = captions.write_sidecars(
+        tmp_path, "00-lesson-intro", "lesson-intro", _intro_beats(), 7.0
+    )
+    assert files == {
+        "vtt": {"zh": "00-lesson-intro.zh.vtt", "en": "00-lesson-intro.en.vtt"},
+        "srt": {"zh": "00-lesson-intro.zh.srt", "en": "00-lesson-intro.en.srt"},
+    }
+    for lang in ("zh", "en"):
+        vtt = webvtt.read(str(tmp_path / files["vtt"][lang]))
+        subs = list(srt.parse((tmp_path / files["srt"][lang]).read_text(encoding="utf-8")))
+        assert len(vtt) == len(subs) >= 2
+        for v, s in zip(vtt, subs, strict=True):
+            assert _secs(v.start) == pytest.approx(s.start.total_seconds(), abs=1e-3)
+            assert _secs(v.end) == pytest.approx(s.end.total_seconds(), abs=1e-3)
+            assert v.text == s.content
+            assert 0 <= _secs(v.start) < _secs(v.end) <= 7.0
+        words = "".join(s.content for s in subs)
+        say = catalogue(lang, "lesson-intro")["say"]
+        assert _squash(words) == _squash(say["welcome"] + say["chapters"])
+        # the second beat's words start exactly at its beat
+        second = next(
+            s
+            for s in subs
+            if _squash(caption(lang, "lesson-intro", "chapters")).startswith(_squash(s.content))
+        )
+        assert second.start.total_seconds() == pytest.approx(2.7)
+
+
+def test_vtt_escapes_markup_and_the_cue_arrow():
+    text = captions.to_vtt([captions.Cue(0.0, 1.5, "a <b> & c --> d")])
+    body = text.split("\n")[4]  # WEBVTT, blank, cue number, timing, text
+    assert "<b>" not in body and "-->" not in body
+    cue = webvtt.from_buffer(io.StringIO(text))[0]
+    assert cue.raw_text == "a &lt;b&gt; &amp; c &#45;&#45;&gt; d"
+    assert html.unescape(cue.raw_text) == "a <b> & c --> d"  # what a player shows
+
+
+def test_chapters_track_is_valid_webvtt():
+    text = captions.chapters_vtt([(0.0, 7.1, "Intro"), (7.1, 20.0, "第一章 <1>")])
+    cues = webvtt.from_buffer(io.StringIO(text))
+    assert [(_secs(c.start), _secs(c.end), html.unescape(c.raw_text)) for c in cues] == [
+        (0.0, 7.1, "Intro"),
+        (7.1, 20.0, "第一章 <1>"),
+    ]
+
+
+def test_shifted_cues_move_both_ends():
+    cue = captions.Cue(1.0, 2.5, "x").shifted(10.0)
+    assert (cue.start, cue.end, cue.text) == (11.0, 12.5, "x")
