@@ -91,6 +91,12 @@ MISSION = (
     ),
 )
 
+# The lesson's opening and closing cards: lesson.mp4 starts and ends with them.
+CARDS = (
+    SceneInfo("lesson-intro", "scenes.lesson_cards", "LessonIntro", 0, ()),
+    SceneInfo("lesson-outro", "scenes.lesson_cards", "LessonOutro", 99, ()),
+)
+
 REGISTRY: dict[str, SceneInfo] = {}
 
 
@@ -116,7 +122,7 @@ def get(slug: str) -> SceneInfo:
         raise UnknownScene(f"unknown scene {slug!r}; {hint}") from None
 
 
-for _info in MISSION:
+for _info in (*MISSION, *CARDS):
     register(_info)
 
 # Extra scenes: PE_SCENE_PLUGINS names modules (comma-separated) that call register().
