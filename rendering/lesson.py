@@ -1,0 +1,263 @@
+"""lesson.mp4: every clip of a folder joined in lesson order, one chapter per scene.
+
+The clips of one folder share codec, size and rate, so their packets are copied
+into one file with shifted timestamps (no re-encoding). If they do not (clips left
+over from an older render with other encoder settings), the frames are decoded and
+encoded once more. Chapters are written with PyAV's `set_chapters` (an mp4 gets a
+QuickTime chapter track and a Nero `chpl` atom; a webm gets Matroska chapters) and
+read back before the file counts. Lesson-level subtitles in both languages and a
+WebVTT chapters track are written beside it, and the manifest records it all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+import av
+
+from rendering import captions
+from rendering.manifest import Manifest, atomic_write_text
+from rendering.validate import InvalidOutput, check_video
+from scenes.catalogue import LANGS
+
+STEM = "lesson"
+CHAPTERS_VTT = "chapters.vtt"
+JOINABLE = ("mp4", "webm")
+_MS = Fraction(1, 1000)
+
+
+class LessonError(RuntimeError):
+    """The lesson cannot be joined; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class Chapter:
+    slug: str
+    title: str
+    start: float
+    end: float
+
+
+def filename(variant: str) -> str:
+    """`lesson.mp4` for the plain variant, `lesson.captioned.mp4` for burned-in captions."""
+    fmt, _, middle = variant.partition(".")
+    return f"{STEM}.{middle}.{fmt}" if middle else f"{STEM}.{fmt}"
+
+
+def lesson_key(variant: str, entries: list[dict]) -> str:
+    blob = json.dumps([variant, [(e["slug"], e["key"], e["bytes"]) for e in entries]])
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def build(folder: Path, slugs: list[str], variant: str = "mp4", force: bool = False) -> dict:
+    """Join the clips `slugs` (in lesson order) of `folder`; returns the manifest's lesson record.
+
+    Skips the work when the recorded lesson was joined from exactly these clips.
+    """
+    fmt = variant.partition(".")[0]
+    if fmt not in JOINABLE or ".alpha" in variant:
+        raise LessonError(
+            f"a lesson joins opaque mp4 or webm clips, not {variant}; "
+            "render with --format mp4 (or webm) and without --transparent"
+        )
+    manifest = Manifest.load(folder)
+    entries = []
+    missing = []
+    for slug in slugs:
+        entry = manifest.entry(slug, variant)
+        if entry is None or not (folder / entry["file"]).exists():
+            missing.append(slug)
+        else:
+            entries.append(entry)
+    if missing:
+        raise LessonError(
+            f"cannot join the lesson: no {variant} clip for {', '.join(missing)}; "
+            "render them first (render --all)"
+        )
+    if not entries:
+        raise LessonError("cannot join the lesson: no clips were chosen")
+    entries.sort(key=lambda e: (e["order"], e["slug"]))
+    key = lesson_key(variant, entries)
+    name = filename(variant)
+    old = manifest.data.get("lesson")
+    if not force and old and old.get("key") == key and (folder / old["file"]).exists():
+        return old
+
+    lang = manifest.data.get("lang", "en")
+    chapters: list[Chapter] = []
+    t = Fraction(0)
+    for e in entries:
+        length = Fraction(e["frames"], 1) / Fraction(e["fps"])
+        chapters.append(Chapter(e["slug"], e["titles"][lang], float(t), float(t + length)))
+        t += length
+
+    target = folder / name
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{STEM}.", suffix=f".{fmt}", dir=folder)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        files = [folder / e["file"] for e in entries]
+        starts = [Fraction(c.start).limit_denominator(10**6) for c in chapters]
+        method = join(files, starts, tmp, [(c.start, c.end, c.title) for c in chapters])
+        first = entries[0]
+        checked = check_video(tmp, first["width"], first["height"], first["fps"])
+        expected = sum(e["frames"] for e in entries)
+        if checked.frames != expected:
+            raise InvalidOutput(f"{name} has {checked.frames} frames, expected {expected}")
+        found = read_chapters(tmp)
+        if [title for _, _, title in found] != [c.title for c in chapters]:
+            raise InvalidOutput(f"{name}: chapters read back as {found}")
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+    subtitles = write_subtitles(folder, entries, chapters)
+    atomic_write_text(
+        folder / CHAPTERS_VTT, captions.chapters_vtt([(c.start, c.end, c.title) for c in chapters])
+    )
+    record = {
+        "file": name,
+        "variant": variant,
+        "key": key,
+        "joined": method,
+        "duration": round(checked.duration, 3),
+        "frames": checked.frames,
+        "width": checked.width,
+        "height": checked.height,
+        "fps": first["fps"],
+        "bytes": target.stat().st_size,
+        "poster": first.get("poster"),
+        "chapters": [
+            {
+                "slug": c.slug,
+                "title": c.title,
+                "start": round(c.start, 3),
+                "end": round(c.end, 3),
+            }
+            for c in chapters
+        ],
+        "chapters_vtt": CHAPTERS_VTT,
+        "captions": subtitles,
+    }
+    manifest = Manifest.load(folder)  # reload: keep anything recorded meanwhile
+    manifest.data["lesson"] = record
+    manifest.save()
+    return record
+
+
+def write_subtitles(folder: Path, entries: list[dict], chapters: list[Chapter]) -> dict:
+    """lesson.<lang>.vtt/.srt: every clip's cues, shifted to where the clip starts."""
+    by_lang: dict[str, list[captions.Cue]] = {}
+    for lang in LANGS:
+        cues: list[captions.Cue] = []
+        for e, chapter in zip(entries, chapters, strict=True):
+            clip = captions.cues_for(
+                [(k, float(t)) for k, t in e["beats"]], e["duration"], e["slug"], lang
+            )
+            cues.extend(c.shifted(chapter.start) for c in clip)
+        by_lang[lang] = cues
+    return captions.write_cues(folder, STEM, by_lang)
+
+
+# ------------------------------------------------------------------ joining
+def _signature(path: Path) -> tuple:
+    with av.open(str(path)) as c:
+        s = c.streams.video[0]
+        cc = s.codec_context
+        return (
+            cc.name,
+            cc.width,
+            cc.height,
+            cc.format.name if cc.format else None,
+            bytes(cc.extradata or b""),
+            s.average_rate,
+        )
+
+
+def join(
+    files: list[Path],
+    starts: list[Fraction],
+    out: Path,
+    chapters: list[tuple[float, float, str]],
+) -> str:
+    """Write `files` one after another into `out`; returns "remux" or "reencode"."""
+    same = len({_signature(f) for f in files}) == 1
+    options = {"movflags": "+faststart"} if out.suffix == ".mp4" else {}
+    with av.open(str(out), "w", options=options) as container:
+        with av.open(str(files[0])) as first:
+            template = first.streams.video[0]
+            rate = template.average_rate
+            if same:
+                stream = container.add_stream_from_template(template)
+            else:
+                codec = "libx264" if out.suffix == ".mp4" else "libvpx-vp9"
+                stream = container.add_stream(codec, rate=rate, options={"crf": "23"})
+                stream.width = template.codec_context.width
+                stream.height = template.codec_context.height
+                stream.pix_fmt = "yuv420p"
+        container.set_chapters(
+            [
+                {
+                    "id": i + 1,
+                    "start": round(a * 1000),
+                    "end": round(b * 1000),
+                    "time_base": _MS,
+                    "metadata": {"title": title},
+                }
+                for i, (a, b, title) in enumerate(chapters)
+            ]
+        )
+        if same:
+            _remux(files, starts, container, stream)
+            return "remux"
+        _reencode(files, container, stream, rate)
+        return "reencode"
+
+
+def _remux(files, starts, container, stream) -> None:
+    for path, start in zip(files, starts, strict=True):
+        with av.open(str(path)) as clip:
+            source = clip.streams.video[0]
+            offset = round(start / source.time_base)
+            for packet in clip.demux(source):
+                if packet.dts is None:  # the flushing packet demux() ends with
+                    continue
+                packet.pts += offset
+                packet.dts += offset
+                packet.stream = stream
+                container.mux(packet)
+
+
+def _reencode(files, container, stream, rate) -> None:
+    n = 0
+    step = 1 / Fraction(rate)
+    for path in files:
+        with av.open(str(path)) as clip:
+            for frame in clip.decode(video=0):
+                frame = frame.reformat(stream.width, stream.height, "yuv420p")
+                frame.pts, frame.time_base = n, step
+                n += 1
+                for packet in stream.encode(frame):
+                    container.mux(packet)
+    for packet in stream.encode():
+        container.mux(packet)
+
+
+def read_chapters(path: Path) -> list[tuple[float, float, str]]:
+    """The chapters stored in a media file: (start, end, title) in seconds."""
+    with av.open(str(path)) as c:
+        return [
+            (
+                float(ch["start"] * ch["time_base"]),
+                float(ch["end"] * ch["time_base"]),
+                ch["metadata"].get("title", ""),
+            )
+            for ch in c.chapters()
+        ]
