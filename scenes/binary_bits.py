@@ -1,0 +1,399 @@
+"""Scene 3, binary-bits: a binary counter is bounded and layered, but it jumps."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from manim import (
+    DOWN,
+    LEFT,
+    ORIGIN,
+    RIGHT,
+    UP,
+    Create,
+    DashedLine,
+    Dot,
+    FadeIn,
+    FadeOut,
+    GrowFromEdge,
+    LaggedStart,
+    Line,
+    MathTex,
+    Rectangle,
+    ValueTracker,
+    VGroup,
+    VMobject,
+    always_redraw,
+    config,
+    linear,
+)
+
+import pe_math as pm
+from scenes import theme
+from scenes.base import LessonScene
+from scenes.components import BitRow, arrow
+
+# At most 2^ANIMATED_BITS positions are counted one by one; the trace rows follow them.
+ANIMATED_BITS = 5
+CELL = 0.7
+TRACE_WIDTH = 9.5
+TRACE_HEIGHT = 0.5
+COUNT_SECONDS = 10.0  # the whole count, however many steps it has
+
+
+def bit_color(k: int):
+    return theme.SERIES_COLORS[k % len(theme.SERIES_COLORS)]
+
+
+class BinaryBits(LessonScene):
+    slug = "binary-bits"
+
+    @classmethod
+    def numbers(cls, params: pm.Params) -> dict[str, Any]:
+        n = params.n_bits
+        shown = 2 ** min(n, ANIMATED_BITS)
+        table = pm.binary_encoding(np.arange(shown), n)
+        steps = pm.adjacent_distances(table)
+        cliff = 2 ** (n - 1)
+        cliff_bits = pm.binary_encoding([cliff - 1, cliff], n)
+        cliff_distance = float(pm.adjacent_distances(cliff_bits)[0])
+        bar_steps = list(range(shown - 1))
+        bar_heights = [float(v) for v in steps]
+        if cliff - 1 not in bar_steps:  # the cliff lies beyond the animated count
+            bar_steps.append(cliff - 1)
+            bar_heights.append(cliff_distance)
+        return {
+            "n_bits": n,
+            "positions": shown,
+            "total_positions": 2**n,
+            "table": table.astype(int).tolist(),
+            "flip_every": [2**k for k in range(n)],
+            "trace_bits": min(n, ANIMATED_BITS),
+            "cliff": [cliff - 1, cliff],
+            "cliff_bits": cliff_bits.astype(int).tolist(),
+            "cliff_flips": int(np.abs(np.diff(cliff_bits, axis=0)).sum()),
+            "cliff_distance": cliff_distance,
+            "bar_steps": bar_steps,
+            "bar_heights": bar_heights,
+            "first_distance": bar_heights[0],
+        }
+
+    # ------------------------------------------------------------------ beats
+    def construct(self) -> None:
+        self.nums = self.numbers(self.params)
+        self.title_card()
+        self.show_counter()
+        self.run_counter()
+        self.show_cliff()
+        self.show_distances()
+        self.show_verdict()
+        self.beat("takeaway")
+        self.takeaway()
+
+    def show_counter(self) -> None:
+        self.beat("counter")
+        nums = self.nums
+        n = nums["n_bits"]
+        self.position = ValueTracker(0)
+        table = nums["table"]
+
+        self.bits = BitRow(table[0], cell=CELL)
+        index = VGroup(
+            *[
+                self.text(str(k), theme.SMALL_SIZE, theme.MUTED).next_to(
+                    self.bits.bit_cell(k), UP, buff=0.12
+                )
+                for k in range(n)
+            ]
+        )
+        rhythm = VGroup(
+            *[
+                self.text(str(nums["flip_every"][k]), theme.SMALL_SIZE, bit_color(k)).next_to(
+                    self.bits.bit_cell(k), DOWN, buff=0.12
+                )
+                for k in range(n)
+            ]
+        )
+        legend = self.label("legend", theme.SMALL_SIZE, theme.MUTED)
+        self.bit_block = VGroup(legend, VGroup(index, self.bits, rhythm)).arrange(DOWN, buff=0.2)
+        self.fit(self.bit_block)
+
+        # The counter sits left of the bits when there is room, above them otherwise.
+        widest = self.label("counter", theme.HEADING_SIZE, p=nums["total_positions"] - 1)
+        avail = config.frame_width - 2 * theme.MARGIN
+        beside = widest.width + 0.6 + self.bit_block.width <= avail
+
+        made: dict[int, Any] = {}  # one Text per position, built once and swapped in
+
+        def number(p: int):
+            if p not in made:
+                t = self.label("counter", theme.HEADING_SIZE, theme.ACCENT, p=p)
+                if beside:
+                    made[p] = t.next_to(self.bits, LEFT, buff=0.6)
+                else:
+                    made[p] = t.next_to(self.bit_block, UP, buff=0.25)
+            return made[p]
+
+        # The bits live at the top of the stage; the traces fill the room below them.
+        above = 0 if beside else widest.height + 0.25
+        self.bit_block.to_edge(UP, buff=theme.MARGIN + 0.1 + above)
+        if beside:
+            self.bit_block.shift(widest.width / 2 * RIGHT)
+        self.counter = VGroup(number(0))
+        self.counter.add_updater(
+            lambda m: m.submobjects.__setitem__(0, number(self.shown_position()))
+        )
+
+        last = [-1]
+
+        def light(row: BitRow) -> None:
+            p = self.shown_position()
+            if p != last[0]:
+                last[0] = p
+                row.set_bits(table[p])
+
+        self.bits.add_updater(light)
+        self.play(FadeIn(self.bit_block), FadeIn(self.counter), run_time=theme.NORMAL)
+        self.wait(theme.READ)
+
+    def shown_position(self) -> int:
+        """The integer position the counter shows (the tracker runs continuously to the end)."""
+        shown = self.nums["positions"]
+        return int(np.clip(np.floor(self.position.get_value()), 0, shown - 1))
+
+    def run_counter(self) -> None:
+        self.beat("rhythm")
+        nums = self.nums
+        shown, table = nums["positions"], nums["table"]
+        rows = VGroup()
+        self.areas: dict[int, Rectangle] = {}
+        for k in reversed(range(nums["trace_bits"])):
+            area = Rectangle(width=TRACE_WIDTH, height=TRACE_HEIGHT, stroke_width=0)
+            floor = Line(area.get_corner(DOWN + LEFT), area.get_corner(DOWN + RIGHT))
+            floor.set_stroke(theme.MUTED, 1.5, opacity=0.6)
+            name = self.label("trace", theme.LABEL_SIZE, bit_color(k), k=k)
+            name.next_to(area, LEFT, buff=0.3)
+            self.areas[k] = area
+            rows.add(VGroup(area, floor, name))
+        rows.arrange(DOWN, buff=0.22, aligned_edge=RIGHT)
+
+        def at(k: int, x: float, y: float) -> np.ndarray:
+            area = self.areas[k]
+            return (
+                area.get_corner(DOWN + LEFT) + RIGHT * x * area.width / shown + UP * y * area.height
+            )
+
+        step = max(1, shown // 4)
+        ticks = VGroup(
+            *[
+                self.text(str(x), theme.SMALL_SIZE, theme.MUTED).next_to(
+                    at(0, x, 0), DOWN, buff=0.15
+                )
+                for x in range(0, shown + 1, step)
+            ]
+        )
+        axis = self.label("axis", theme.SMALL_SIZE, theme.MUTED).next_to(ticks, DOWN, buff=0.12)
+        if shown < nums["total_positions"]:
+            note = self.label(
+                "first_steps", theme.SMALL_SIZE, shown=shown, total=nums["total_positions"]
+            )
+        else:
+            note = self.label("all_steps", theme.SMALL_SIZE, last=shown - 1)
+        note.next_to(axis, DOWN, buff=0.2)
+        self.traces = VGroup(rows, ticks, axis, note)
+        # Fit the traces into the room left under the bits (and above a caption band).
+        top = self.bit_block.get_bottom()[1] - 0.35
+        room = top - (-config.frame_height / 2 + theme.MARGIN + 0.45)
+        self.traces.scale(min(1.0, room / self.traces.height))
+        self.traces.next_to(self.bit_block, DOWN, buff=0.35)
+
+        def trace(k: int):
+            def draw():
+                p = float(np.clip(self.position.get_value(), 1e-3, shown))
+                pts = []
+                for j in range(min(int(np.floor(p)), shown - 1) + 1):
+                    y = table[j][k]
+                    pts += [at(k, j, y), at(k, max(min(j + 1, p), j + 1e-3), y)]
+                return VMobject().set_points_as_corners(pts).set_stroke(bit_color(k), 3)
+
+            return always_redraw(draw)
+
+        waves = VGroup(*[trace(k) for k in range(nums["trace_bits"])])
+        top_area = self.areas[nums["trace_bits"] - 1]
+
+        def cursor_line():
+            foot = at(0, self.position.get_value(), 0)
+            head = np.array([foot[0], top_area.get_top()[1] + 0.1, 0.0])
+            return DashedLine(foot + 0.1 * DOWN, head, stroke_width=1.5, color=theme.FOREGROUND)
+
+        cursor = always_redraw(cursor_line)
+        self.play(FadeIn(self.traces), run_time=theme.SHORT)
+        self.add(waves, cursor)
+        self.play(
+            self.position.animate.set_value(shown),
+            run_time=COUNT_SECONDS,
+            rate_func=linear,
+        )
+        waves.clear_updaters()  # freeze the drawn waves so they can fade with their rows
+        self.remove(cursor, waves)
+        self.traces.add(waves)  # the traces group is on stage, so the waves stay visible
+        self.wait(theme.READ)
+
+    def show_cliff(self) -> None:
+        self.beat("cliff")
+        nums = self.nums
+        n = nums["n_bits"]
+        before, after = nums["cliff"]
+        if after < nums["positions"]:  # the cliff is inside the traces: every wave jumps there
+            top_area = self.areas[nums["trace_bits"] - 1]
+            x = self.areas[0].get_left()[0] + after * self.areas[0].width / nums["positions"]
+            wall = Line(
+                [x, self.areas[0].get_bottom()[1] - 0.1, 0],
+                [x, top_area.get_top()[1] + 0.1, 0],
+                color=theme.ACCENT,
+                stroke_width=6,
+            )
+            self.play(Create(wall), run_time=theme.SHORT)
+            self.wait(theme.SHORT)
+            self.remove(wall)
+            self.traces.add(wall)  # leaves with the traces
+        self.bits.clear_updaters()
+        self.play(FadeOut(self.traces), FadeOut(self.bit_block), FadeOut(self.counter))
+
+        rows = VGroup()
+        for p, bits in zip(nums["cliff"], nums["cliff_bits"], strict=True):
+            row = BitRow(bits, cell=CELL)
+            name = self.label("counter", theme.BODY_SIZE, theme.FOREGROUND, p=p)
+            rows.add(VGroup(row, name.next_to(row, LEFT, buff=0.4)))
+        rows.arrange(DOWN, buff=0.9, aligned_edge=RIGHT)
+        top, bottom = rows[0][0], rows[1][0]
+        flips = VGroup(
+            *[
+                arrow(
+                    top.bit_cell(k).get_bottom() + 0.08 * DOWN,
+                    bottom.bit_cell(k).get_top() + 0.08 * UP,
+                    color=theme.ACCENT if a != b else theme.MUTED,
+                )
+                for k, (a, b) in enumerate(zip(*nums["cliff_bits"], strict=True))
+            ]
+        )
+        said = self.label("flips", theme.BODY_SIZE, theme.ACCENT, flips=nums["cliff_flips"], n=n)
+        dist = MathTex(
+            rf"\lVert b({after}) - b({before}) \rVert = {theme.fmt(nums['cliff_distance'])}",
+            font_size=theme.HEADING_SIZE,
+            color=theme.FOREGROUND,
+        )
+        group = VGroup(VGroup(rows, flips), said, dist).arrange(DOWN, buff=0.45)
+        self.fit(group, 1.0, 0.85)
+        self.play(FadeIn(rows[0]), run_time=theme.SHORT)
+        self.play(
+            LaggedStart(*[GrowFromEdge(a, UP) for a in flips], lag_ratio=0.1),
+            FadeIn(rows[1]),
+            run_time=theme.NORMAL,
+        )
+        self.play(FadeIn(said), FadeIn(dist), run_time=theme.SHORT)
+        self.wait(theme.LONG)
+        self.cliff_group = group
+
+    def show_distances(self) -> None:
+        self.beat("distances")
+        nums = self.nums
+        steps, heights = nums["bar_steps"], nums["bar_heights"]
+        cliff_step = nums["cliff"][0]
+        gap = len(steps) > 1 and steps[-1] != steps[-2] + 1
+        top = int(np.ceil(max(heights)))
+        width, height = 10.0, 3.2
+        slots = len(steps) + (1 if gap else 0)
+        pitch = width / slots
+        unit = height / top
+
+        base = Line(ORIGIN, width * RIGHT)
+        base.set_stroke(theme.MUTED, 2)
+        bars = VGroup()
+        slot_of = []
+        for i, h in enumerate(heights):
+            slot = i + (1 if gap and i == len(heights) - 1 else 0)
+            slot_of.append(slot)
+            step = steps[i]
+            color = (
+                theme.ACCENT if step == cliff_step else (theme.WORD_A if i == 0 else theme.MUTED)
+            )
+            bar = Rectangle(
+                width=pitch * 0.7,
+                height=max(h * unit, 1e-3),
+                stroke_width=0,
+                fill_color=color,
+                fill_opacity=0.9,
+            )
+            bar.move_to(base.get_left() + (slot + 0.5) * pitch * RIGHT, aligned_edge=DOWN)
+            bars.add(bar)
+        yaxis = Line(base.get_left(), base.get_left() + (top * unit + 0.15) * UP)
+        yaxis.set_stroke(theme.MUTED, 2)
+        yticks = VGroup(
+            *[
+                self.text(str(v), theme.SMALL_SIZE, theme.MUTED).next_to(
+                    base.get_left() + v * unit * UP, LEFT, buff=0.15
+                )
+                for v in range(top + 1)
+            ]
+        )
+        grid = VGroup(
+            *[
+                DashedLine(
+                    base.get_left() + v * unit * UP, base.get_right() + v * unit * UP
+                ).set_stroke(theme.MUTED, 1, opacity=0.4)
+                for v in range(1, top + 1)
+            ]
+        )
+        chart = VGroup(grid, base, yaxis, yticks, bars)
+        marks = VGroup()
+        marked = [0] if steps[0] == cliff_step else [0, steps.index(cliff_step)]
+        for i in marked:
+            color = theme.ACCENT if steps[i] == cliff_step else theme.WORD_A
+            value = self.text(theme.fmt(heights[i]), theme.LABEL_SIZE, color)
+            value.next_to(bars[i], UP, buff=0.12)
+            name = self.text(f"{steps[i]}→{steps[i] + 1}", theme.SMALL_SIZE, color)
+            name.next_to(bars[i], DOWN, buff=0.15).set_y(base.get_y() - 0.3)
+            marks.add(value, name)
+        if gap:
+            dots = self.label("gap", theme.LABEL_SIZE, theme.MUTED)
+            dots.move_to(base.get_left() + (len(heights) - 0.5) * pitch * RIGHT + 0.25 * UP)
+            chart.add(dots)
+        formula = MathTex(
+            r"\lVert b(p{+}1) - b(p) \rVert", font_size=theme.BODY_SIZE * 1.2, color=theme.MUTED
+        )
+        formula.next_to(yaxis, UP, buff=0.2).align_to(yticks, LEFT)
+        title = self.label("bars_title", theme.BODY_SIZE)
+        xname = self.label("bars_axis", theme.SMALL_SIZE, theme.MUTED)
+        xname.next_to(marks, DOWN, buff=0.2).set_x(base.get_x())
+        plot = VGroup(chart, marks, formula, xname)
+        group = VGroup(title, plot).arrange(DOWN, buff=0.3)
+        self.fit(group, 1.0, 0.86)
+        self.play(FadeOut(self.cliff_group), run_time=theme.SHORT)
+        self.play(
+            FadeIn(title), FadeIn(chart), FadeIn(formula), FadeIn(xname), run_time=theme.SHORT
+        )
+        self.play(
+            LaggedStart(*[GrowFromEdge(b, DOWN) for b in bars], lag_ratio=0.15),
+            run_time=theme.LONG,
+        )
+        self.play(FadeIn(marks), run_time=theme.SHORT)
+        self.wait(theme.LONG)
+        self.chart_group = group
+
+    def show_verdict(self) -> None:
+        self.beat("verdict")
+        lines = VGroup()
+        for key, color in (
+            ("bounded", theme.WORD_C),
+            ("layered", theme.WORD_C),
+            ("jumps", theme.WORD_B),
+        ):
+            words = self.label(key, theme.BODY_SIZE)
+            lines.add(VGroup(Dot(radius=0.09, color=color), words).arrange(RIGHT, buff=0.25))
+        lines.arrange(DOWN, buff=0.45, aligned_edge=LEFT)
+        self.fit(lines, 1.0, 0.8)
+        self.play(FadeOut(self.chart_group), run_time=theme.SHORT)
+        self.play(LaggedStart(*[FadeIn(m, shift=0.2 * RIGHT) for m in lines], lag_ratio=0.5))
+        self.wait(theme.LONG)

@@ -1,0 +1,457 @@
+"""Scene 4, square-to-sine: sand each bit's square wave into a sine, then into the PE table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Create,
+    DashedLine,
+    FadeIn,
+    FadeOut,
+    MathTex,
+    Rectangle,
+    ReplacementTransform,
+    Transform,
+    ValueTracker,
+    VGroup,
+    VMobject,
+    always_redraw,
+    config,
+    linear,
+)
+
+import pe_math as pm
+from scenes import theme
+from scenes.base import LessonScene
+from scenes.components import ColorScale
+
+FAMILY_BITS = 4  # at most this many bits get a wave row
+MIN_WINDOW = 8  # positions shown, at least
+PLOT_WIDTH = 10.0
+PLOT_HEIGHT = 3.0
+ROW_WIDTH = 8.5
+ROW_HEIGHT = 0.8
+ROW_SAMPLES = 400
+HEAT_WIDTH = 8.5
+HEAT_HEIGHT = 3.4
+
+
+def series(k: int):
+    return theme.SERIES_COLORS[k % len(theme.SERIES_COLORS)]
+
+
+def number_text(x: float) -> str:
+    """A whole number without a decimal point, otherwise up to 3 significant decimals."""
+    return str(int(x)) if float(x).is_integer() else f"{x:.4g}"
+
+
+class WavePlot(VGroup):
+    """A plot area mapping (position, value) to the stage; curves are built from sample arrays."""
+
+    def __init__(self, width: float, height: float, x_max: float, y_max: float) -> None:
+        super().__init__()
+        self.area = Rectangle(width=width, height=height, stroke_width=0)
+        self.x_max, self.y_max = x_max, y_max
+        self.axis = DashedLine(self.at(0, 0), self.at(x_max, 0), dash_length=0.08)
+        self.axis.set_stroke(theme.MUTED, 1.5, opacity=0.6)
+        self.add(self.area, self.axis)
+
+    def at(self, x: float, y: float) -> np.ndarray:
+        a = self.area
+        return (
+            a.get_left() + RIGHT * x * a.width / self.x_max + UP * y * a.height / (2 * self.y_max)
+        )
+
+    def curve(self, xs: np.ndarray, ys: np.ndarray, color, width: float = 3, opacity=1.0):
+        pts = [self.at(x, y) for x, y in zip(xs, ys, strict=True)]
+        return VMobject().set_points_as_corners(pts).set_stroke(color, width, opacity)
+
+
+class PixelMap(VGroup):
+    """A matrix as a block of coloured cells, one VMobject per colour level.
+
+    Thousands of cells cost a few dozen paths, and no raster image is involved.
+    """
+
+    def __init__(
+        self,
+        matrix: np.ndarray,
+        width: float,
+        height: float,
+        vmin: float = -1.0,
+        vmax: float = 1.0,
+        colormap=theme.diverging,
+        levels: int = 41,
+    ) -> None:
+        super().__init__()
+        m = np.asarray(matrix, dtype=float)
+        rows, cols = m.shape
+        cw, ch = width / cols, height / rows
+        pad = 0.02 * min(cw, ch)  # a hair of overlap so neighbouring colours leave no seam
+        level = np.rint(np.clip((m - vmin) / (vmax - vmin), 0, 1) * (levels - 1)).astype(int)
+        thirds = np.array([0.0, 1 / 3, 2 / 3, 1.0])[None, None, :, None]
+        for q in np.unique(level):
+            i, j = np.nonzero(level == q)
+            x0, x1 = j * cw - width / 2 - pad, (j + 1) * cw - width / 2 + pad
+            y0, y1 = height / 2 - (i + 1) * ch - pad, height / 2 - i * ch + pad
+            z = np.zeros_like(x0)
+            corners = np.stack(
+                [
+                    np.stack([x0, y1, z], -1),
+                    np.stack([x1, y1, z], -1),
+                    np.stack([x1, y0, z], -1),
+                    np.stack([x0, y0, z], -1),
+                ],
+                axis=1,
+            )  # (cells, 4, 3)
+            ends = np.roll(corners, -1, axis=1)
+            curves = corners[:, :, None, :] + thirds * (ends - corners)[:, :, None, :]
+            color = colormap(vmin + (vmax - vmin) * q / (levels - 1), vmin, vmax)
+            cells = VMobject(stroke_width=0, fill_color=color, fill_opacity=1)
+            cells.set_points(curves.reshape(-1, 3))
+            self.add(cells)
+
+
+class SquareToSine(LessonScene):
+    slug = "square-to-sine"
+
+    @classmethod
+    def layout_sizes(cls, params: pm.Params) -> dict[str, int]:
+        shown_bits = min(params.n_bits, FAMILY_BITS)
+        return {
+            "shown_bits": shown_bits,
+            "bit": shown_bits - 1,
+            "window": max(2**shown_bits, MIN_WINDOW),
+            "pairs": min(shown_bits, params.d_model // 2),
+        }
+
+    @classmethod
+    def grid(cls, params: pm.Params) -> np.ndarray:
+        """Dense sample positions for the big plot: enough points per period of the top harmonic."""
+        s = cls.layout_sizes(params)
+        top_harmonic = 2 * max(params.fourier_terms) - 1
+        period = 2.0 ** (s["bit"] + 1)
+        samples = int(np.clip(24 * top_harmonic * s["window"] / period, 800, 6000))
+        return np.linspace(0.0, s["window"], samples)
+
+    @classmethod
+    def numbers(cls, params: pm.Params) -> dict[str, Any]:
+        s = cls.layout_sizes(params)
+        grid = cls.grid(params)
+        bits = np.arange(s["shown_bits"])
+        table = pm.sinusoidal(
+            np.arange(params.max_len), params.d_model, params.base, params.layout, params.variant
+        )
+        return {
+            **s,
+            "n_bits": params.n_bits,
+            "period": float(2 * np.pi / pm.binary_frequencies(s["bit"] + 1)[-1]),
+            "terms": list(params.fourier_terms),
+            "peaks": [
+                float(pm.fourier_partial_sum(grid, s["bit"], t).max()) for t in params.fourier_terms
+            ],
+            "family_periods": [float(v) for v in 2 * np.pi / pm.binary_frequencies(len(bits))],
+            "omega_binary": pm.frequency_slide(
+                s["pairs"], params.d_model, params.base, params.variant, 0.0
+            ).tolist(),
+            "omega_pe": pm.frequency_slide(
+                s["pairs"], params.d_model, params.base, params.variant, 1.0
+            ).tolist(),
+            "d_model": params.d_model,
+            "base": params.base,
+            "layout": params.layout,
+            "variant": params.variant,
+            "max_len": params.max_len,
+            "table": table.tolist(),
+            "table_range": [float(table.min()), float(table.max())],
+        }
+
+    # ------------------------------------------------------------------ beats
+    def construct(self) -> None:
+        self.nums = self.numbers(self.params)
+        self.title_card()
+        self.show_square()
+        self.show_fourier()
+        self.show_fundamental()
+        self.show_family()
+        self.show_slide()
+        self.show_heatmap()
+        self.show_formula()
+        self.beat("takeaway")
+        self.takeaway()
+
+    def show_square(self) -> None:
+        self.beat("square")
+        nums = self.nums
+        k, window = nums["bit"], nums["window"]
+        self.xs = self.grid(self.params)
+        plot = WavePlot(PLOT_WIDTH, PLOT_HEIGHT, window, 1.35)
+        guides = VGroup()
+        for y in (1, -1):
+            line = DashedLine(plot.at(0, y), plot.at(window, y), dash_length=0.06)
+            guides.add(line.set_stroke(theme.MUTED, 1, opacity=0.5))
+            mark = self.text(theme.fmt(y, 0) if y < 0 else "+1", theme.SMALL_SIZE, theme.MUTED)
+            guides.add(mark.next_to(plot.at(0, y), LEFT, buff=0.15))
+        step = window // 4
+        ticks = VGroup(
+            *[
+                self.text(str(x), theme.SMALL_SIZE, theme.MUTED).next_to(
+                    plot.at(x, -1.35), DOWN, buff=0.1
+                )
+                for x in range(0, window + 1, step)
+            ]
+        )
+        axis = self.label("position", theme.SMALL_SIZE, theme.MUTED).next_to(ticks, DOWN, 0.1)
+        title = self.label("square_title", theme.BODY_SIZE, series(k), k=k)
+        self.plot = plot
+        self.board = VGroup(title, VGroup(plot, guides, ticks, axis)).arrange(DOWN, buff=0.35)
+        self.fit(self.board, 1.0, 0.8)
+        self.board.to_edge(UP, buff=theme.MARGIN + 0.2)
+        square = plot.curve(self.xs, pm.square_wave(self.xs, k), series(k))
+        self.play(FadeIn(self.board), run_time=theme.SHORT)
+        self.play(Create(square), run_time=theme.NORMAL)
+        self.wait(theme.SHORT)
+        self.square = square
+
+    def show_fourier(self) -> None:
+        self.beat("fourier")
+        nums = self.nums
+        k = nums["bit"]
+        plot = self.plot
+        self.square.set_stroke(theme.MUTED, 2, opacity=0.7)
+        wave = None
+        tag = None
+        for terms, peak in zip(nums["terms"], nums["peaks"], strict=True):
+            new = plot.curve(self.xs, pm.fourier_partial_sum(self.xs, k, terms), theme.ACCENT)
+            words = self.label("terms", theme.BODY_SIZE, theme.ACCENT, n=terms)
+            if terms == 1:
+                words = self.label("one_term", theme.BODY_SIZE, theme.ACCENT)
+            high = self.label("peak", theme.LABEL_SIZE, theme.FOREGROUND, value=theme.fmt(peak))
+            new_tag = VGroup(words, high).arrange(RIGHT, buff=0.5)
+            new_tag.next_to(self.board, DOWN, buff=0.3)
+            if wave is None:
+                self.play(Create(new), FadeIn(new_tag), run_time=theme.NORMAL)
+            else:
+                self.play(Transform(wave, new), FadeOut(tag), FadeIn(new_tag))
+            wave = wave or new
+            tag = new_tag
+            self.wait(theme.SHORT)
+        self.wave, self.tag = wave, tag
+
+    def show_fundamental(self) -> None:
+        self.beat("fundamental")
+        nums = self.nums
+        k = nums["bit"]
+        smooth = self.plot.curve(self.xs, pm.fourier_partial_sum(self.xs, k, 1), series(k))
+        words = self.label(
+            "fundamental", theme.BODY_SIZE, series(k), period=number_text(nums["period"])
+        )
+        words.next_to(self.board, DOWN, buff=0.3)
+        self.play(Transform(self.wave, smooth), ReplacementTransform(self.tag, words))
+        self.wait(theme.READ)
+        self.tag = words
+
+    def show_family(self) -> None:
+        self.beat("family")
+        nums = self.nums
+        m, window = nums["shown_bits"], nums["window"]
+        xs = np.linspace(0.0, window, ROW_SAMPLES)
+        self.row_xs = xs
+        rows = VGroup()
+        self.rows: list[WavePlot] = []
+        self.fundamentals = VGroup()
+        self.names = VGroup()
+        self.right_tags = VGroup()
+        for k in range(m):
+            plot = WavePlot(ROW_WIDTH, ROW_HEIGHT, window, 1.35)
+            square = plot.curve(xs, pm.square_wave(xs, k), theme.MUTED, 1.5, 0.6)
+            smooth = plot.curve(xs, pm.fourier_partial_sum(xs, k, 1), series(k))
+            name = self.label("bit", theme.LABEL_SIZE, series(k), k=k).next_to(plot, LEFT, 0.3)
+            period = number_text(nums["family_periods"][k])
+            tag = self.label("period", theme.LABEL_SIZE, theme.MUTED, period=period)
+            tag.next_to(plot, RIGHT, buff=0.3)
+            rows.add(VGroup(plot, square, smooth, name, tag))
+            self.rows.append(plot)
+            self.fundamentals.add(smooth)
+            self.names.add(name)
+            self.right_tags.add(tag)
+        rows.arrange(DOWN, buff=0.25)
+        for row in rows[1:]:  # line the plots up whatever the label widths
+            row.shift((rows[0][0].get_x() - row[0].get_x()) * RIGHT)
+        footer = VGroup()
+        if nums["n_bits"] > m:
+            footer = self.label("more_bits", theme.SMALL_SIZE, shown=m, total=nums["n_bits"])
+            footer.next_to(rows, DOWN, buff=0.3)
+        self.family = VGroup(rows, footer)
+        self.fit(self.family, 1.0, 0.82)
+        self.family.move_to(0.25 * UP)
+        self.play(FadeOut(self.board), FadeOut(self.square), FadeOut(self.tag), FadeOut(self.wave))
+        self.play(FadeIn(self.family), run_time=theme.NORMAL)
+        self.wait(theme.READ)
+        self.family_rows = rows
+
+    def show_slide(self) -> None:
+        self.beat("slide")
+        nums = self.nums
+        R = nums["pairs"]
+        xs = self.row_xs
+        p = self.params
+        t = ValueTracker(0.0)
+
+        def omegas() -> np.ndarray:
+            return pm.frequency_slide(R, p.d_model, p.base, p.variant, t.get_value())
+
+        def waves(i: int, which: int):
+            def draw():
+                w = pm.pair_waves(xs, omegas())[which][:, i]
+                return self.rows[i].curve(
+                    xs, w, series(i), 3 if which == 0 else 2.5, 1 - 0.55 * which
+                )
+
+            return draw
+
+        # Drop the 4/π and the sign: the plain sin at each bit's own speed, with its cos partner.
+        sines = VGroup(*[always_redraw(waves(i, 0)) for i in range(R)])
+        cosines = VGroup(*[always_redraw(waves(i, 1)) for i in range(R)])
+        extra = VGroup(*self.family_rows[R:])
+        squares = VGroup(*[row[1] for row in self.family_rows[:R]])
+        names = VGroup(
+            *[
+                self.label("pair", theme.LABEL_SIZE, series(i), i=i).move_to(
+                    self.names[i], aligned_edge=RIGHT
+                )
+                for i in range(R)
+            ]
+        )
+        made: dict[tuple[int, str], Any] = {}  # one Text per row and shown value, built once
+
+        def omega_text(i: int):
+            value = f"{omegas()[i]:.3g}"
+            if (i, value) not in made:
+                words = self.label("omega", theme.LABEL_SIZE, theme.FOREGROUND, value=value)
+                made[i, value] = words.next_to(self.rows[i], RIGHT, buff=0.3)
+            return made[i, value]
+
+        readouts = VGroup()
+        for i in range(R):
+            readout = VGroup(omega_text(i))
+            readout.add_updater(lambda m, i=i: m.submobjects.__setitem__(0, omega_text(i)))
+            readouts.add(readout)
+        legend = self.label("legend", theme.SMALL_SIZE, theme.MUTED)
+        legend.next_to(VGroup(*self.family_rows[:R]), UP, buff=0.25)
+        notes = VGroup()
+        if p.d_model // 2 > R:
+            notes.add(self.label("more_pairs", theme.SMALL_SIZE, shown=R, total=p.d_model // 2))
+        # Unpack the family so every part below has exactly one animation.
+        kept = self.family_rows[:R]
+        plots = VGroup(*[row[0] for row in kept])
+        self.remove(self.family)
+        self.add(plots, squares, extra, self.family[1], *self.fundamentals[:R], *self.names[:R])
+        self.add(*self.right_tags[:R])
+        self.play(
+            *[Transform(self.fundamentals[i], sines[i].copy().clear_updaters()) for i in range(R)],
+            *[ReplacementTransform(self.names[i], names[i]) for i in range(R)],
+            FadeOut(VGroup(*self.right_tags[:R])),
+            FadeIn(readouts),
+            FadeOut(squares),
+            FadeOut(extra),
+            FadeOut(self.family[1]),
+            FadeIn(legend),
+            run_time=theme.NORMAL,
+        )
+        self.remove(*self.fundamentals[:R])
+        self.add(sines)
+        self.play(FadeIn(cosines), run_time=theme.SHORT)
+        if len(notes):
+            notes.next_to(VGroup(*self.family_rows[:R]), DOWN, buff=0.3)
+            self.play(FadeIn(notes), run_time=theme.SHORT)
+        self.play(t.animate.set_value(1.0), run_time=4.0, rate_func=linear)
+        self.wait(theme.READ)
+        sines.clear_updaters()
+        cosines.clear_updaters()
+        readouts.clear_updaters()
+        self.slide_group = VGroup(
+            sines,
+            cosines,
+            names,
+            readouts,
+            legend,
+            notes,
+            plots,
+        )
+
+    def show_heatmap(self) -> None:
+        self.beat("heatmap")
+        nums = self.nums
+        table = np.asarray(nums["table"])
+        positions, dims = table.shape
+        image = PixelMap(table.T, HEAT_WIDTH, HEAT_HEIGHT)  # dims down, positions across
+        title = self.label("heat_title", theme.BODY_SIZE, positions=positions, dims=dims)
+        first = self.label("dim_first", theme.SMALL_SIZE, theme.MUTED)
+        first.next_to(image, LEFT, buff=0.15).align_to(image, UP)
+        last = self.label("dim_last", theme.SMALL_SIZE, theme.MUTED, d=dims - 1)
+        last.next_to(image, LEFT, buff=0.15).align_to(image, DOWN)
+        start = self.text("0", theme.SMALL_SIZE, theme.MUTED).next_to(image, DOWN, buff=0.12)
+        start.align_to(image, LEFT)
+        end = self.text(str(positions - 1), theme.SMALL_SIZE, theme.MUTED)
+        end.next_to(image, DOWN, buff=0.12).align_to(image, RIGHT)
+        axis = self.label("position", theme.SMALL_SIZE, theme.MUTED).next_to(image, DOWN, 0.12)
+        scale = ColorScale(-1.0, 1.0, height=HEAT_HEIGHT * 0.8).next_to(image, RIGHT, buff=0.4)
+        labels = VGroup(first, last, start, end, axis, scale)
+        title.next_to(VGroup(image, labels), UP, buff=0.3)
+        self.heat_group = VGroup(title, image, labels)
+        self.fit(self.heat_group, 1.0, 0.72)
+        self.heat_group.to_edge(UP, buff=theme.MARGIN + 0.1)
+
+        sweep = ValueTracker(0.0)
+
+        def veil():
+            hidden = max(image.width * (1 - sweep.get_value()), 1e-3)
+            cover = Rectangle(width=hidden, height=image.height + 0.04, stroke_width=0)
+            cover.set_fill(theme.BACKGROUND, 1)
+            return cover.move_to(image).align_to(image, RIGHT)
+
+        cover = always_redraw(veil)
+        self.play(FadeOut(self.slide_group), run_time=theme.SHORT)
+        self.add(image, cover)
+        self.play(FadeIn(title), FadeIn(labels), run_time=theme.SHORT)
+        self.play(sweep.animate.set_value(1.0), run_time=3.0, rate_func=linear)
+        self.remove(cover)
+        self.wait(theme.READ)
+
+    def show_formula(self) -> None:
+        self.beat("formula")
+        nums = self.nums
+        d, base = nums["d_model"], number_text(nums["base"])
+        if nums["variant"] == "paper":
+            exponent = rf"2i/{d}"
+        else:
+            exponent = rf"i/{max(d // 2 - 1, 1)}"
+        if nums["layout"] == "interleaved":
+            dims = (r"2i", r"2i+1")
+        else:
+            dims = (r"i", rf"i+{d // 2}")
+        lines = VGroup(
+            *[
+                MathTex(
+                    rf"PE(p,\,{dim}) = \{fn}\!\left(p \,/\, {base}^{{{exponent}}}\right)",
+                    font_size=theme.HEADING_SIZE * 1.1,
+                    color=theme.FOREGROUND,
+                )
+                for dim, fn in zip(dims, ("sin", "cos"), strict=True)
+            ]
+        ).arrange(RIGHT, buff=0.8)
+        if lines.width > config.frame_width - 2 * theme.MARGIN:
+            lines.arrange(DOWN, buff=0.2)
+        # The room between the heat map and a caption band at the bottom.
+        room = self.heat_group.get_bottom()[1] - 0.3 - (-config.frame_height / 2 + 0.75)
+        self.fit(lines, 1.0, room / (config.frame_height - 2 * theme.MARGIN))
+        lines.next_to(self.heat_group, DOWN, buff=0.3)
+        self.play(FadeIn(lines, shift=0.2 * UP), run_time=theme.NORMAL)
+        self.wait(theme.LONG)
