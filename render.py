@@ -21,6 +21,7 @@ from rich.table import Table
 import scenes
 from pe_math import ParamError, Params, parse_assignment
 from rendering import settings
+from rendering.gallery import publish
 from rendering.jobs import Job, plan
 from rendering.pipeline import WORK, PipelineError, execute, plan_table, preflight, summary_table
 from scenes.catalogue import LANGS, CatalogueError
@@ -194,6 +195,11 @@ def list_scenes(
 )
 @click.option("--force", is_flag=True, help="Render even when the output is up to date.")
 @click.option(
+    "--lesson",
+    is_flag=True,
+    help="Also join every clip into lesson.mp4 with chapters and lesson subtitles (implies --all).",
+)
+@click.option(
     "--dry-run",
     is_flag=True,
     help="Print the plan (what would render, what is cached, and why) and stop.",
@@ -215,11 +221,14 @@ def render(
     seed,
     jobs,
     force,
+    lesson,
     dry_run,
 ) -> None:
     """Render scenes (by slug, or --all) into <output>/<lang>/<quality>/."""
     params = load_params(config, sets, seed)
-    chosen = resolve_slugs(slugs, all_)
+    if lesson and slugs:
+        raise Fail("--lesson joins the whole lesson; use it with --all, without scene names")
+    chosen = resolve_slugs(slugs, all_ or lesson)
     planned = plan(
         make_jobs(chosen, params, quality, lang, fmt, aspect, transparent, burn_captions),
         output,
@@ -238,13 +247,19 @@ def render(
         click.echo(f"error: {o.job.slug}: {o.message}", err=True)
         if o.detail:
             click.echo(o.detail, err=True)
+    join = lesson and not report.failed and not report.interrupted
+    if lesson and not join:
+        click.echo("error: lesson: not joined, because some clips did not render", err=True)
+    problems = publish([p.job for p in planned], output, console, lesson=join, force=force)
+    for message in problems:
+        click.echo(f"error: {message}", err=True)
     if report.interrupted:
         click.echo(
             "interrupted: finished outputs were kept; unfinished jobs left the previous files untouched",
             err=True,
         )
         sys.exit(130)
-    sys.exit(1 if report.failed else 0)
+    sys.exit(1 if report.failed or problems else 0)
 
 
 @cli.command()

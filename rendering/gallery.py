@@ -1,0 +1,360 @@
+"""index.html per output folder, from its manifest.json: preview every clip, copy its embed code.
+
+The page is self-contained (inline CSS and JS, no network) and uses relative links, so
+the folder can be copied to a course server as it is. Every value from the manifest is
+HTML-escaped. Each clip gets a <video> with the poster, its mp4/webm sources and one
+subtitle <track> per language; the whole lesson, when joined, comes first with its
+chapters. After a run, `publish` joins the lesson if asked, rewrites the galleries of
+the folders the run touched and reports GIF sizes.
+"""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from rendering import encoders
+from rendering import lesson as lesson_mod
+from rendering.manifest import Manifest, atomic_write_text
+from scenes.catalogue import LANGS
+
+NAME = "index.html"
+LANG_LABELS = {"zh": "中文", "en": "English"}
+VIDEO_TYPES = {"mp4": "video/mp4", "webm": "video/webm"}
+UI = {
+    "en": {
+        "lesson": "The whole lesson",
+        "chapters": "Chapters",
+        "clips": "Clips",
+        "duration": "duration",
+        "params": "parameters",
+        "none": "none",
+        "files": "files",
+        "embed": "embed",
+        "copy": "Copy",
+        "copied": "Copied",
+        "empty": "Nothing rendered here yet: run `python render.py render --all`.",
+    },
+    "zh": {
+        "lesson": "完整课程",
+        "chapters": "章节",
+        "clips": "片段",
+        "duration": "时长",
+        "params": "参数",
+        "none": "无",
+        "files": "文件",
+        "embed": "嵌入代码",
+        "copy": "复制",
+        "copied": "已复制",
+        "empty": "这里还没有渲染结果：运行 `python render.py render --all`。",
+    },
+}
+
+CSS = """
+:root { color-scheme: dark; --bg: #0f1117; --card: #181b23; --fg: #e8e6e3; --muted: #8b93a1;
+  --accent: #ffcc4d; --line: #2a2f3a; }
+* { box-sizing: border-box; }
+body { margin: 0; padding: 2rem; background: var(--bg); color: var(--fg);
+  font: 16px/1.5 "Noto Sans CJK SC", "Noto Sans", system-ui, sans-serif; }
+h1 { margin: 0 0 .25rem; font-size: 1.6rem; }
+h2 { margin: 2rem 0 1rem; color: var(--accent); font-size: 1.25rem; }
+h3 { margin: .5rem 0; font-size: 1.1rem; }
+.meta, .muted { color: var(--muted); font-size: .9rem; }
+.grid { display: grid; gap: 1.5rem; grid-template-columns: repeat(auto-fill, minmax(420px, 1fr)); }
+.card { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 1rem; }
+video, img.gif { width: 100%; height: auto; background: #000; border-radius: 6px; }
+.lesson video { max-width: 960px; }
+table { border-collapse: collapse; font-size: .85rem; }
+td, th { padding: .1rem .6rem .1rem 0; text-align: left; vertical-align: top; }
+th { color: var(--muted); font-weight: normal; }
+code, pre { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .8rem; }
+pre { background: #0b0d12; border: 1px solid var(--line); border-radius: 6px; padding: .6rem;
+  overflow-x: auto; white-space: pre; margin: .4rem 0; }
+button { background: var(--line); color: var(--fg); border: 0; border-radius: 4px;
+  padding: .2rem .7rem; cursor: pointer; }
+button:hover { background: var(--accent); color: var(--bg); }
+ol.chapters { padding-left: 1.4rem; }
+ol.chapters a { color: var(--fg); }
+ol.chapters a:hover { color: var(--accent); }
+a { color: var(--accent); }
+"""
+
+JS = """
+document.querySelectorAll("button.copy").forEach(function (b) {
+  b.addEventListener("click", function () {
+    var code = document.getElementById(b.dataset.target).textContent;
+    var done = function () { var t = b.textContent; b.textContent = b.dataset.done;
+      setTimeout(function () { b.textContent = t; }, 1200); };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(code).then(done, function () {});
+    } else {
+      var r = document.createRange(); r.selectNodeContents(document.getElementById(b.dataset.target));
+      var s = window.getSelection(); s.removeAllRanges(); s.addRange(r);
+      try { document.execCommand("copy"); done(); } catch (e) {}
+    }
+  });
+});
+document.querySelectorAll("a[data-seek]").forEach(function (a) {
+  a.addEventListener("click", function (ev) {
+    ev.preventDefault();
+    var v = document.getElementById(a.dataset.video);
+    v.currentTime = parseFloat(a.dataset.seek); v.play().catch(function () {});
+  });
+});
+"""
+
+
+def _clock(seconds: float) -> str:
+    s = int(round(seconds))
+    return f"{s // 60}:{s % 60:02d}"
+
+
+def _attr(value) -> str:
+    return escape(str(value), quote=True)
+
+
+def video_sources(variants: dict[str, dict]) -> list[tuple[str, str]]:
+    """(file, MIME type) of the playable, uncaptioned videos of one clip; mp4 first."""
+    out = []
+    for fmt in ("mp4", "webm"):
+        entry = variants.get(fmt) or variants.get(f"{fmt}.alpha")
+        if entry is not None:
+            out.append((entry["file"], VIDEO_TYPES[fmt]))
+    if not out:  # only burned-in variants were rendered
+        for variant, entry in sorted(variants.items()):
+            fmt = variant.partition(".")[0]
+            if fmt in VIDEO_TYPES:
+                out.append((entry["file"], VIDEO_TYPES[fmt]))
+                break
+    return out
+
+
+def video_tag(
+    sources: list[tuple[str, str]],
+    poster: str | None,
+    tracks: dict[str, str],
+    lang: str,
+    width: int,
+    height: int,
+    chapters: str | None = None,
+    element_id: str | None = None,
+) -> str:
+    """A <video> element with sources and subtitle tracks; also the copy-paste snippet."""
+    attrs = [f'controls preload="metadata" width="{int(width)}" height="{int(height)}"']
+    if element_id:
+        attrs.append(f'id="{_attr(element_id)}"')
+    if poster:
+        attrs.append(f'poster="{_attr(poster)}"')
+    lines = [f"<video {' '.join(attrs)}>"]
+    lines += [f'  <source src="{_attr(src)}" type="{_attr(mime)}">' for src, mime in sources]
+    for track_lang in LANGS:
+        if track_lang in tracks:
+            default = " default" if track_lang == lang else ""
+            lines.append(
+                f'  <track kind="subtitles" srclang="{_attr(track_lang)}" '
+                f'label="{_attr(LANG_LABELS.get(track_lang, track_lang))}" '
+                f'src="{_attr(tracks[track_lang])}"{default}>'
+            )
+    if chapters:
+        lines.append(f'  <track kind="chapters" srclang="{_attr(lang)}" src="{_attr(chapters)}">')
+    lines.append("</video>")
+    return "\n".join(lines)
+
+
+def _params_table(params: dict, ui: dict) -> str:
+    if not params:
+        return f'<p class="muted">{escape(ui["params"])}: {escape(ui["none"])}</p>'
+    rows = "".join(
+        f"<tr><th>{escape(str(k))}</th><td><code>{escape(json.dumps(v, ensure_ascii=False))}"
+        "</code></td></tr>"
+        for k, v in sorted(params.items())
+    )
+    return f'<table class="params"><caption class="muted">{escape(ui["params"])}</caption>{rows}</table>'
+
+
+def _files_list(variants: dict[str, dict], ui: dict) -> str:
+    items = []
+    for variant, e in sorted(variants.items()):
+        size = encoders.human_bytes(e.get("bytes", 0))
+        items.append(
+            f'<a href="{_attr(e["file"])}">{escape(e["file"])}</a> '
+            f'<span class="muted">{escape(variant)}, {escape(size)}, '
+            f"{int(e.get('width', 0))}×{int(e.get('height', 0))}</span>"
+        )
+    return (
+        f'<p class="muted">{escape(ui["files"])}:</p><ul><li>'
+        + "</li><li>".join(items)
+        + "</li></ul>"
+    )
+
+
+def _snippet(code: str, ident: str, ui: dict) -> str:
+    return (
+        f'<p class="muted">{escape(ui["embed"])} '
+        f'<button class="copy" data-target="{_attr(ident)}" data-done="{_attr(ui["copied"])}">'
+        f"{escape(ui['copy'])}</button></p>"
+        f'<pre id="{_attr(ident)}">{escape(code)}</pre>'
+    )
+
+
+def _clip_card(slug: str, variants: dict[str, dict], lang: str, ui: dict) -> str:
+    main = next(iter(sorted(variants.values(), key=lambda e: e["file"])))
+    for variant in ("mp4", "webm", "mp4.captioned", "webm.captioned", "gif", "png"):
+        if variant in variants:
+            main = variants[variant]
+            break
+    title = main.get("titles", {}).get(lang) or main.get("title", slug)
+    head = (
+        f"<h3>{int(main.get('order', 0)):02d} · {escape(title)}</h3>"
+        f'<p class="meta">{escape(slug)} · {escape(ui["duration"])} '
+        f"{escape(_clock(main.get('duration', 0)))} ({main.get('duration', 0):.2f} s)</p>"
+    )
+    sources = video_sources(variants)
+    body = ""
+    if sources:
+        with_video = variants.get(next(k for k in variants if variants[k]["file"] == sources[0][0]))
+        tracks = with_video.get("captions", {}).get("vtt", {})
+        args = (
+            sources,
+            with_video.get("poster"),
+            tracks,
+            lang,
+            with_video["width"],
+            with_video["height"],
+        )
+        tag = video_tag(*args, element_id=f"clip-{slug}")
+        body += tag.replace("<video ", f'<video data-slug="{_attr(slug)}" ', 1)
+        body += _snippet(video_tag(*args), f"embed-{slug}", ui)
+    elif "gif" in variants:
+        gif = variants["gif"]
+        body += f'<img class="gif" src="{_attr(gif["file"])}" alt="{_attr(title)}">'
+        body += _snippet(
+            f'<img src="{_attr(gif["file"])}" alt="{_attr(title)}" '
+            f'width="{int(gif["width"])}" height="{int(gif["height"])}">',
+            f"embed-{slug}",
+            ui,
+        )
+    elif main.get("file"):
+        body += f'<img class="gif" src="{_attr(main["file"])}" alt="{_attr(title)}">'
+    body += _params_table(main.get("params", {}), ui) + _files_list(variants, ui)
+    return f'<article class="card" id="{_attr(slug)}">{head}{body}</article>'
+
+
+def _lesson_section(record: dict, lang: str, ui: dict) -> str:
+    fmt = record["file"].rpartition(".")[2]
+    args = (
+        [(record["file"], VIDEO_TYPES.get(fmt, "video/mp4"))],
+        record.get("poster"),
+        record.get("captions", {}).get("vtt", {}),
+        lang,
+        record["width"],
+        record["height"],
+    )
+    tag = video_tag(*args, chapters=record.get("chapters_vtt"), element_id="lesson")
+    snippet = video_tag(*args, chapters=record.get("chapters_vtt"))
+    chapters = "".join(
+        f'<li><a href="#lesson" data-video="lesson" data-seek="{c["start"]:.3f}">'
+        f"{escape(c['title'])}</a> "
+        f'<span class="muted">{escape(_clock(c["start"]))}</span></li>'
+        for c in record.get("chapters", [])
+    )
+    return (
+        f'<section class="lesson card"><h2>{escape(ui["lesson"])}</h2>'
+        f'<p class="meta">{escape(record["file"])} · {escape(ui["duration"])} '
+        f"{escape(_clock(record['duration']))} · "
+        f"{escape(encoders.human_bytes(record.get('bytes', 0)))}</p>{tag}"
+        f'<h3>{escape(ui["chapters"])}</h3><ol class="chapters">{chapters}</ol>'
+        f"{_snippet(snippet, 'embed-lesson', ui)}</section>"
+    )
+
+
+def render_html(manifest: Manifest) -> str:
+    data = manifest.data
+    lang = data.get("lang", "en")
+    ui = UI.get(lang, UI["en"])
+    folder = manifest.folder
+    clips = {
+        slug: {v: e for v, e in variants.items() if (folder / e["file"]).exists()}
+        for slug, variants in data.get("clips", {}).items()
+    }
+    clips = {s: v for s, v in clips.items() if v}
+    order = sorted(clips, key=lambda s: (min(e.get("order", 0) for e in clips[s].values()), s))
+    parts = [
+        "<!doctype html>",
+        f'<html lang="{_attr(lang)}"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        '<link rel="icon" href="data:,">',  # no favicon request, no 404 in the console
+        f"<title>pe-explainer · {escape(lang)} · {escape(folder.name)}</title>",
+        f"<style>{CSS}</style></head><body>",
+        f"<h1>pe-explainer · {escape(folder.name)}</h1>",
+        f'<p class="meta">{escape(LANG_LABELS.get(lang, lang))} · {escape(str(data.get("quality", "")))}'
+        f" · {escape(str(data.get('aspect', '')))}</p>",
+    ]
+    record = data.get("lesson")
+    if record and (folder / record["file"]).exists():
+        parts.append(_lesson_section(record, lang, ui))
+    parts.append(f"<h2>{escape(ui['clips'])}</h2>")
+    if order:
+        parts.append('<div class="grid">')
+        parts += [_clip_card(slug, clips[slug], lang, ui) for slug in order]
+        parts.append("</div>")
+    else:
+        parts.append(f'<p class="muted">{escape(ui["empty"])}</p>')
+    parts.append(f"<script>{JS}</script></body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def write(folder: Path) -> Path:
+    """(Re)write FOLDER/index.html from FOLDER/manifest.json."""
+    path = folder / NAME
+    atomic_write_text(path, render_html(Manifest.load(folder)))
+    return path
+
+
+def publish(
+    jobs: list, root: Path, console: Console, lesson: bool = False, force: bool = False
+) -> list[str]:
+    """After a run: join the lesson (if asked), rewrite galleries, report GIF sizes.
+
+    Returns one-line error messages (empty when all went well).
+    """
+    errors: list[str] = []
+    folders: dict[Path, list] = {}
+    for job in jobs:
+        folders.setdefault(job.out_dir(root), []).append(job)
+    for folder, folder_jobs in folders.items():
+        if lesson:
+            variant = folder_jobs[0].variant
+            slugs = [j.slug for j in folder_jobs if j.variant == variant]
+            try:
+                record = lesson_mod.build(folder, slugs, variant, force=force)
+                console.print(
+                    f"lesson: {folder / record['file']} ({_clock(record['duration'])}, "
+                    f"{len(record['chapters'])} chapters, {record['joined']})"
+                )
+            except (lesson_mod.LessonError, OSError, ValueError) as exc:
+                errors.append(f"lesson: {exc}")
+        if folder.exists():
+            page = write(folder)
+            console.print(f"gallery: {page}")
+        manifest = Manifest.load(folder)
+        gif_entries = [
+            e
+            for job in folder_jobs
+            if (e := manifest.entry(job.slug, job.variant)) and e.get("format") == "gif"
+        ]
+        rows = encoders.size_report(gif_entries)
+        if rows:
+            table = Table(title=f"GIF sizes ({folder.name})")
+            for col in ("file", "size", "pixels@fps", "duration"):
+                table.add_column(col)
+            for row in rows:
+                table.add_row(*row)
+            total = sum(e["bytes"] for e in gif_entries)
+            table.caption = f"total {encoders.human_bytes(total)}"
+            console.print(table)
+    return errors
