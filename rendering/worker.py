@@ -13,7 +13,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from rendering import settings
+from rendering import encoders, settings
 from rendering.jobs import Job
 from rendering.validate import check_image, check_video
 
@@ -38,7 +38,7 @@ def manim_config(job: Job, media_dir: Path) -> dict[str, Any]:
     }
     if job.fmt == "mp4" and not job.transparent:
         cfg["video_encoder_options"] = {"preset": settings.X264_PRESETS[job.quality], "crf": "23"}
-    return cfg
+    return encoders.adjust_config(job, cfg)
 
 
 def render(job: Job, work_dir: Path, report=None) -> dict[str, Any]:
@@ -60,19 +60,12 @@ def render(job: Job, work_dir: Path, report=None) -> dict[str, Any]:
             scene.render()
             writer = scene.renderer.file_writer
             # only the artifact the plan has: the other path properties raise
-            produced = Path(
-                writer.image_file_path
-                if job.fmt == "png"
-                else writer.gif_file_path
-                if job.fmt == "gif"
-                else writer.movie_file_path
-            )
+            produced = Path(writer.image_file_path if job.fmt == "png" else writer.movie_file_path)
     finally:
         if hook is not None:
             LessonScene.play_hooks.remove(hook)
-    geo = settings.geometry(job.quality, job.aspect)
-    final = work_dir / job.filename
-    produced.replace(final)
+    geo = encoders.output_geometry(job)  # a GIF is smaller and slower than the job's frame
+    final = encoders.finish(job, produced, work_dir / job.filename)
     poster = work_dir / f"{job.info.stem}.png"
     if job.fmt == "png":
         checked = check_image(final, geo.width, geo.height)
