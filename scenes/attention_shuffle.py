@@ -1,0 +1,476 @@
+"""Scene 1, attention-shuffle: swap two tokens and every attention output moves with its token."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from manim import (
+    DOWN,
+    LEFT,
+    ORIGIN,
+    RIGHT,
+    UP,
+    Circumscribe,
+    FadeIn,
+    FadeOut,
+    LaggedStart,
+    Mobject,
+    ReplacementTransform,
+    RoundedRectangle,
+    Transform,
+    TransformFromCopy,
+    VGroup,
+    Write,
+)
+
+import pe_math as pm
+from pe_math import Params
+from scenes import theme
+from scenes.base import LessonScene
+from scenes.components import HeatGrid, VectorColumn, arrow, formula
+
+CELL = 0.55  # height of one matrix row, shared by the X rows, the weight grid and the outputs
+CELL_W = 0.85  # width of one weight-grid cell
+OUT_DIGITS = 2  # decimals of weights and outputs on the stage
+
+
+def digits_for(values, most: int = 3) -> int:
+    """The fewest decimals (at least 1, at most `most`) that write every value exactly."""
+    flat = np.asarray(values, dtype=float).ravel()
+    for d in range(1, most):
+        if np.allclose(np.round(flat, d), flat, rtol=0, atol=1e-9):
+            return d
+    return most
+
+
+def sci_tex(x: float) -> str:
+    """x as TeX scientific notation, e.g. 5.6\\times10^{-17} (plain 0 for an exact zero)."""
+    if x == 0:
+        return "0"
+    mantissa, exponent = f"{x:.1e}".split("e")
+    return rf"{mantissa}\times10^{{{int(exponent)}}}"
+
+
+def bmatrix(rows) -> str:
+    """A TeX bmatrix of whole numbers."""
+    body = r" \\ ".join(" & ".join(f"{int(round(v))}" for v in row) for row in rows)
+    return rf"\begin{{bmatrix}} {body} \end{{bmatrix}}"
+
+
+def _luminance(color) -> float:
+    r, g, b = color.to_rgb()
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+class AttentionShuffle(LessonScene):
+    """猫咬狗 → 狗咬猫: the weight grid permutes and the outputs travel with their tokens."""
+
+    slug = "attention-shuffle"
+
+    @classmethod
+    def numbers(cls, params: Params) -> dict[str, Any]:
+        case = pm.attention_for(params)
+        order = pm.swap_order(len(case.X), *params.swap)
+        return {
+            "X": case.X.tolist(),
+            "swap": [int(i) for i in params.swap],
+            "order": [int(i) for i in order],
+            "proj_seed": int(params.proj_seed),
+            "proj_scale": float(params.proj_scale),
+            "P": case.P.tolist(),
+            "scores": case.scores.tolist(),
+            "weights": case.weights.tolist(),
+            "output": case.output.tolist(),
+            "weights_perm": case.weights_perm.tolist(),
+            "output_perm": case.output_perm.tolist(),
+            "equivariance_error": float(case.equivariance_error),
+        }
+
+    # ------------------------------------------------------------------ story
+    def construct(self) -> None:
+        self.n = self.numbers(self.params)
+        tokens = self.params.tokens if self.lang == "zh" else self.params.tokens_en
+        self.words = list(tokens)
+        self.x_digits = digits_for(self.n["X"])
+        self.identity = list(range(len(self.words)))
+        self.title_card()
+        self.show_tokens()
+        self.compute_attention()
+        self.swap_tokens()
+        self.compare_outputs()
+        self.inject_position()
+        self.beat("takeaway")
+        self.takeaway()
+
+    def show_tokens(self) -> None:
+        self.beat("show_tokens")
+        self.sentence = self._sentence(self.identity).to_edge(UP, buff=theme.MARGIN + 0.1)
+        self.play(Write(self.sentence), run_time=theme.NORMAL)
+        cards = VGroup()
+        for t, word in enumerate(self.words):
+            name = self.text(word, size=theme.BODY_SIZE, color=self._color(t))
+            box = RoundedRectangle(
+                width=max(name.width + 0.5, 1.3),
+                height=name.height + 0.35,
+                corner_radius=0.12,
+                stroke_color=self._color(t),
+                stroke_width=2,
+            )
+            column = VectorColumn(self.n["X"][t], digits=self.x_digits, color=self._color(t))
+            cards.add(VGroup(VGroup(box, name.move_to(box)), column).arrange(DOWN, buff=0.25))
+        cards.arrange(RIGHT, buff=0.9, aligned_edge=UP)
+        note = self.label(
+            "embedding", size=theme.LABEL_SIZE, color=theme.MUTED, d=len(self.n["X"][0])
+        )
+        board = VGroup(cards, note).arrange(DOWN, buff=0.45)
+        self.fit(board, 1.0, 0.72).next_to(self.sentence, DOWN, buff=0.45)
+        self.play(
+            LaggedStart(
+                *[TransformFromCopy(self.sentence[t], card[0]) for t, card in enumerate(cards)],
+                lag_ratio=0.25,
+            ),
+            run_time=theme.NORMAL,
+        )
+        self.play(
+            LaggedStart(*[FadeIn(card[1], shift=0.2 * DOWN) for card in cards], lag_ratio=0.2),
+            FadeIn(note),
+            run_time=theme.NORMAL,
+        )
+        self.wait(theme.LONG)
+        self.cards, self.note = cards, note
+
+    def compute_attention(self) -> None:
+        self.beat("compute_attention")
+        n = self.n
+        self.stage = self._stage(self.identity, n["weights"], n["output"], perm=False)
+        st = self.stage
+        # the scores sit where the weights will be, in a diverging colour scale
+        m = max(abs(v) for row in n["scores"] for v in row) or 1.0
+        scores = self._grid(n["scores"], self.identity, theme.diverging, -m, m)
+        scores.scale(self.stage_scale).move_to(st["grid"])
+        scores_head = self.label("scores", size=theme.LABEL_SIZE, color=theme.MUTED)
+        scores_head.scale(self.stage_scale).move_to(st["grid_head"])
+        # each card's column lies down into its row of X
+        self.play(
+            FadeOut(self.note),
+            *[FadeOut(card[0]) for card in self.cards],
+            *[
+                ReplacementTransform(card[1], st["x_rows"][t][1])
+                for t, card in enumerate(self.cards)
+            ],
+            *[FadeIn(st["x_rows"][t][0]) for t in self.identity],
+            FadeIn(st["x_head"]),
+            run_time=theme.NORMAL,
+        )
+        self.play(FadeIn(st["qk"]), FadeIn(st["seed"]), run_time=theme.SHORT)
+        self.play(FadeIn(scores, shift=0.2 * RIGHT), FadeIn(scores_head), run_time=theme.NORMAL)
+        self.wait(theme.SHORT)
+        self.play(
+            ReplacementTransform(scores, st["grid"]),
+            ReplacementTransform(scores_head, st["grid_head"]),
+            run_time=theme.NORMAL,
+        )
+        self.wait(theme.SHORT)
+        self.play(FadeIn(st["mix"]), run_time=theme.SHORT)
+        self.play(
+            LaggedStart(
+                *[FadeIn(row, shift=0.3 * RIGHT) for row in st["out_rows"]], lag_ratio=0.25
+            ),
+            FadeIn(st["out_head"]),
+            run_time=theme.NORMAL,
+        )
+        self._settle(self.sentence, *st.values())
+        self.wait(theme.READ)
+
+    def swap_tokens(self) -> None:
+        self.beat("swap_tokens")
+        n, old = self.n, self.stage
+        order = n["order"]
+        slot_of = {t: k for k, t in enumerate(order)}  # where token t sits after the swap
+        i, j = n["swap"]
+        new = self._stage(order, n["weights_perm"], n["output_perm"], perm=True)
+        new_sentence = self._sentence(order).move_to(self.sentence)
+        p_tex = formula("P = " + bmatrix(n["P"]), size=34)
+        p_note = self.label("swap_note", size=theme.LABEL_SIZE, color=theme.ACCENT, i=i, j=j)
+        p_group = VGroup(p_tex, p_note).arrange(RIGHT, buff=0.4)
+        self.fit(p_group, 1.0, 0.2).move_to(old["seed"]).align_to(old["seed"], UP)
+        self.play(FadeOut(old["seed"]), FadeIn(p_group), run_time=theme.NORMAL)
+        # the input: two words and their rows of X physically trade places
+        self.play(
+            *[Transform(self.sentence[t], new_sentence[t], path_arc=-1.2) for t in self.identity],
+            *[
+                Transform(old["x_rows"][t], new["x_rows"][slot_of[t]], path_arc=-0.6)
+                for t in self.identity
+            ],
+            Transform(old["x_head"], new["x_head"]),
+            run_time=theme.LONG,
+        )
+        self.wait(theme.SHORT)
+        # recompute on PX: the grid's rows permute, then its columns; cell (a, b) ends on
+        # (slot of a, slot of b), where the weight recomputed on PX shows the same value
+        k = len(order)
+        grid, target = old["grid"], new["grid"]
+        self.play(
+            *[
+                grid.cell(a, b).animate.move_to(
+                    [grid.cell(a, b).get_x(), grid.cell(slot_of[a], b).get_y(), 0]
+                )
+                for a in range(k)
+                for b in range(k)
+            ],
+            *[Transform(grid.row_labels[t], target.row_labels[slot_of[t]]) for t in range(k)],
+            Transform(old["grid_head"], new["grid_head"]),
+            run_time=theme.NORMAL,
+        )
+        self.play(
+            *[
+                Transform(grid.cell(a, b), target.cell(slot_of[a], slot_of[b]))
+                for a in range(k)
+                for b in range(k)
+            ],
+            *[Transform(grid.col_labels[t], target.col_labels[slot_of[t]]) for t in range(k)],
+            run_time=theme.NORMAL,
+        )
+        # ... and every output row travels with its token
+        self.play(
+            *[
+                Transform(old["out_rows"][t], new["out_rows"][slot_of[t]], path_arc=-0.6)
+                for t in self.identity
+            ],
+            Transform(old["out_head"], new["out_head"]),
+            run_time=theme.LONG,
+        )
+        moved = old["out_rows"][i]
+        self.play(Circumscribe(moved, color=theme.ACCENT), run_time=theme.NORMAL)
+        self.wait(theme.SHORT)
+        self.moved_row, self.moved_parent = moved, old["out_rows"]
+
+    def compare_outputs(self) -> None:
+        self.beat("compare_outputs")
+        n = self.n
+        i, j = n["swap"]
+        token = self.words[i]
+        before_row = VectorColumn(n["output"][i], digits=4, color=self._color(i), horizontal=True)
+        after_row = VectorColumn(
+            n["output_perm"][j], digits=4, color=self._color(i), horizontal=True
+        )
+        before_lab = self.label(
+            "at_position",
+            size=theme.LABEL_SIZE,
+            token=token,
+            pos=i,
+            sentence=self._says(range(len(self.words))),
+        )
+        after_lab = self.label(
+            "at_position",
+            size=theme.LABEL_SIZE,
+            token=token,
+            pos=j,
+            sentence=self._says(n["order"]),
+        )
+        rows = VGroup(before_row, after_row).arrange(DOWN, buff=0.25)
+        labels = VGroup(before_lab, after_lab).arrange(DOWN, aligned_edge=LEFT)
+        labels.next_to(rows, LEFT, buff=0.4)
+        for lab, row in zip(labels, rows, strict=True):
+            lab.match_y(row)
+        same = self.label("identical", size=theme.LABEL_SIZE, color=theme.ACCENT)
+        compare = VGroup(labels, rows)
+        same.next_to(rows, DOWN, buff=0.2)
+        error = formula(
+            r"\max\left|\,\mathrm{out}(PX)-P\,\mathrm{out}(X)\,\right| = "
+            + sci_tex(n["equivariance_error"]),
+            size=36,
+        )
+        rounding = self.label("rounding", size=theme.LABEL_SIZE, color=theme.MUTED)
+        identity = formula(r"\mathrm{out}(PX) = P\,\mathrm{out}(X)", size=44, color=theme.ACCENT)
+        proof = VGroup(error, rounding, identity).arrange(DOWN, buff=0.3)
+        board = VGroup(VGroup(compare, same), proof).arrange(DOWN, buff=0.6)
+        self.fit(board, 1.0, 0.75).next_to(self.sentence, DOWN, buff=0.5)
+        self.moved_parent.remove(self.moved_row)
+        self.add(self.moved_row)
+        keep = {id(self.sentence), id(self.moved_row)}
+        self.play(
+            *[FadeOut(m) for m in self.mobjects if id(m) not in keep and m is not self._caption],
+            ReplacementTransform(self.moved_row, after_row),
+            FadeIn(after_lab),
+            run_time=theme.NORMAL,
+        )
+        self.play(FadeIn(before_row, shift=0.3 * DOWN), FadeIn(before_lab), run_time=theme.NORMAL)
+        self.play(
+            *[
+                Circumscribe(VGroup(b, a), color=theme.ACCENT, buff=0.03)
+                for b, a in zip(before_row.cells, after_row.cells, strict=True)
+            ],
+            FadeIn(same),
+            run_time=theme.LONG,
+        )
+        self.play(Write(error), run_time=theme.NORMAL)
+        self.play(FadeIn(rounding), run_time=theme.SHORT)
+        self.play(Write(identity), run_time=theme.NORMAL)
+        self.wait(theme.READ)
+
+    def inject_position(self) -> None:
+        self.beat("inject_position")
+        self.play(
+            *[
+                FadeOut(m)
+                for m in self.mobjects
+                if m is not self.sentence and m is not self._caption
+            ],
+            run_time=theme.SHORT,
+        )
+        pieces = VGroup(
+            formula("x", size=48),
+            formula("=", size=48),
+            self.label("embedding_word", size=theme.HEADING_SIZE, color=theme.FOREGROUND),
+            formula("+", size=48),
+            self.label("position_word", size=theme.HEADING_SIZE, color=theme.ACCENT),
+        ).arrange(RIGHT, buff=0.3)
+        # every slot of the sentence gets its own position vector
+        slots = VGroup()
+        for k, t in enumerate(self.n["order"]):
+            tag = self.label("pos_tag", size=theme.LABEL_SIZE, color=theme.ACCENT, k=k)
+            slots.add(VGroup(self.sentence[t].copy(), tag).arrange(DOWN, buff=0.3))
+        slots.arrange(RIGHT, buff=0.9, aligned_edge=DOWN)
+        board = VGroup(slots, pieces).arrange(DOWN, buff=0.9)
+        self.fit(board, 1.0, 0.7).move_to(ORIGIN)
+        self.play(
+            *[Transform(self.sentence[t], slots[k][0]) for k, t in enumerate(self.n["order"])],
+            run_time=theme.NORMAL,
+        )
+        self.play(
+            LaggedStart(*[FadeIn(slot[1], shift=0.2 * UP) for slot in slots], lag_ratio=0.25),
+            run_time=theme.NORMAL,
+        )
+        self.play(Write(pieces), run_time=theme.NORMAL)
+        self.wait(theme.READ)
+
+    # ---------------------------------------------------------------- layout
+    def _settle(self, *groups: Mobject) -> None:
+        """Replace the loose pieces on stage by the groups they belong to (same look)."""
+        self.remove(*[m for m in self.mobjects if m is not self._caption])
+        self.add(*groups)
+
+    def _color(self, token: int):
+        return theme.TOKEN_COLORS[token % len(theme.TOKEN_COLORS)]
+
+    def _says(self, order) -> str:
+        """The sentence in this order: run together in Chinese, spaced in English."""
+        glue = "" if self.lang == "zh" else " "
+        return glue.join(self.words[t] for t in order)
+
+    def _sentence(self, order) -> VGroup:
+        """The sentence in `order`, as one glyph group per token, indexed by token (not slot).
+
+        It is set as a single Text so every word sits on the same baseline.
+        """
+        line = self.text(self._says(order), size=theme.HEADING_SIZE)
+        words: dict[int, VGroup] = {}
+        start = 0
+        for t in order:
+            count = len("".join(self.words[t].split()))
+            words[t] = VGroup(*line[start : start + count]).set_color(self._color(t))
+            start += count
+        return VGroup(*[words[t] for t in range(len(self.words))])
+
+    def _grid(self, matrix, order, colormap, vmin, vmax) -> HeatGrid:
+        names = [self.words[t] for t in order]
+        grid = HeatGrid(
+            np.asarray(matrix),
+            vmin=vmin,
+            vmax=vmax,
+            cell=CELL,
+            cell_width=CELL_W,
+            colormap=colormap,
+            digits=OUT_DIGITS,
+            row_labels=names,
+            col_labels=names,
+        )
+        for k, t in enumerate(order):
+            grid.row_labels[k].set_color(self._color(t))
+            grid.col_labels[k].set_color(self._color(t))
+        for cell, value in zip(grid.cells, np.asarray(matrix).ravel(), strict=True):
+            if isinstance(cell, VGroup) and _luminance(colormap(value, vmin, vmax)) > 0.55:
+                cell[1].set_color(theme.BACKGROUND)  # dark digits on a bright cell
+        return grid
+
+    def _row(self, token: int, values, digits: int) -> VGroup:
+        """A token's name and its values as one horizontal row of matrix cells."""
+        cells = VectorColumn(
+            values,
+            digits=digits,
+            color=self._color(token),
+            cell=CELL,
+            size=theme.SMALL_SIZE,
+            horizontal=True,
+        )
+        name = self.text(self.words[token], size=theme.SMALL_SIZE, color=self._color(token))
+        return VGroup(name, cells).arrange(RIGHT, buff=0.15)
+
+    def _stage(self, order, weights, outputs, perm: bool) -> dict[str, Mobject]:
+        """X rows → weight grid → output rows, row k of each showing the token in slot k.
+
+        x_rows and out_rows are indexed by slot; the grid by slot too.
+        """
+        grid = self._grid(weights, order, theme.sequential, 0.0, 1.0)
+        x_rows = VGroup(*[self._row(t, self.n["X"][t], self.x_digits) for t in order])
+        out_rows = VGroup(*[self._row(t, outputs[k], OUT_DIGITS) for k, t in enumerate(order)])
+        for rows in (x_rows, out_rows):
+            rows.arrange(DOWN, buff=0, aligned_edge=RIGHT)
+            for k, row in enumerate(rows):
+                row.match_y(grid.row(k))
+        gap = 1.3
+        x_rows.next_to(grid.row_labels, LEFT, buff=gap)
+        out_rows.next_to(grid.cells, RIGHT, buff=gap)
+        for rows in (x_rows, out_rows):
+            for k, row in enumerate(rows):
+                row.match_y(grid.row(k))
+        qk_arrow = arrow(
+            x_rows.get_right() + 0.15 * RIGHT, grid.row_labels.get_left() + 0.15 * LEFT
+        )
+        qk_tex = formula(r"\tfrac{QK^{\top}}{\sqrt{d}}", size=30).next_to(qk_arrow, UP, buff=0.1)
+        mix_arrow = arrow(grid.cells.get_right() + 0.15 * RIGHT, out_rows.get_left() + 0.15 * LEFT)
+        mix_tex = formula(r"\cdot\,V", size=30).next_to(mix_arrow, UP, buff=0.1)
+        heads = [
+            self.label(
+                "px_header" if perm else "x_header", size=theme.LABEL_SIZE, color=theme.MUTED
+            ),
+            self.label(
+                "weights_perm" if perm else "weights", size=theme.LABEL_SIZE, color=theme.MUTED
+            ),
+            self.label(
+                "out_perm_header" if perm else "out_header",
+                size=theme.LABEL_SIZE,
+                color=theme.MUTED,
+            ),
+        ]
+        for head, block in zip(heads, (x_rows, grid, out_rows), strict=True):
+            head.next_to(grid, UP, buff=0.25).match_x(block)
+        seed = VGroup(
+            formula(r"Q = XW_q,\quad K = XW_k,\quad V = XW_v", size=32),
+            self.label(
+                "seed",
+                size=theme.LABEL_SIZE,
+                color=theme.MUTED,
+                seed=self.n["proj_seed"],
+                scale=theme.fmt(self.n["proj_scale"], digits_for([self.n["proj_scale"]])),
+            ),
+        ).arrange(DOWN, buff=0.2)
+        seed.next_to(grid, DOWN, buff=0.8)
+        parts = {
+            "x_rows": x_rows,
+            "grid": grid,
+            "out_rows": out_rows,
+            "qk": VGroup(qk_arrow, qk_tex),
+            "mix": VGroup(mix_arrow, mix_tex),
+            "x_head": heads[0],
+            "grid_head": heads[1],
+            "out_head": heads[2],
+            "seed": seed,
+        }
+        whole = VGroup(*parts.values())
+        width = whole.width
+        self.fit(whole, 1.0, 0.74).next_to(self.sentence, DOWN, buff=0.7)
+        self.stage_scale = whole.width / width
+        return parts
