@@ -1,0 +1,204 @@
+"""Embed formats and frame shapes: WebM (VP9, with alpha), slide GIFs, posters, 9:16 and 1:1."""
+
+from __future__ import annotations
+
+import av
+import numpy as np
+import pytest
+from manim import tempconfig
+from PIL import Image
+
+import scenes
+from pe_math import Params
+from rendering import encoders, settings
+from rendering.jobs import Job
+from rendering.manifest import Manifest
+from scenes.base import LessonScene
+from scenes.lesson_cards import LessonIntro, LessonOutro
+from tests import test_lesson
+from tests.scene_tools import LayoutReport, build_scene, check_layout
+from tests.test_lesson import render_clips
+
+tiny_scenes = test_lesson.tiny_scenes  # the fixture: tiny scenes at 256x144, 10 fps
+
+
+def _entry(folder, slug, variant):
+    entry = Manifest.load(folder).entry(slug, variant)
+    assert entry is not None
+    assert (folder / entry["file"]).exists() and (folder / entry["poster"]).exists()
+    return entry
+
+
+@pytest.mark.render
+@pytest.mark.usefixtures("tiny_scenes")
+def test_webm_is_vp9_and_matches_the_mp4(tmp_path):
+    folder = render_clips(tmp_path, ["tiny-a"], fmt="webm")
+    render_clips(tmp_path / "mp4", ["tiny-a"])
+    webm = _entry(folder, "tiny-a", "webm")
+    mp4 = Manifest.load(folder.parent.parent / "mp4" / folder.relative_to(tmp_path)).entry(
+        "tiny-a", "mp4"
+    )
+    assert webm["file"] == "10-tiny-a.webm"
+    with av.open(str(folder / webm["file"])) as c:
+        assert c.format.name.startswith("matroska")
+        assert c.streams.video[0].codec_context.name == "vp9"
+    assert (webm["width"], webm["height"], webm["fps"]) == (256, 144, 10)
+    assert webm["frames"] == mp4["frames"] and webm["duration"] == mp4["duration"]
+    assert webm["captions"]["vtt"] == {"zh": "10-tiny-a.zh.vtt", "en": "10-tiny-a.en.vtt"}
+
+
+def _alpha_frames(path):
+    """Decode with libvpx-vp9, the decoder that reads VP9's alpha side channel."""
+    with av.open(str(path)) as c:
+        stream = c.streams.video[0]
+        ctx = av.codec.CodecContext.create("libvpx-vp9", "r")
+        out = []
+        for packet in c.demux(stream):
+            for frame in ctx.decode(packet):
+                out.append(frame.to_ndarray(format="rgba"))
+        return stream.metadata, out
+
+
+@pytest.mark.render
+@pytest.mark.usefixtures("tiny_scenes")
+def test_transparent_webm_keeps_an_alpha_plane(tmp_path):
+    folder = render_clips(tmp_path, ["tiny-a"], fmt="webm", transparent=True)
+    entry = _entry(folder, "tiny-a", "webm.alpha")
+    assert entry["file"] == "10-tiny-a.alpha.webm" and entry["transparent"] is True
+    metadata, frames = _alpha_frames(folder / entry["file"])
+    assert metadata.get("alpha_mode") == "1"
+    last = frames[-1]
+    assert len(frames) == entry["frames"]
+    assert last[0, 0, 3] == 0  # the background is see-through
+    assert last[..., 3].max() > 150  # the drawn circle is (nearly, once VP9 is done) opaque
+
+
+@pytest.mark.render
+@pytest.mark.usefixtures("tiny_scenes")
+def test_gif_is_palette_based_smaller_and_slower(tmp_path, monkeypatch):
+    monkeypatch.setitem(settings.QUALITIES, "l", ("low_quality", 480, 15))  # above the GIF caps
+    monkeypatch.setattr(encoders, "GIF_MAX_WIDTH", 320)
+    folder = render_clips(tmp_path, ["tiny-a"], fmt="gif")
+    render_clips(tmp_path / "mp4", ["tiny-a"])
+    gif = _entry(folder, "tiny-a", "gif")
+    mp4 = Manifest.load(tmp_path / "mp4" / folder.relative_to(tmp_path)).entry("tiny-a", "mp4")
+    assert (gif["width"], gif["height"], gif["fps"]) == (320, 180, encoders.GIF_FPS)
+    assert gif["duration"] == pytest.approx(mp4["duration"], abs=2 / encoders.GIF_FPS)
+    with Image.open(folder / gif["file"]) as img:
+        assert img.format == "GIF" and img.mode == "P" and img.size == (320, 180)
+        assert img.n_frames == gif["frames"]
+        assert img.info.get("loop") == 0  # loops forever on a slide
+        colours = len(img.getcolors(256) or [])
+        assert 2 < colours <= encoders.GIF_COLORS
+        frame_ms = img.info["duration"]
+    assert frame_ms == pytest.approx(1000 / encoders.GIF_FPS, abs=10)
+    # a single palette and ordered dither keep it small: under 40 kB per second here
+    assert gif["bytes"] < 40_000 * gif["duration"]
+
+
+@pytest.mark.render
+@pytest.mark.usefixtures("tiny_scenes")
+def test_transparent_gif_has_a_transparent_background(tmp_path):
+    folder = render_clips(tmp_path, ["tiny-a"], fmt="gif", transparent=True)
+    gif = _entry(folder, "tiny-a", "gif.alpha")
+    with Image.open(folder / gif["file"]) as img:
+        img.seek(img.n_frames - 1)
+        rgba = np.asarray(img.convert("RGBA"))
+    assert rgba[0, 0, 3] == 0 and rgba[..., 3].max() == 255
+
+
+def test_gif_geometry_caps_width_and_rate():
+    job = Job("lesson-intro", Params(), "en", "h", "gif")
+    out = encoders.output_geometry(job)
+    assert (out.width, out.height, out.fps) == (encoders.GIF_MAX_WIDTH, 360, encoders.GIF_FPS)
+    tall = encoders.output_geometry(Job("lesson-intro", Params(), "en", "l", "gif", "9:16"))
+    assert tall.width == 480 and tall.height == 854 and tall.height % 2 == 0
+    assert encoders.output_geometry(Job("lesson-intro", Params(), "en", "l")).fps == 15
+
+
+def test_size_report_lists_gifs_only():
+    rows = encoders.size_report(
+        [
+            {
+                "format": "gif",
+                "file": "a.gif",
+                "bytes": 123_456,
+                "width": 640,
+                "height": 360,
+                "fps": 10,
+                "duration": 4.0,
+            },
+            {
+                "format": "mp4",
+                "file": "a.mp4",
+                "bytes": 1,
+                "width": 1,
+                "height": 1,
+                "fps": 1,
+                "duration": 1.0,
+            },
+        ]
+    )
+    assert rows == [("a.gif", "120.6 KB", "640x360@10", "4.0s")]
+
+
+@pytest.mark.render
+@pytest.mark.usefixtures("tiny_scenes")
+@pytest.mark.parametrize("aspect", ["9:16", "1:1"])
+def test_other_aspects_render_at_their_size(tmp_path, aspect):
+    folder = render_clips(tmp_path, ["tiny-b"], aspect=aspect)
+    geo = settings.geometry("l", aspect)
+    assert folder.name == settings.folder_name("l", aspect)
+    entry = _entry(folder, "tiny-b", "mp4")
+    assert (entry["width"], entry["height"]) == (geo.width, geo.height)
+    with Image.open(folder / entry["poster"]) as poster:
+        assert poster.size == (geo.width, geo.height)
+
+
+def _layout_in(cls, aspect, lang):
+    """Build the scene in the aspect's frame; check layout at every beat and after every play."""
+    geo = settings.geometry("l", aspect)
+    during = LayoutReport()
+
+    def check(scene):
+        check_layout(scene, f"after play {len(during.checked_beats) + 1}", during)
+
+    frame = {
+        "pixel_width": geo.width,
+        "pixel_height": geo.height,
+        "frame_width": geo.frame_width,
+        "frame_height": geo.frame_height,
+    }
+    LessonScene.play_hooks.append(check)
+    try:
+        with tempconfig(frame):
+            scene, report = build_scene(cls, lang=lang)
+    finally:
+        LessonScene.play_hooks.remove(check)
+    return scene, report, during
+
+
+MISSION_CLASSES = [pytest.param(info, id=info.slug) for info in scenes.MISSION]
+
+
+@pytest.mark.parametrize("aspect", ["16:9", "9:16", "1:1"])
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("cls", [LessonIntro, LessonOutro], ids=["intro", "outro"])
+def test_cards_lay_out_cleanly_in_every_aspect(cls, lang, aspect):
+    scene, report, during = _layout_in(cls, aspect, lang)
+    report.assert_clean()
+    during.assert_clean()
+    assert len(during.checked_beats) >= 3  # checked while the words were on screen
+    assert report.checked_beats[-1] == "<end>"
+
+
+@pytest.mark.render  # no frames, but a whole mission scene's construct() per case: slow
+@pytest.mark.parametrize("aspect", ["9:16", "1:1"])
+@pytest.mark.parametrize("info", MISSION_CLASSES)
+def test_mission_scenes_lay_out_cleanly_in_tall_frames(info, aspect):
+    try:
+        cls = info.load()
+    except (ImportError, AttributeError):
+        pytest.skip(f"{info.module} is not written yet")
+    scene, report, during = _layout_in(cls, aspect, "en")
+    report.assert_clean()
