@@ -13,6 +13,11 @@ from rendering import keys, settings
 from rendering.manifest import Manifest
 from scenes.catalogue import LANGS, path_for
 
+# The pipeline code that shapes a clip's pixels and encoding (not its captions or gallery).
+RENDERER_FILES = tuple(
+    Path(__file__).resolve().parent / name for name in ("worker.py", "encoders.py", "settings.py")
+)
+
 
 @dataclass(frozen=True)
 class Job:
@@ -63,6 +68,7 @@ class Job:
         )
         return {
             "code": keys.code_hash(info.module, catalogues),
+            "renderer": keys.files_hash(RENDERER_FILES),
             "params": self.params.digest(info.fields),
             "settings": hashlib.sha256(job_settings.encode()).hexdigest()[:16],
             "manim": keys.manim_version(),
@@ -82,6 +88,7 @@ class Planned:
 
 PART_NAMES = {
     "code": "scene code changed",
+    "renderer": "render pipeline changed",
     "params": "parameters it reads changed",
     "settings": "render settings changed",
     "manim": "Manim version changed",

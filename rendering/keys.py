@@ -62,9 +62,14 @@ def module_closure(module: str) -> tuple[Path, ...]:
 
 def code_hash(module: str, extra_files: tuple[Path, ...] = ()) -> str:
     """Hash of the scene's source, the project code it imports and extra inputs (catalogues)."""
+    return files_hash(tuple(set(module_closure(module)) | set(extra_files)))
+
+
+def files_hash(files: tuple[Path, ...]) -> str:
+    """Hash of some files' project-relative names and contents."""
     h = hashlib.sha256()
     root = Path(__file__).resolve().parent.parent
-    for path in sorted(set(module_closure(module)) | set(extra_files)):
+    for path in sorted(set(files)):
         rel = path.resolve().relative_to(root) if path.resolve().is_relative_to(root) else path.name
         h.update(str(rel).encode())
         h.update(path.read_bytes() if path.exists() else b"<missing>")

@@ -155,13 +155,14 @@ def test_other_aspects_render_at_their_size(tmp_path, aspect):
         assert poster.size == (geo.width, geo.height)
 
 
-def _layout_in(cls, aspect, lang):
-    """Build the scene in the aspect's frame; check layout at every beat and after every play."""
+def _layout_in(cls, aspect, lang, every_play=True):
+    """Build the scene in the aspect's frame; check layout at every beat (and after every play)."""
     geo = settings.geometry("l", aspect)
     during = LayoutReport()
 
     def check(scene):
-        check_layout(scene, f"after play {len(during.checked_beats) + 1}", during)
+        if every_play:
+            check_layout(scene, f"after play {len(during.checked_beats) + 1}", during)
 
     frame = {
         "pixel_width": geo.width,
@@ -192,13 +193,14 @@ def test_cards_lay_out_cleanly_in_every_aspect(cls, lang, aspect):
     assert report.checked_beats[-1] == "<end>"
 
 
-@pytest.mark.render  # no frames, but a whole mission scene's construct() per case: slow
-@pytest.mark.parametrize("aspect", ["9:16", "1:1"])
+# The frame keeps its width in every aspect, so 9:16 (the tallest) covers 1:1 as well.
+@pytest.mark.render  # no frames, but a whole mission scene's construct() per case
+@pytest.mark.parametrize("aspect", ["9:16"])
 @pytest.mark.parametrize("info", MISSION_CLASSES)
 def test_mission_scenes_lay_out_cleanly_in_tall_frames(info, aspect):
     try:
         cls = info.load()
     except (ImportError, AttributeError):
         pytest.skip(f"{info.module} is not written yet")
-    scene, report, during = _layout_in(cls, aspect, "en")
+    scene, report, during = _layout_in(cls, aspect, "zh", every_play=False)
     report.assert_clean()
