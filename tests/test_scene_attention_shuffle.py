@@ -1,0 +1,147 @@
+"""Scene 1, attention-shuffle: its numbers are pe_math's, its layout holds, it renders."""
+
+import json
+
+import numpy as np
+import pytest
+from manim import MathTex, Text
+
+import pe_math as pm
+from pe_math import Params
+from scenes import theme
+from scenes.attention_shuffle import AttentionShuffle, sci_tex
+from scenes.base import LessonScene
+from tests.scene_tools import build_scene, render_scene, visible_texts
+
+BEATS = [
+    "show_tokens",
+    "compute_attention",
+    "swap_tokens",
+    "compare_outputs",
+    "inject_position",
+    "takeaway",
+]
+
+# four tokens of six dims, other projections, the middle pair swapped
+CHANGED = Params(
+    X=[
+        [0.2, -0.1, 0.5, 0.1, 0.3, -0.7],
+        [0.9, 0.3, -0.2, 0.4, 0.1, 0.2],
+        [-0.3, 0.6, 0.2, -0.5, 0.8, -0.9],
+        [1.5, -2.25, 0.125, 0.6, 0.0, 0.4],
+    ],
+    tokens=["我", "爱", "北京", "天安门"],
+    tokens_en=["I", "love", "Beijing", "square"],
+    swap=[1, 3],
+    proj_seed=3,
+    proj_scale=0.8,
+)
+# the smallest case: two tokens of three dims
+TINY = Params(
+    X=[[1, 2, 3], [-4, 5, 6]], tokens=["你", "好"], tokens_en=["hello", "world"], swap=[0, 1]
+)
+
+
+def direct(params: Params) -> dict:
+    """The experiment from pe_math's building blocks, not through the scene."""
+    X = np.asarray(params.X, dtype=float)
+    W_q, W_k, W_v = pm.projection_matrices(X.shape[1], params.proj_seed, params.proj_scale)
+    P = pm.permutation_matrix(pm.swap_order(len(X), *params.swap))
+    weights, output = pm.self_attention(X, W_q, W_k, W_v)
+    weights_p, output_p = pm.self_attention(P @ X, W_q, W_k, W_v)
+    return {
+        "P": P,
+        "scores": pm.attention_scores(X, W_q, W_k),
+        "weights": weights,
+        "output": output,
+        "weights_perm": weights_p,
+        "output_perm": output_p,
+        "equivariance_error": np.max(np.abs(output_p - P @ output)),
+    }
+
+
+@pytest.mark.parametrize("params", [Params(), CHANGED, TINY], ids=["defaults", "4x6", "2x3"])
+def test_numbers_are_pe_maths(params):
+    got = AttentionShuffle.numbers(params)
+    json.dumps(got)  # JSON-ready: no numpy types
+    want = direct(params)
+    for key in ("P", "scores", "weights", "output", "weights_perm", "output_perm"):
+        np.testing.assert_allclose(got[key], want[key], rtol=0, atol=1e-15, err_msg=key)
+    assert got["equivariance_error"] == pytest.approx(want["equivariance_error"], abs=1e-18)
+    assert got["equivariance_error"] < 1e-12
+    np.testing.assert_array_equal(got["X"], params.X)
+    # the swapped token's output is the same before (position i) and after (position j)
+    i, j = params.swap
+    np.testing.assert_allclose(got["output"][i], got["output_perm"][j], atol=1e-12)
+
+
+def test_numbers_follow_the_params():
+    default, changed = AttentionShuffle.numbers(Params()), AttentionShuffle.numbers(CHANGED)
+    assert np.shape(default["weights"]) == (3, 3) and np.shape(changed["weights"]) == (4, 4)
+    assert np.shape(changed["output"]) == (4, 6)
+    assert default["order"] == [2, 1, 0] and changed["order"] == [0, 3, 2, 1]
+    reseeded = AttentionShuffle.numbers(Params(proj_seed=8))
+    assert not np.allclose(reseeded["weights"], default["weights"])
+
+
+def test_default_weights_match_the_seed_demo():
+    # seed 7, scale 0.5 and the 猫/咬/狗 embeddings: the first row of weights, to 4 decimals
+    got = AttentionShuffle.numbers(Params())
+    np.testing.assert_allclose(got["weights"][0], [0.3062, 0.3722, 0.3216], atol=5e-5)
+    np.testing.assert_allclose(got["output"][0], [-0.3682, 0.2508, -0.0232, -0.1772], atol=5e-5)
+
+
+def test_error_is_written_honestly():
+    assert sci_tex(5.551115123125783e-17) == r"5.6\times10^{-17}"
+    assert sci_tex(0.0) == "0"
+
+
+def _strings(scene) -> list[str]:
+    out = []
+    for m in visible_texts(scene):
+        if isinstance(m, Text):
+            out.append(m.original_text)
+        elif isinstance(m, MathTex):
+            out.append(m.tex_string)
+    return out
+
+
+@pytest.mark.parametrize(
+    "params,lang",
+    [(Params(), "en"), (Params(), "zh"), (CHANGED, "en"), (CHANGED, "zh"), (TINY, "en")],
+    ids=["defaults-en", "defaults-zh", "4x6-en", "4x6-zh", "2x3-en"],
+)
+def test_builds_clean_and_shows_the_swapped_tokens_digits(params, lang, tmp_path):
+    seen: dict[str, list[str]] = {}
+    hook = lambda scene, beat: seen.setdefault(beat, _strings(scene))  # noqa: E731
+    LessonScene.beat_hooks.append(hook)
+    try:
+        scene, report = build_scene(AttentionShuffle, params, lang, tmp=tmp_path)
+    finally:
+        LessonScene.beat_hooks.remove(hook)
+    report.assert_clean()
+    assert [b for b, _ in scene.beats] == BEATS
+    assert report.checked_beats == BEATS + ["<end>"]
+    # when the comparison ends, the moved token's output is on screen twice, digit for digit
+    n = AttentionShuffle.numbers(params)
+    i, j = params.swap
+    shown = seen["inject_position"]
+    for before, after in zip(n["output"][i], n["output_perm"][j], strict=True):
+        assert theme.fmt(before, 4) == theme.fmt(after, 4)
+        assert shown.count(theme.fmt(before, 4)) >= 2
+    assert any(sci_tex(n["equivariance_error"]) in s for s in shown)
+    # the sentence after the swap reads in the new order (猫咬狗 → 狗咬猫)
+    words = params.tokens if lang == "zh" else params.tokens_en
+    glue = "" if lang == "zh" else " "
+    swapped = glue.join(words[t] for t in n["order"])
+    assert any(swapped in s for s in shown)
+
+
+@pytest.mark.render
+def test_renders_and_decodes(tmp_path):
+    clip = render_scene(AttentionShuffle, tmp_path)
+    assert clip.frames > 0 and (clip.width, clip.height) == (256, 144)
+    assert 30 <= clip.duration <= 90
+    assert [b for b, _ in clip.beats] == BEATS
+    times = [t for _, t in clip.beats]
+    assert times == sorted(times) and times[0] > 0  # the title card comes first

@@ -1,0 +1,132 @@
+"""Scene 2, integer-scale: its numbers are pe_math's, its layout holds, it renders."""
+
+import json
+
+import numpy as np
+import pytest
+from manim import DecimalNumber, Text
+
+import pe_math as pm
+from pe_math import Params
+from scenes import theme
+from scenes.base import LessonScene
+from scenes.integer_scale import (
+    COS_DIGITS,
+    SAMPLES,
+    IntegerScale,
+    digits_for,
+    tick_text,
+    truncate,
+    truncated,
+)
+from tests.scene_tools import build_scene, render_scene, visible_texts
+
+BEATS = ["show_words", "add_position", "sliver", "table", "takeaway"]
+
+# five dims with large values, and a short run
+WIDE = Params(
+    word_a=[12.5, -30.0, 4.0, 0.25, 99.0],
+    word_b=[-7.0, 18.0, 22.75, -1.0, 3.0],
+    int_position=40,
+    int_max_position=50,
+)
+# a long run: positions are sampled, not all 5001 drawn
+LONG = Params(int_max_position=5000, int_position=4321)
+
+
+@pytest.mark.parametrize("params", [Params(), WIDE, LONG], ids=["defaults", "wide", "long"])
+def test_numbers_are_pe_maths(params):
+    got = IntegerScale.numbers(params)
+    json.dumps(got)  # JSON-ready: no numpy types
+    positions = np.asarray(got["positions"])
+    assert positions[0] == 0 and positions[-1] == params.int_max_position
+    assert np.all(np.diff(positions) > 0) and len(positions) <= SAMPLES + 2
+    assert params.int_position in got["positions"]
+    want = pm.integer_mix(params.word_a, params.word_b, positions)
+    for key in ("cosine", "ratio", "a", "b"):
+        np.testing.assert_allclose(got[key], want[key], rtol=0, atol=0, err_msg=key)
+    np.testing.assert_array_equal(
+        got["position_vectors"], pm.integer_encoding(positions, len(params.word_a))
+    )
+    table = got["table"]
+    at = pm.integer_mix(params.word_a, params.word_b, [params.int_position])
+    assert table["position"] == params.int_position
+    np.testing.assert_array_equal(table["a"], at["a"][0])
+    np.testing.assert_array_equal(table["b"], at["b"][0])
+    np.testing.assert_array_equal(
+        table["position_vector"], [params.int_position] * len(params.word_a)
+    )
+    assert table["cosine"] == at["cosine"][0] and table["ratio"] == at["ratio"][0]
+
+
+def test_defaults_are_the_seed_table_and_drown_towards_one():
+    got = IntegerScale.numbers(Params())
+    assert got["positions"] == list(range(501))
+    np.testing.assert_allclose(got["table"]["a"], [300.2, 299.9, 300.5])
+    np.testing.assert_allclose(got["table"]["b"], [300.4, 300.3, 299.8])
+    cos = np.asarray(got["cosine"])
+    assert cos[0] < 0 < 0.9999 < cos[-1] < 1  # opposite-ish words end up nearly parallel
+    assert got["ratio"][0] == 0 and got["ratio"][-1] > 1000
+
+
+def test_numbers_follow_the_params():
+    default, wide = IntegerScale.numbers(Params()), IntegerScale.numbers(WIDE)
+    assert np.shape(wide["a"]) == (51, 5) and np.shape(default["a"]) == (501, 3)
+    assert wide["table"]["a"] != default["table"]["a"]
+    assert wide["cosine"][-1] != default["cosine"][-1]
+
+
+def test_cosine_is_cut_not_rounded():
+    assert truncated(0.999999996, 8) == "0.99999999"  # rounding would claim 1.00000000
+    assert truncate(-0.169515876, 8) == -0.16951587
+    assert truncated(-0.169515876, 8) == "−0.16951587"
+
+
+def _shown(scene) -> tuple[list[str], list[float]]:
+    texts = [m.original_text for m in visible_texts(scene) if isinstance(m, Text)]
+    numbers = [m.get_value() for m in visible_texts(scene) if isinstance(m, DecimalNumber)]
+    return texts, numbers
+
+
+@pytest.mark.parametrize(
+    "params,lang",
+    [(Params(), "en"), (Params(), "zh"), (WIDE, "en"), (WIDE, "zh"), (LONG, "en")],
+    ids=["defaults-en", "defaults-zh", "wide-en", "wide-zh", "long-en"],
+)
+def test_builds_clean_and_shows_pe_maths_values(params, lang, tmp_path):
+    seen: dict[str, tuple[list[str], list[float]]] = {}
+    hook = lambda scene, beat: seen.setdefault(beat, _shown(scene))  # noqa: E731
+    LessonScene.beat_hooks.append(hook)
+    try:
+        scene, report = build_scene(IntegerScale, params, lang, tmp=tmp_path)
+    finally:
+        LessonScene.beat_hooks.remove(hook)
+    report.assert_clean()
+    assert [b for b, _ in scene.beats] == BEATS
+    n = IntegerScale.numbers(params)
+    # at p = 0 the readouts show the bare words; once p has run to the end, the last sample
+    _, start = seen["add_position"]
+    assert start == [0, truncate(n["cosine"][0], COS_DIGITS), n["ratio"][0]]
+    texts, end = seen["sliver"]
+    assert end == [params.int_max_position, truncate(n["cosine"][-1], COS_DIGITS), n["ratio"][-1]]
+    # the axis ticks are pe_math's nice ticks for the range of the last sample, grown with p
+    ticks = [t for t in texts if t.replace("−", "").replace(".", "", 1).isdigit()]
+    lo, hi = scene._range(len(n["positions"]) - 1)
+    assert sorted(ticks) == sorted(tick_text(v) for v in pm.nice_ticks(lo, hi, 5))
+    assert hi > params.int_max_position
+    # the table writes out the combined vectors at p = int_position
+    texts, _ = seen["takeaway"]
+    digits = digits_for(params.word_a + params.word_b)
+    for vec in (n["table"]["a"], n["table"]["b"]):
+        assert "[" + ", ".join(theme.fmt(v, digits) for v in vec) + "]" in texts
+    assert truncated(n["table"]["cosine"], COS_DIGITS) in texts
+
+
+@pytest.mark.render
+def test_renders_and_decodes(tmp_path):
+    clip = render_scene(IntegerScale, tmp_path)
+    assert clip.frames > 0 and (clip.width, clip.height) == (256, 144)
+    assert 30 <= clip.duration <= 90
+    assert [b for b, _ in clip.beats] == BEATS
+    times = [t for _, t in clip.beats]
+    assert times == sorted(times) and times[0] > 0  # the title card comes first
