@@ -353,6 +353,15 @@ class BinaryBits(LessonScene):
             color = theme.ACCENT if steps[i] == cliff_step else theme.WORD_A
             value = self.text(theme.fmt(heights[i]), theme.LABEL_SIZE, color)
             value.next_to(bars[i], UP, buff=0.12)
+            if i in (0, len(bars) - 1):  # hang the value inwards, off the axis and the edge
+                value.align_to(bars[i], LEFT if i == 0 else RIGHT)
+            # Narrow bars: lift the value clear of every neighbour it spans.
+            under = [
+                b
+                for b in bars
+                if b.get_left()[0] < value.get_right()[0] and b.get_right()[0] > value.get_left()[0]
+            ]
+            value.set_y(max(b.get_top()[1] for b in under) + 0.12 + value.height / 2)
             name = self.text(f"{steps[i]}→{steps[i] + 1}", theme.SMALL_SIZE, color)
             name.next_to(bars[i], DOWN, buff=0.15).set_y(base.get_y() - 0.3)
             marks.add(value, name)

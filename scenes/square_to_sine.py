@@ -12,6 +12,7 @@ from manim import (
     UP,
     Create,
     DashedLine,
+    DecimalNumber,
     FadeIn,
     FadeOut,
     MathTex,
@@ -69,7 +70,12 @@ class WavePlot(VGroup):
         )
 
     def curve(self, xs: np.ndarray, ys: np.ndarray, color, width: float = 3, opacity=1.0):
-        pts = [self.at(x, y) for x, y in zip(xs, ys, strict=True)]
+        a = self.area
+        pts = (
+            a.get_left()
+            + np.outer(np.asarray(xs) * a.width / self.x_max, RIGHT)
+            + np.outer(np.asarray(ys) * a.height / (2 * self.y_max), UP)
+        )
         return VMobject().set_points_as_corners(pts).set_stroke(color, width, opacity)
 
 
@@ -87,7 +93,7 @@ class PixelMap(VGroup):
         vmin: float = -1.0,
         vmax: float = 1.0,
         colormap=theme.diverging,
-        levels: int = 41,
+        levels: int = 65,
     ) -> None:
         super().__init__()
         m = np.asarray(matrix, dtype=float)
@@ -329,20 +335,17 @@ class SquareToSine(LessonScene):
                 for i in range(R)
             ]
         )
-        made: dict[tuple[int, str], Any] = {}  # one Text per row and shown value, built once
-
-        def omega_text(i: int):
-            value = f"{omegas()[i]:.3g}"
-            if (i, value) not in made:
-                words = self.label("omega", theme.LABEL_SIZE, theme.FOREGROUND, value=value)
-                made[i, value] = words.next_to(self.rows[i], RIGHT, buff=0.3)
-            return made[i, value]
-
+        # Enough decimals that the slowest pair never reads as zero.
+        places = int(np.clip(np.ceil(-np.log10(min(nums["omega_pe"]))) + 1, 3, 6))
         readouts = VGroup()
         for i in range(R):
-            readout = VGroup(omega_text(i))
-            readout.add_updater(lambda m, i=i: m.submobjects.__setitem__(0, omega_text(i)))
-            readouts.add(readout)
+            name = self.label("omega", theme.LABEL_SIZE, theme.FOREGROUND)
+            value = DecimalNumber(
+                omegas()[i], num_decimal_places=places, font_size=theme.LABEL_SIZE * 1.25
+            )
+            value.add_updater(lambda m, i=i: m.set_value(omegas()[i]))
+            readout = VGroup(name, value.next_to(name, RIGHT, buff=0.15))
+            readouts.add(readout.next_to(self.rows[i], RIGHT, buff=0.3))
         legend = self.label("legend", theme.SMALL_SIZE, theme.MUTED)
         legend.next_to(VGroup(*self.family_rows[:R]), UP, buff=0.25)
         notes = VGroup()

@@ -1,0 +1,103 @@
+"""Scene 3, binary-bits: the numbers it shows, its layout in both languages, and a real render."""
+
+import numpy as np
+import pytest
+
+import pe_math as pm
+from pe_math import Params
+from scenes.base import LessonScene
+from scenes.binary_bits import BinaryBits
+from tests.scene_tools import build_scene, render_scene, visible_texts
+
+BEATS = ["counter", "rhythm", "cliff", "distances", "verdict", "takeaway"]
+CASES = {"defaults": Params(), "n_bits=2": Params(n_bits=2), "n_bits=8": Params(n_bits=8)}
+
+
+def words(mobs) -> list[str]:
+    return [getattr(m, "original_text", None) or getattr(m, "tex_string", "") for m in mobs]
+
+
+def build_and_read(params: Params, lang: str, tmp_path):
+    """Build the scene, checking layout, and keep the words on stage at each beat boundary."""
+    seen: dict[str, list[str]] = {}
+    hook = lambda scene, key: seen.__setitem__(key, words(visible_texts(scene)))  # noqa: E731
+    LessonScene.beat_hooks.append(hook)
+    try:
+        scene, report = build_scene(BinaryBits, params, lang, tmp=tmp_path)
+    finally:
+        LessonScene.beat_hooks.remove(hook)
+    return scene, report, seen
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("case", list(CASES))
+def test_builds_clean_and_shows_its_numbers(case, lang, tmp_path):
+    params = CASES[case]
+    scene, report, seen = build_and_read(params, lang, tmp_path)
+    report.assert_clean()
+    assert [b for b, _ in scene.beats] == BEATS
+    n = params.n_bits
+    cliff = 2 ** (n - 1)
+    # the cliff beat left both counters and the distance on stage
+    on_cliff = seen["distances"]
+    assert f"p = {cliff - 1}" in on_cliff and f"p = {cliff}" in on_cliff
+    distance = pm.adjacent_distances(pm.binary_encoding([cliff - 1, cliff], n))[0]
+    assert any(f"= {distance:.2f}" in w for w in on_cliff)
+    # the bar chart named the first step and the cliff step
+    on_bars = seen["verdict"]
+    assert "0→1" in on_bars and f"{cliff - 1}→{cliff}" in on_bars
+    # every bit is labelled with its rhythm while the counter runs
+    on_counter = seen["rhythm"]
+    for k in range(n):
+        assert str(2**k) in on_counter
+
+
+def test_numbers_are_pe_maths_binary_table_cliff_and_distances():
+    nums = BinaryBits.numbers(Params())
+    table = pm.binary_encoding(np.arange(16), 4)
+    np.testing.assert_array_equal(nums["table"], table)
+    assert nums["positions"] == nums["total_positions"] == 16
+    np.testing.assert_allclose(nums["bar_heights"], pm.adjacent_distances(table))
+    assert nums["bar_steps"] == list(range(15))
+    assert nums["cliff"] == [7, 8]
+    np.testing.assert_array_equal(nums["cliff_bits"], [[1, 1, 1, 0], [0, 0, 0, 1]])
+    assert nums["cliff_flips"] == 4
+    assert nums["cliff_distance"] == pytest.approx(2.0)
+    assert nums["first_distance"] == pytest.approx(1.0)
+    # the cliff bar towers over the first step, and is the tallest
+    assert nums["bar_heights"][7] == max(nums["bar_heights"]) > nums["bar_heights"][0]
+
+
+def test_each_bits_rhythm_label_matches_when_the_bit_really_flips():
+    nums = BinaryBits.numbers(Params(n_bits=5))
+    table = pm.binary_encoding(np.arange(64), 5)
+    for k, every in enumerate(nums["flip_every"]):
+        flips = np.nonzero(np.diff(table[:, k]))[0] + 1
+        np.testing.assert_array_equal(flips, np.arange(every, 64, every))
+
+
+def test_numbers_follow_n_bits_and_cap_the_animated_count():
+    small, wide = BinaryBits.numbers(Params(n_bits=2)), BinaryBits.numbers(Params(n_bits=8))
+    assert small != BinaryBits.numbers(Params()) != wide
+    np.testing.assert_array_equal(small["table"], pm.binary_encoding(np.arange(4), 2))
+    np.testing.assert_allclose(small["bar_heights"], [1, np.sqrt(2), 1])
+    assert small["cliff"] == [1, 2] and small["trace_bits"] == 2
+    # 8 bits: 256 positions, only the first 32 are counted one by one ...
+    assert wide["positions"] == 32 and wide["total_positions"] == 256 and wide["trace_bits"] == 5
+    np.testing.assert_array_equal(wide["table"], pm.binary_encoding(np.arange(32), 8))
+    # ... and the 127 → 128 cliff, out of that range, still gets its own bar
+    assert wide["bar_steps"] == [*range(31), 127]
+    cliff = pm.adjacent_distances(pm.binary_encoding([127, 128], 8))[0]
+    assert wide["bar_heights"][-1] == pytest.approx(cliff) == pytest.approx(np.sqrt(8))
+    assert wide["cliff_flips"] == 8
+
+
+@pytest.mark.render
+def test_renders_a_clip_of_the_right_length_with_its_beats(tmp_path):
+    clip = render_scene(BinaryBits, tmp_path)
+    assert (clip.width, clip.height) == (256, 144)
+    assert clip.frames > 0
+    assert 30 <= clip.duration <= 90
+    assert [b for b, _ in clip.beats] == BEATS
+    times = [t for _, t in clip.beats]
+    assert times == sorted(times) and times[-1] < clip.duration

@@ -1,0 +1,105 @@
+"""Scene 4, square-to-sine: the numbers it shows, its layout in both languages, and a real render."""
+
+import numpy as np
+import pytest
+from manim import DecimalNumber
+
+import pe_math as pm
+from pe_math import Params
+from scenes.base import LessonScene
+from scenes.square_to_sine import SquareToSine
+from tests.scene_tools import build_scene, render_scene, visible_texts
+
+BEATS = ["square", "fourier", "fundamental", "family", "slide", "heatmap", "formula", "takeaway"]
+CASES = {
+    "defaults": Params(),
+    "base=100,d_model=16": Params(base=100.0, d_model=16),
+    "d_model=4": Params(d_model=4),
+}
+
+
+def words(mobs) -> list[str]:
+    return [getattr(m, "original_text", None) or getattr(m, "tex_string", "") for m in mobs]
+
+
+def build_and_read(params: Params, lang: str, tmp_path):
+    """Build the scene, checking layout; keep the words and live numbers at each beat boundary."""
+    seen: dict[str, list[str]] = {}
+    values: dict[str, list[float]] = {}
+
+    def hook(scene, key):
+        texts = visible_texts(scene)
+        seen[key] = words(texts)
+        values[key] = [m.get_value() for m in texts if isinstance(m, DecimalNumber)]
+
+    LessonScene.beat_hooks.append(hook)
+    try:
+        scene, report = build_scene(SquareToSine, params, lang, tmp=tmp_path)
+    finally:
+        LessonScene.beat_hooks.remove(hook)
+    return scene, report, seen, values
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("case", list(CASES))
+def test_builds_clean_and_shows_its_numbers(case, lang, tmp_path):
+    params = CASES[case]
+    scene, report, seen, values = build_and_read(params, lang, tmp_path)
+    report.assert_clean()
+    assert [b for b, _ in scene.beats] == BEATS
+    d, base = params.d_model, f"{params.base:g}"
+    # the formula carries this lesson's base and width
+    formula = [w for w in seen["takeaway"] if "PE(p" in w]
+    assert len(formula) == 2 and all(f"{base}^{{2i/{d}}}" in w for w in formula)
+    # the slide ends on PE's own frequencies
+    pairs = min(params.n_bits, d // 2)
+    np.testing.assert_allclose(
+        sorted(values["heatmap"]), sorted(pm.frequencies(d, params.base)[:pairs])
+    )
+    # the heat map is titled with its real shape
+    assert any(str(params.max_len) in w and str(d) in w for w in seen["formula"])
+
+
+def test_numbers_are_pe_maths_fourier_sums_ladders_and_table():
+    nums = SquareToSine.numbers(Params())
+    assert (nums["bit"], nums["window"], nums["period"]) == (3, 16, 16.0)
+    grid = SquareToSine.grid(Params())
+    for terms, peak in zip([1, 3, 5, 15], nums["peaks"], strict=True):
+        assert peak == pytest.approx(pm.fourier_partial_sum(grid, 3, terms).max())
+    # one term peaks at 4/π; more terms overshoot the square wave's 1 (Gibbs) by about 18 %
+    assert nums["peaks"][0] == pytest.approx(4 / np.pi, abs=1e-4)
+    assert 1.15 < nums["peaks"][-1] < 1.2
+    assert nums["family_periods"] == [2.0, 4.0, 8.0, 16.0]
+    np.testing.assert_allclose(nums["omega_binary"], pm.binary_frequencies(4))
+    np.testing.assert_allclose(nums["omega_pe"], [1, 0.1, 0.01, 0.001])
+    np.testing.assert_allclose(nums["table"], pm.sinusoidal(np.arange(64), 8, 10000.0))
+    assert nums["table_range"][0] >= -1 and nums["table_range"][1] <= 1
+
+
+def test_numbers_follow_base_width_and_bits():
+    default = SquareToSine.numbers(Params())
+    changed = SquareToSine.numbers(Params(base=100.0, d_model=16))
+    assert changed != default
+    np.testing.assert_allclose(changed["omega_pe"], pm.frequencies(16, 100.0)[:4])
+    np.testing.assert_allclose(changed["table"], pm.sinusoidal(np.arange(64), 16, 100.0))
+    narrow = SquareToSine.numbers(Params(d_model=4))
+    assert narrow["pairs"] == 2
+    np.testing.assert_allclose(narrow["omega_pe"], pm.frequencies(4, 10000.0))
+    concat = SquareToSine.numbers(Params(layout="concat", variant="t2t", max_len=32))
+    np.testing.assert_allclose(
+        concat["table"], pm.sinusoidal(np.arange(32), 8, 10000.0, "concat", "t2t")
+    )
+    two_bits = SquareToSine.numbers(Params(n_bits=2))
+    assert (two_bits["bit"], two_bits["period"], two_bits["window"]) == (1, 4.0, 8)
+    assert two_bits["family_periods"] == [2.0, 4.0]
+
+
+@pytest.mark.render
+def test_renders_a_clip_of_the_right_length_with_its_beats(tmp_path):
+    clip = render_scene(SquareToSine, tmp_path)
+    assert (clip.width, clip.height) == (256, 144)
+    assert clip.frames > 0
+    assert 30 <= clip.duration <= 90
+    assert [b for b, _ in clip.beats] == BEATS
+    times = [t for _, t in clip.beats]
+    assert times == sorted(times) and times[-1] < clip.duration
