@@ -220,3 +220,12 @@ def panel(width: float, height: float, color=theme.MUTED) -> RoundedRectangle:
 
 def arrow(start, end, color=theme.FOREGROUND, **kwargs) -> Arrow:
     return Arrow(start, end, buff=0, color=color, stroke_width=4, max_tip_length_to_length_ratio=0.15, **kwargs)
+
+
+def spread_indices(n: int, k: int) -> list[int]:
+    """At most k indices of range(n), evenly spread, always including the first and the last."""
+    if n <= 0 or k <= 0:
+        return []
+    if k == 1:
+        return [0]
+    return sorted({int(i) for i in np.round(np.linspace(0, n - 1, min(k, n))).astype(int)})

@@ -1,0 +1,343 @@
+"""Scene 5, clock-hands: every (sin, cos) pair of the PE vector is a clock hand.
+
+Hand i points at angle p·ω_i, clockwise from 12 o'clock, so its tip is
+(x, y) = (sin, cos)(p·ω_i): exactly PE dims (2i, 2i+1) in the interleaved layout
+(dims (i, i+d/2) in the concat layout). The fast hand alone almost repeats after
+2π/ω_0 positions; the set of hands does not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import numpy as np
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UL,
+    UP,
+    DecimalNumber,
+    Dot,
+    FadeIn,
+    FadeOut,
+    Line,
+    ReplacementTransform,
+    ValueTracker,
+    VGroup,
+    Write,
+    config,
+    linear,
+    smooth,
+)
+
+import pe_math as pm
+from pe_math import Params
+from scenes import theme
+from scenes.base import LessonScene
+from scenes.components import ClockFace, formula, panel, spread_indices
+
+CAPTION_BAND = 0.8  # kept free at the bottom for burned-in captions
+STAGE_SHARE = 1 - CAPTION_BAND / (config.frame_height - 2 * theme.MARGIN)
+MAX_CLOCKS = 6  # the most clocks that stay readable at 854×480, whatever clocks_shown asks
+SECONDS_PER_POSITION = 0.5
+
+
+def compact(x: float) -> str:
+    """A short, exact-enough rendering of a positive quantity (ω or a period)."""
+    x = float(x)
+    if abs(x) >= 100:
+        return f"{x:,.0f}"
+    s = f"{x:.3g}"
+    if "e" in s:
+        mantissa, exp = s.split("e")
+        s = f"{mantissa}e{int(exp)}"
+    return s.replace("-", "−")
+
+
+def stepwise(t: float, steps: int) -> float:
+    """A rate function that eases from one whole step to the next: the counter ticks."""
+    if steps <= 0:
+        return smooth(t)
+    whole, frac = divmod(t * steps, 1.0)
+    if whole >= steps:
+        return 1.0
+    return (whole + smooth(frac)) / steps
+
+
+def stage_center() -> np.ndarray:
+    """The middle of the frame above the caption band."""
+    return np.array([0.0, CAPTION_BAND / 2, 0.0])
+
+
+def bind(number: DecimalNumber, value_of: Callable[[], float]) -> DecimalNumber:
+    """Keep `number` showing value_of(); redraw its digits only when the shown text changes."""
+    shown = {"text": None}
+
+    def update(m: DecimalNumber) -> None:
+        value = value_of()
+        text = f"{value:+.{m.num_decimal_places}f}"
+        if text != shown["text"]:
+            shown["text"] = text
+            m.set_value(value)
+
+    number.add_updater(update)
+    return number
+
+
+class ClockHands(LessonScene):
+    """d/2 clocks, one per sin/cos pair; a position counter turns them all."""
+
+    slug: ClassVar[str] = "clock-hands"
+
+    # ------------------------------------------------------------------ numbers
+    @classmethod
+    def numbers(cls, params: Params) -> dict[str, Any]:
+        p = params
+        d, base, layout, variant = p.d_model, p.base, p.layout, p.variant
+        shown = spread_indices(d // 2, min(p.clocks_shown, MAX_CLOCKS))
+        dims = pm.pair_dims(d, layout)[shown]
+        positions = np.arange(p.clock_max_position + 1)
+        table = pm.sinusoidal(positions, d, base, layout, variant)
+        a, b = p.ambiguity_positions
+        pe_ab = pm.sinusoidal([a, b], d, base, layout, variant)
+        tips_a = pm.clock_hand_tips(a, d, base, variant)
+        tips_b = pm.clock_hand_tips(b, d, base, variant)
+        return {
+            "d_model": d,
+            "n_clocks": d // 2,
+            "shown": shown,
+            "dims": dims.tolist(),
+            "omega": pm.frequencies(d, base, variant)[shown].tolist(),
+            "period": pm.periods(d, base, variant)[shown].tolist(),
+            "positions": positions.tolist(),
+            "angles": [pm.clock_angles(q, d, base, variant)[shown].tolist() for q in positions],
+            # the readout: PE values of the shown pairs' dims at every whole position
+            "readout_dims": dims.ravel().tolist(),
+            "pe": table[:, dims.ravel()].tolist(),
+            "a": int(a),
+            "b": int(b),
+            "angles_a": pm.clock_angles(a, d, base, variant)[shown].tolist(),
+            "angles_b": pm.clock_angles(b, d, base, variant)[shown].tolist(),
+            "gap_deg": np.degrees(pm.clock_angle_gaps(a, b, d, base, variant))[shown].tolist(),
+            "fast_period": float(pm.periods(d, base, variant)[0]),
+            "fast_distance": float(pm.adjacent_distances(np.stack([tips_a[0], tips_b[0]]))[0]),
+            "pe_distance": float(pm.adjacent_distances(pe_ab)[0]),
+        }
+
+    # ---------------------------------------------------------------- construct
+    def construct(self) -> None:
+        self.n = self.numbers(self.params)
+        self.pos = ValueTracker(0)
+        self.title_card()
+        self.show_clocks()
+        self.run_positions()
+        self.near_repeat()
+        self.fingerprints()
+        self.period_table()
+        self.beat("takeaway")
+        self.takeaway()
+
+    def angle_now(self, i: int) -> float:
+        """Hand i's angle at the tracker's position, straight from pe_math."""
+        p = self.params
+        return float(pm.clock_angles(self.pos.get_value(), p.d_model, p.base, p.variant)[i])
+
+    def whole_position(self) -> int:
+        """The counter's position: the tracker rounded to a whole token index."""
+        return int(round(self.pos.get_value()))
+
+    def pe_now(self, dim: int) -> float:
+        """PE(p)[dim] at the counter's whole position: the table row, or pe_math past its end."""
+        p, n = self.params, self.n
+        q = self.whole_position()
+        if 0 <= q < len(n["positions"]):
+            return float(n["pe"][q][n["readout_dims"].index(dim)])
+        return float(pm.sinusoidal([q], p.d_model, p.base, p.layout, p.variant)[0, dim])
+
+    # ------------------------------------------------------------------- layout
+    def build_stage(self) -> None:
+        n = self.n
+        shown = n["shown"]
+        self.colors = [theme.SERIES_COLORS[j % len(theme.SERIES_COLORS)] for j in range(len(shown))]
+        self.convention = self.label("convention", theme.LABEL_SIZE)
+
+        # the readout column, built first: its width decides how big the clocks may be
+        self.pe_column = self.build_readout()
+        self.table = self.build_period_table()
+        self.table.move_to(self.pe_column, aligned_edge=UL)
+        right = VGroup(self.pe_column, self.table)
+
+        usable = config.frame_width - 2 * theme.MARGIN - right.width - 0.6
+        radius = float(np.clip(usable / len(shown) / 2 - 0.25, 0.45, 1.2))
+        self.faces, self.omegas, self.deltas, self.cells = [], [], [], VGroup()
+        for j, i in enumerate(shown):
+            color = self.colors[j]
+            face = ClockFace(radius=radius, color=color)
+            head = self.label("clock", theme.LABEL_SIZE, color, i=i)
+            dims = self.label(
+                "dims", theme.SMALL_SIZE, theme.MUTED, a=n["dims"][j][0], b=n["dims"][j][1]
+            )
+            omega = self.label("omega", theme.SMALL_SIZE, w=compact(n["omega"][j]))
+            cell = VGroup(head, dims, face, omega).arrange(DOWN, buff=0.12)
+            gap = theme.fmt(n["gap_deg"][j], 1)
+            delta = self.label("delta", theme.SMALL_SIZE, theme.ACCENT, g=gap)
+            self.cells.add(cell)
+            self.faces.append(face)
+            self.omegas.append(omega)
+            self.deltas.append(delta)
+        self.cells.arrange(RIGHT, buff=0.3, aligned_edge=UP)
+        which = ", ".join(str(i) for i in shown)
+        self.shown_note = self.label(
+            "shown", theme.SMALL_SIZE, theme.MUTED, which=which, n=n["n_clocks"]
+        )
+
+        self.counter_label = self.label("position", theme.BODY_SIZE)
+        self.counter = DecimalNumber(
+            0, num_decimal_places=0, font_size=theme.HEADING_SIZE * 1.25, color=theme.ACCENT
+        )
+        counter = VGroup(self.counter_label, self.counter).arrange(RIGHT, buff=0.2)
+
+        fmt_vals = dict(a=n["a"], b=n["b"], d=n["d_model"])
+        self.note_fast = self.label(
+            "fast_alone",
+            theme.LABEL_SIZE,
+            self.colors[0],
+            dist=theme.fmt(n["fast_distance"]),
+            period=theme.fmt(n["fast_period"]),
+            **fmt_vals,
+        )
+        self.note_all = VGroup(
+            self.label("whole", theme.LABEL_SIZE, theme.ACCENT, d=n["d_model"]),
+            formula(
+                r"\lVert \mathrm{{PE}}({a}) - \mathrm{{PE}}({b}) \rVert = {dist}",
+                size=theme.LABEL_SIZE * 1.3,
+                color=theme.ACCENT,
+                a=str(n["a"]),
+                b=str(n["b"]),
+                dist=theme.fmt(n["pe_distance"]),
+            ),
+        ).arrange(RIGHT, buff=0.2)
+        notes = VGroup(self.note_fast, self.note_all).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
+
+        left = VGroup(self.cells, self.shown_note, counter).arrange(DOWN, buff=0.3)
+        body = VGroup(left, right).arrange(RIGHT, buff=0.6, aligned_edge=UP)
+        page = VGroup(self.convention, body, notes).arrange(DOWN, buff=0.35)
+        # each clock's angle gap (ambiguity beat) later takes its ω label's slot
+        for delta, omega in zip(self.deltas, self.omegas, strict=True):
+            delta.move_to(omega)
+        page.add(*self.deltas)  # scaled and moved with the page, shown later
+        self.fit(page, height_share=STAGE_SHARE)
+        page.move_to(stage_center())
+        bind(self.counter, self.whole_position)
+
+    def build_readout(self) -> VGroup:
+        n = self.n
+        header = self.label("pe_head", theme.LABEL_SIZE, theme.ACCENT)
+        rows = VGroup()
+        for j, pair in enumerate(n["dims"]):
+            for k, dim in enumerate(pair):
+                name = self.label(
+                    "pe_row", theme.SMALL_SIZE, theme.MUTED, dim=dim, fn=("sin", "cos")[k]
+                )
+                value = DecimalNumber(
+                    n["pe"][0][2 * j + k],
+                    num_decimal_places=3,
+                    include_sign=True,
+                    font_size=theme.LABEL_SIZE * 1.25,
+                    color=self.colors[j],
+                )
+                bind(value, lambda dim=dim: self.pe_now(dim))
+                rows.add(VGroup(name, value))
+        names = VGroup(*[r[0] for r in rows]).arrange(DOWN, buff=0.16, aligned_edge=LEFT)
+        x = names.get_right()[0] + 0.25
+        for name, value in rows:
+            value.move_to([x, name.get_y(), 0], aligned_edge=LEFT)
+        note = self.label("dims_note", theme.SMALL_SIZE, theme.MUTED, k=len(rows), d=n["d_model"])
+        body = VGroup(header, rows, note).arrange(DOWN, buff=0.2)
+        return VGroup(panel(body.width + 0.4, body.height + 0.4), body)
+
+    def build_period_table(self) -> VGroup:
+        n = self.n
+        head = [
+            self.label(k, theme.SMALL_SIZE, theme.MUTED)
+            for k in ("col_clock", "col_omega", "col_period")
+        ]
+        cells = list(head)
+        for j, i in enumerate(n["shown"]):
+            color = self.colors[j]
+            cells += [
+                self.text(str(i), theme.LABEL_SIZE, color),
+                self.text(compact(n["omega"][j]), theme.LABEL_SIZE, color),
+                self.text(compact(n["period"][j]), theme.LABEL_SIZE, color),
+            ]
+        grid = VGroup(*cells).arrange_in_grid(cols=3, buff=(0.35, 0.18), col_alignments="lrr")
+        title = self.label("table_title", theme.LABEL_SIZE, theme.ACCENT)
+        note = self.label("table_note", theme.SMALL_SIZE, theme.MUTED)
+        body = VGroup(title, grid, note).arrange(DOWN, buff=0.22)
+        return VGroup(panel(body.width + 0.4, body.height + 0.4), body)
+
+    # -------------------------------------------------------------------- beats
+    def show_clocks(self) -> None:
+        self.beat("clocks")
+        self.build_stage()
+        self.hands = []
+        for j, i in enumerate(self.n["shown"]):
+            hand = self.faces[j].hand(lambda i=i: self.angle_now(i))
+            hand.set_z_index(2)
+            self.hands.append(hand)
+        self.play(FadeIn(self.cells), FadeIn(self.shown_note), run_time=theme.NORMAL)
+        self.play(*[FadeIn(h) for h in self.hands], run_time=theme.SHORT)
+        self.play(Write(self.convention), run_time=theme.NORMAL)
+        self.wait(theme.LONG)
+
+    def run_positions(self) -> None:
+        self.beat("tick")
+        self.play(
+            FadeIn(self.counter_label),
+            FadeIn(self.counter),
+            FadeIn(self.pe_column),
+            run_time=theme.SHORT,
+        )
+        self.wait(theme.SHORT)
+        steps = self.n["positions"][-1]
+        self.play(
+            self.pos.animate.set_value(steps),
+            rate_func=lambda t: stepwise(t, steps),
+            run_time=float(np.clip(SECONDS_PER_POSITION * steps, 4, 14)),
+        )
+        self.wait(theme.READ)
+
+    def near_repeat(self) -> None:
+        self.beat("repeat")
+        n = self.n
+        self.play(self.pos.animate.set_value(n["a"]), run_time=theme.NORMAL)
+        self.ghosts = VGroup()
+        for j, face in enumerate(self.faces):
+            tip = face.tip(n["angles_a"][j])
+            self.ghosts.add(
+                VGroup(
+                    Line(face.dial.get_center(), tip, stroke_color=theme.MUTED, stroke_width=3),
+                    Dot(tip, radius=0.04, color=theme.MUTED),
+                )
+            )
+        self.play(FadeIn(self.ghosts), run_time=theme.SHORT)
+        self.play(self.pos.animate.set_value(n["b"]), rate_func=linear, run_time=3.0)
+        self.play(FadeIn(self.note_fast, shift=0.1 * UP), run_time=theme.NORMAL)
+        self.wait(theme.LONG)
+
+    def fingerprints(self) -> None:
+        self.beat("fingerprint")
+        self.play(
+            *[ReplacementTransform(w, dl) for w, dl in zip(self.omegas, self.deltas, strict=True)],
+            run_time=theme.NORMAL,
+        )
+        self.play(FadeIn(self.note_all, shift=0.1 * UP), run_time=theme.NORMAL)
+        self.wait(theme.LONG + theme.READ)
+
+    def period_table(self) -> None:
+        self.beat("periods")
+        self.play(FadeOut(self.pe_column), FadeOut(self.ghosts), run_time=theme.SHORT)
+        self.play(FadeIn(self.table), run_time=theme.NORMAL)
+        self.wait(theme.LONG + theme.READ)
