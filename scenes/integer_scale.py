@@ -282,8 +282,14 @@ class IntegerScale(LessonScene):
     def _follow(self, chart: VGroup) -> None:
         """Show the chart of the tracker's sample (rebuilt only when the sample changes)."""
         i = self._index()
-        if self._drawn is None or self._drawn[0] != i:
-            self._drawn = (i, self._chart(i))
+        if self._drawn is not None and self._drawn[0] == i:
+            return
+        if self._drawn is not None:
+            # The Cairo renderer keeps drawing the family a mobject had when play() began
+            # (as DecimalNumber.set_value notes); empty the old pieces so no ghost remains.
+            for piece in self._drawn[1].get_family():
+                piece.points = np.zeros((0, 3))
+        self._drawn = (i, self._chart(i))
         chart.submobjects = list(self._drawn[1].submobjects)
 
     def _key(self, color, name) -> VGroup:
@@ -351,10 +357,10 @@ class IntegerScale(LessonScene):
         return VGroup(ticks, zero, towers, tips)
 
     def _tick_label(self, content: str, size: float) -> Text:
-        """Tick labels repeat from frame to frame: make each string once, then move it."""
+        """Tick labels repeat from frame to frame: set each string once, then copy it."""
         if content not in self._ticks:
             self._ticks[content] = self.text(content, size=size, color=theme.MUTED)
-        return self._ticks[content]
+        return self._ticks[content].copy()
 
     def _bar(self, x: float, v0: float, v1: float, lo: float, hi: float, fill, stroke) -> Rectangle:
         y0, y1 = self._y(v0, lo, hi), self._y(v1, lo, hi)
