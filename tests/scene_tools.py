@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import itertools
+import tempfile
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -100,6 +102,13 @@ def check_layout(scene: LessonScene, beat: str, report: LayoutReport) -> None:
             )
 
 
+@cache
+def _shared_media_dir() -> Path:
+    """One throwaway media folder per test process: Manim's text and TeX caches are reused
+    across builds, and nothing is written into the project."""
+    return Path(tempfile.mkdtemp(prefix="pe-scene-tests-"))
+
+
 def build_scene(
     cls: type[LessonScene],
     params: Params | None = None,
@@ -111,11 +120,17 @@ def build_scene(
     hook = lambda scene, beat: check_layout(scene, beat, report)  # noqa: E731
     LessonScene.beat_hooks.append(hook)
     try:
-        settings = {"dry_run": True, "quality": "low_quality", "disable_caching": True}
-        if tmp is not None:
-            settings["media_dir"] = str(tmp)
+        settings = {
+            "dry_run": True,
+            "quality": "low_quality",
+            "disable_caching": True,
+            "media_dir": str(tmp if tmp is not None else _shared_media_dir()),
+        }
         with tempconfig(settings):
-            scene = cls(params=params if params is not None else Params(), lang=lang)
+            # skip_animations jumps each play to its end state: no frames are drawn
+            scene = cls(
+                params=params if params is not None else Params(), lang=lang, skip_animations=True
+            )
             scene.render()
     finally:
         LessonScene.beat_hooks.remove(hook)
