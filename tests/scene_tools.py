@@ -124,6 +124,8 @@ def build_scene(
             "dry_run": True,
             "quality": "low_quality",
             "disable_caching": True,
+            "progress_bar": "none",
+            "verbosity": "WARNING",
             "media_dir": str(tmp if tmp is not None else _shared_media_dir()),
         }
         with tempconfig(settings):
