@@ -31,7 +31,7 @@ from scenes.base import LessonScene
 from scenes.components import HeatGrid, VectorColumn, arrow, formula
 
 CELL = 0.55  # height of one matrix row, shared by the X rows, the weight grid and the outputs
-CELL_W = 0.85  # width of one weight-grid cell
+CELL_W = 0.8  # width of one weight-grid cell
 OUT_DIGITS = 2  # decimals of weights and outputs on the stage
 
 
@@ -420,7 +420,7 @@ class AttentionShuffle(LessonScene):
             rows.arrange(DOWN, buff=0, aligned_edge=RIGHT)
             for k, row in enumerate(rows):
                 row.match_y(grid.row(k))
-        gap = 1.3
+        gap = 1.0  # room for the arrow and its formula between blocks
         x_rows.next_to(grid.row_labels, LEFT, buff=gap)
         out_rows.next_to(grid.cells, RIGHT, buff=gap)
         for rows in (x_rows, out_rows):
