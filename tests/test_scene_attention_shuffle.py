@@ -111,12 +111,12 @@ def _strings(scene) -> list[str]:
     [(Params(), "en"), (Params(), "zh"), (CHANGED, "en"), (CHANGED, "zh"), (TINY, "en")],
     ids=["defaults-en", "defaults-zh", "4x6-en", "4x6-zh", "2x3-en"],
 )
-def test_builds_clean_and_shows_the_swapped_tokens_digits(params, lang, tmp_path):
+def test_builds_clean_and_shows_the_swapped_tokens_digits(params, lang):
     seen: dict[str, list[str]] = {}
     hook = lambda scene, beat: seen.setdefault(beat, _strings(scene))  # noqa: E731
     LessonScene.beat_hooks.append(hook)
     try:
-        scene, report = build_scene(AttentionShuffle, params, lang, tmp=tmp_path)
+        scene, report = build_scene(AttentionShuffle, params, lang)
     finally:
         LessonScene.beat_hooks.remove(hook)
     report.assert_clean()

@@ -93,12 +93,12 @@ def _shown(scene) -> tuple[list[str], list[float]]:
     [(Params(), "en"), (Params(), "zh"), (WIDE, "en"), (WIDE, "zh"), (LONG, "en")],
     ids=["defaults-en", "defaults-zh", "wide-en", "wide-zh", "long-en"],
 )
-def test_builds_clean_and_shows_pe_maths_values(params, lang, tmp_path):
+def test_builds_clean_and_shows_pe_maths_values(params, lang):
     seen: dict[str, tuple[list[str], list[float]]] = {}
     hook = lambda scene, beat: seen.setdefault(beat, _shown(scene))  # noqa: E731
     LessonScene.beat_hooks.append(hook)
     try:
-        scene, report = build_scene(IntegerScale, params, lang, tmp=tmp_path)
+        scene, report = build_scene(IntegerScale, params, lang)
     finally:
         LessonScene.beat_hooks.remove(hook)
     report.assert_clean()
