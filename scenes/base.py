@@ -21,6 +21,7 @@ from manim import (
 )
 
 from pe_math import Params
+from rendering.captions import wrap
 from scenes import theme
 from scenes.catalogue import caption, lookup
 
@@ -102,7 +103,11 @@ class LessonScene(Scene):
     def _show_caption(self, line: str) -> None:
         if self._caption is not None:
             self.remove(self._caption)
-        words = self.text(line, size=theme.CAPTION_SIZE)
+        # The subtitle wrapper's lines, two to a row: a burned caption has the whole frame width.
+        lines = wrap(line, self.lang)
+        sep = "" if self.lang == "zh" else " "
+        rows = [sep.join(lines[i : i + 2]) for i in range(0, len(lines), 2)]
+        words = VGroup(*[self.text(r, size=theme.CAPTION_SIZE) for r in rows]).arrange(DOWN, buff=0.08)
         words.scale_to_fit_width(min(words.width, config.frame_width - 2 * theme.MARGIN))
         box = Rectangle(
             width=words.width + 0.4,
