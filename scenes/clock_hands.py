@@ -8,7 +8,6 @@ Hand i points at angle p·ω_i, clockwise from 12 o'clock, so its tip is
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -36,24 +35,19 @@ import pe_math as pm
 from pe_math import Params
 from scenes import theme
 from scenes.base import LessonScene
-from scenes.components import ClockFace, formula, panel, spread_indices
+from scenes.components import (
+    ClockFace,
+    bind_number,
+    compact,
+    formula,
+    panel,
+    spread_indices,
+)
 
 CAPTION_BAND = 0.8  # kept free at the bottom for burned-in captions
 STAGE_SHARE = 1 - CAPTION_BAND / (config.frame_height - 2 * theme.MARGIN)
 MAX_CLOCKS = 6  # the most clocks that stay readable at 854×480, whatever clocks_shown asks
 SECONDS_PER_POSITION = 0.5
-
-
-def compact(x: float) -> str:
-    """A short, exact-enough rendering of a positive quantity (ω or a period)."""
-    x = float(x)
-    if abs(x) >= 100:
-        return f"{x:,.0f}"
-    s = f"{x:.3g}"
-    if "e" in s:
-        mantissa, exp = s.split("e")
-        s = f"{mantissa}e{int(exp)}"
-    return s.replace("-", "−")
 
 
 def stepwise(t: float, steps: int) -> float:
@@ -69,21 +63,6 @@ def stepwise(t: float, steps: int) -> float:
 def stage_center() -> np.ndarray:
     """The middle of the frame above the caption band."""
     return np.array([0.0, CAPTION_BAND / 2, 0.0])
-
-
-def bind(number: DecimalNumber, value_of: Callable[[], float]) -> DecimalNumber:
-    """Keep `number` showing value_of(); redraw its digits only when the shown text changes."""
-    shown = {"text": None}
-
-    def update(m: DecimalNumber) -> None:
-        value = value_of()
-        text = f"{value:+.{m.num_decimal_places}f}"
-        if text != shown["text"]:
-            shown["text"] = text
-            m.set_value(value)
-
-    number.add_updater(update)
-    return number
 
 
 class ClockHands(LessonScene):
@@ -230,7 +209,7 @@ class ClockHands(LessonScene):
         page.add(*self.deltas)  # scaled and moved with the page, shown later
         self.fit(page, height_share=STAGE_SHARE)
         page.move_to(stage_center())
-        bind(self.counter, self.whole_position)
+        bind_number(self.counter, self.whole_position)
 
     def build_readout(self) -> VGroup:
         n = self.n
@@ -248,7 +227,7 @@ class ClockHands(LessonScene):
                     font_size=theme.LABEL_SIZE * 1.25,
                     color=self.colors[j],
                 )
-                bind(value, lambda dim=dim: self.pe_now(dim))
+                bind_number(value, lambda dim=dim: self.pe_now(dim))
                 rows.add(VGroup(name, value))
         names = VGroup(*[r[0] for r in rows]).arrange(DOWN, buff=0.16, aligned_edge=LEFT)
         x = names.get_right()[0] + 0.25

@@ -229,3 +229,33 @@ def spread_indices(n: int, k: int) -> list[int]:
     if k == 1:
         return [0]
     return sorted({int(i) for i in np.round(np.linspace(0, n - 1, min(k, n))).astype(int)})
+
+
+def compact(x: float) -> str:
+    """A short rendering of a magnitude such as ω, θ or a period: 3 significant digits, 6,283."""
+    x = float(x)
+    if abs(x) >= 100:
+        return f"{x:,.0f}".replace("-", "−")
+    s = f"{x:.3g}"
+    if "e" in s:
+        mantissa, exp = s.split("e")
+        s = f"{mantissa}e{int(exp)}"
+    return s.replace("-", "−")
+
+
+def bind_number(number: DecimalNumber, value_of: Callable[[], float]) -> DecimalNumber:
+    """Keep `number` showing value_of(), redrawing its digits only when the shown text changes.
+
+    DecimalNumber.set_value rebuilds every glyph, so updating it each frame is slow.
+    """
+    shown: dict[str, str | None] = {"text": None}
+
+    def update(m: DecimalNumber) -> None:
+        value = value_of()
+        text = f"{value:+.{m.num_decimal_places}f}"
+        if text != shown["text"]:
+            shown["text"] = text
+            m.set_value(value)
+
+    number.add_updater(update)
+    return number

@@ -6,7 +6,8 @@ import pytest
 import pe_math as pm
 from pe_math import Params
 from scenes.base import LessonScene
-from scenes.clock_hands import MAX_CLOCKS, ClockHands, compact
+from scenes.clock_hands import MAX_CLOCKS, ClockHands
+from scenes.components import compact
 from scenes.theme import fmt
 from tests.scene_tools import build_scene, render_scene, visible_texts
 

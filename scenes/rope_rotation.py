@@ -1,0 +1,437 @@
+"""Scene 6, rope-rotation: RoPE turns q and k instead of adding a position vector.
+
+One frequency pair is drawn as a 2-d plane. q at position m is turned by m·θ and
+k at position n by n·θ, counter-clockwise (pe_math.rotation_2d). Shifting both
+positions turns both arrows but keeps their angle, their lengths and their dot
+product; changing n − m changes the dot product.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Arc,
+    Circle,
+    DashedVMobject,
+    DecimalNumber,
+    FadeIn,
+    FadeOut,
+    Indicate,
+    Line,
+    MathTex,
+    Mobject,
+    ValueTracker,
+    VGroup,
+    Write,
+    always_redraw,
+    config,
+)
+
+import pe_math as pm
+from pe_math import Params
+from scenes import theme
+from scenes.base import LessonScene
+from scenes.components import arrow, bind_number, compact, formula, panel, spread_indices
+
+MAX_DIALS = 5  # dials in the strip (plus the plane's own pair if the spread misses it)
+CAPTION_BAND = 0.8  # kept free at the bottom for burned-in captions
+PLANE_RADIUS = 1.9  # scene units of the longer of q and k
+MOVE = 2.5  # seconds for a rotation
+
+
+class RopeRotation(LessonScene):
+    """q and k in one RoPE plane: a common shift keeps the score, a new gap changes it."""
+
+    slug: ClassVar[str] = "rope-rotation"
+
+    # ------------------------------------------------------------------ numbers
+    @classmethod
+    def numbers(cls, params: Params) -> dict[str, Any]:
+        p = params
+        d, base, pairing, pair = p.d_model, p.base, p.rope_pairing, p.rope_pair
+        thetas = pm.frequencies(d, base)
+        theta = float(thetas[pair])
+        q, k = np.asarray(p.rope_q, dtype=float), np.asarray(p.rope_k, dtype=float)
+        m, n, s = p.rope_m, p.rope_n, p.rope_shift
+        # move k on until it has turned a quarter turn further from q than before
+        extra = max(1, int(round(np.pi / 2 / theta)))
+        states = {
+            "raw": (0, 0),
+            "start": (m, n),
+            "shifted": (m + s, n + s),
+            "regapped": (m + s, n + s + extra),
+            "turned": (m + 2 * s, n + 2 * s + extra),  # the dial beat shifts both once more
+        }
+        dims = pm.pair_dims(d, pairing)[pair]
+        # the same q, k placed in the pair's dims of a full d-dim vector (zeros elsewhere)
+        q_full, k_full = np.zeros(d), np.zeros(d)
+        q_full[dims], k_full[dims] = q, k
+        dials = sorted(set(spread_indices(d // 2, MAX_DIALS)) | {pair})
+        out: dict[str, Any] = {
+            "d_model": d,
+            "pair": pair,
+            "pairing": pairing,
+            "dims": dims.tolist(),
+            "theta": theta,
+            "q": q.tolist(),
+            "k": k.tolist(),
+            "extra": extra,
+            "dials": dials,
+            "dial_theta": thetas[dials].tolist(),
+            "dial_dims": pm.pair_dims(d, pairing)[dials].tolist(),
+        }
+        for name, (mm, nn) in states.items():
+            plane = pm.rope_plane(q, k, mm, nn, theta)
+            out[name] = {
+                "m": mm,
+                "n": nn,
+                "q_rot": plane["q_rot"].tolist(),
+                "k_rot": plane["k_rot"].tolist(),
+                "dot": plane["dot"],
+                "angle_deg": float(np.degrees(plane["angle"])),
+                "q_norm": plane["q_norm"],
+                "k_norm": plane["k_norm"],
+                "relative_dot": plane["relative_dot"],
+                "full_score": pm.rope_score(q_full, k_full, mm, nn, base, pairing),
+                "dial_angles": (mm * thetas[dials]).tolist(),
+            }
+        return out
+
+    # ---------------------------------------------------------------- construct
+    def construct(self) -> None:
+        self.n = self.numbers(self.params)
+        self.m_at = ValueTracker(0)
+        self.n_at = ValueTracker(0)
+        self.title_card()
+        self.show_plane()
+        self.shift_both()
+        self.change_gap()
+        self.keep_norms()
+        self.show_formula()
+        self.show_dials()
+        self.beat("takeaway")
+        self.takeaway()
+
+    def plane_now(self) -> dict[str, Any]:
+        """The pair's plane at the trackers' positions, straight from pe_math."""
+        n = self.n
+        return pm.rope_plane(
+            n["q"], n["k"], self.m_at.get_value(), self.n_at.get_value(), n["theta"]
+        )
+
+    # ------------------------------------------------------------------- layout
+    def build_stage(self) -> None:
+        n = self.n
+        self.header = VGroup(
+            self.label(f"pairing_{n['pairing']}", theme.LABEL_SIZE),
+            self.label(
+                "plane_note",
+                theme.SMALL_SIZE,
+                theme.MUTED,
+                pair=n["pair"],
+                a=n["dims"][0],
+                b=n["dims"][1],
+                theta=compact(n["theta"]),
+            ),
+        ).arrange(DOWN, buff=0.12)
+        self.plane = self.build_plane()
+        self.readouts = self.build_readouts()
+        self.strip = self.build_strip()
+        self.formulas = self.build_formulas()
+        slot = VGroup(self.readouts, self.strip)
+        self.strip.move_to(self.readouts, aligned_edge=UP)
+        right = VGroup(slot, self.formulas).arrange(DOWN, buff=0.35)
+        body = VGroup(self.plane, right).arrange(RIGHT, buff=0.5)
+        page = VGroup(self.header, body).arrange(DOWN, buff=0.3)
+        self.fit(page, height_share=1 - CAPTION_BAND / (config.frame_height - 2 * theme.MARGIN))
+        page.move_to(np.array([0.0, CAPTION_BAND / 2, 0.0]))
+
+    def build_plane(self) -> VGroup:
+        n = self.n
+        longest = max(n["raw"]["q_norm"], n["raw"]["k_norm"], 1e-9)
+        self.unit = PLANE_RADIUS / longest
+        reach = PLANE_RADIUS + 0.3
+        axes = VGroup(
+            Line(reach * LEFT, reach * RIGHT, stroke_color=theme.NEUTRAL, stroke_width=2),
+            Line(reach * DOWN, reach * UP, stroke_color=theme.NEUTRAL, stroke_width=2),
+        )
+        rings = VGroup(
+            *[
+                DashedVMobject(
+                    Circle(
+                        radius=max(r * self.unit, 0.05),
+                        stroke_color=c,
+                        stroke_width=1.5,
+                        stroke_opacity=0.6,
+                    ),
+                    num_dashes=48,
+                )
+                for r, c in ((n["raw"]["q_norm"], theme.WORD_A), (n["raw"]["k_norm"], theme.WORD_B))
+            ]
+        )
+        self.rings = rings
+        # a frame that keeps room for the arrow labels around the circle
+        room = panel(2 * reach + 1.0, 2 * reach + 1.0, color=theme.BACKGROUND)
+        self.origin_mob = axes
+        self.q_label = MathTex(r"R_m\,q", font_size=theme.BODY_SIZE * 1.3, color=theme.WORD_A)
+        self.k_label = MathTex(r"R_n\,k", font_size=theme.BODY_SIZE * 1.3, color=theme.WORD_B)
+        return VGroup(room, axes, rings)
+
+    def to_scene(self, v) -> np.ndarray:
+        return self.origin_mob.get_center() + self.unit * np.array([v[0], v[1], 0.0])
+
+    def arrows(self) -> VGroup:
+        def draw() -> VGroup:
+            plane = self.plane_now()
+            o = self.origin_mob.get_center()
+            q_tip, k_tip = self.to_scene(plane["q_rot"]), self.to_scene(plane["k_rot"])
+            a_q = np.arctan2(*plane["q_rot"][::-1])
+            group = VGroup()
+            if plane["q_norm"] > 0 and plane["k_norm"] > 0:
+                group.add(
+                    Arc(
+                        radius=0.45,
+                        start_angle=a_q,
+                        angle=plane["angle"],
+                        arc_center=o,
+                        stroke_color=theme.ACCENT,
+                        stroke_width=3,
+                    )
+                )
+            group.add(arrow(o, q_tip, color=theme.WORD_A), arrow(o, k_tip, color=theme.WORD_B))
+            return group
+
+        return always_redraw(draw)
+
+    def place_labels(self) -> None:
+        """Keep each arrow's name just past its tip, nudged away from the other arrow."""
+
+        def place(label: Mobject, mine: str, other: str) -> None:
+            plane = self.plane_now()
+            v = np.asarray(plane[mine], dtype=float)
+            w = np.asarray(plane[other], dtype=float)
+            length = np.linalg.norm(v)
+            out = v / length if length > 0 else np.array([1.0, 0.0])
+            side = np.array([-out[1], out[0]])
+            if side @ w > 0:
+                side = -side
+            tip = self.to_scene(v)
+            offset = 0.45 * np.array([*out, 0.0]) + 0.25 * np.array([*side, 0.0])
+            label.move_to(tip + offset)
+
+        self.q_label.add_updater(lambda m: place(m, "q_rot", "k_rot"))
+        self.k_label.add_updater(lambda m: place(m, "k_rot", "q_rot"))
+        self.q_label.update()
+        self.k_label.update()
+
+    def number(
+        self,
+        value: float,
+        digits: int,
+        color=theme.FOREGROUND,
+        widest: float | None = None,
+        **kwargs: Any,
+    ) -> DecimalNumber:
+        """A readout number built at its widest value; `self.settle()` later sets `value`.
+
+        Rows are laid out around the widest text, so a growing number never runs into its
+        neighbour; set_value keeps the left edge in place.
+        """
+        num = DecimalNumber(
+            widest if widest is not None else value,
+            num_decimal_places=digits,
+            font_size=theme.LABEL_SIZE * 1.25,
+            color=color,
+            **kwargs,
+        )
+        self.unsettled.append((num, value))
+        return num
+
+    def settle(self) -> None:
+        for num, value in self.unsettled:
+            num.set_value(value)
+        self.unsettled.clear()
+
+    def build_readouts(self) -> VGroup:
+        n = self.n
+        self.unsettled: list[tuple[DecimalNumber, float]] = []
+        # reserve room for the longest position or gap the scene reaches, sign included
+        reached = [
+            v
+            for st in ("start", "shifted", "regapped", "turned")
+            for v in (n[st]["m"], n[st]["n"], n[st]["n"] - n[st]["m"])
+        ]
+        widest = -max(max(abs(v) for v in reached), 10)
+
+        def row(key: str, value: DecimalNumber, color=theme.MUTED, **fmt: Any) -> VGroup:
+            return VGroup(self.label(key, theme.LABEL_SIZE, color, **fmt), value).arrange(
+                RIGHT, buff=0.15
+            )
+
+        self.m_num = self.number(0, 0, theme.WORD_A, widest=widest)
+        self.n_num = self.number(0, 0, theme.WORD_B, widest=widest)
+        self.gap_num = self.number(0, 0, theme.FOREGROUND, widest=widest)
+        positions = VGroup(
+            row("m", self.m_num), row("n", self.n_num), row("gap", self.gap_num)
+        ).arrange(RIGHT, buff=0.45)
+        self.angle_num = self.number(
+            n["raw"]["angle_deg"], 1, theme.ACCENT, widest=-179.9, unit=r"^\circ"
+        )
+        self.dot_num = self.number(n["raw"]["dot"], 3, theme.ACCENT, widest=-9.999)
+        self.qn_num = self.number(n["raw"]["q_norm"], 3, theme.WORD_A)
+        self.kn_num = self.number(n["raw"]["k_norm"], 3, theme.WORD_B)
+        self.angle_row = row("angle", self.angle_num)
+        self.dot_row = row("dot", self.dot_num)
+        self.norm_rows = VGroup(
+            row("q_norm", self.qn_num, before=theme.fmt(n["raw"]["q_norm"], 3)),
+            row("k_norm", self.kn_num, before=theme.fmt(n["raw"]["k_norm"], 3)),
+        ).arrange(DOWN, buff=0.18, aligned_edge=LEFT)
+        body = VGroup(positions, self.angle_row, self.dot_row, self.norm_rows).arrange(
+            DOWN, buff=0.25, aligned_edge=LEFT
+        )
+        self.settle()
+        bind_number(self.m_num, lambda: round(self.m_at.get_value()))
+        bind_number(self.n_num, lambda: round(self.n_at.get_value()))
+        bind_number(self.gap_num, lambda: round(self.n_at.get_value() - self.m_at.get_value()))
+        bind_number(self.angle_num, lambda: float(np.degrees(self.plane_now()["angle"])))
+        bind_number(self.dot_num, lambda: self.plane_now()["dot"])
+        bind_number(self.qn_num, lambda: self.plane_now()["q_norm"])
+        bind_number(self.kn_num, lambda: self.plane_now()["k_norm"])
+        return VGroup(panel(body.width + 0.4, body.height + 0.4), body)
+
+    def build_formulas(self) -> VGroup:
+        n = self.n
+        r = n["regapped"]
+        general = formula(
+            r"\langle R_m q,\, R_n k \rangle = \langle q,\, R_{{n-m}}\, k \rangle",
+            size=theme.BODY_SIZE * 1.4,
+        )
+        example = formula(
+            r"\langle R_{{{m}}} q,\, R_{{{n}}} k \rangle = {dot} = \langle q,\, R_{{{g}}}\, k \rangle",
+            size=theme.LABEL_SIZE * 1.3,
+            color=theme.ACCENT,
+            m=str(r["m"]),
+            n=str(r["n"]),
+            g=str(r["n"] - r["m"]),
+            dot=theme.fmt(r["relative_dot"], 3).replace("−", "-"),  # TeX wants ASCII minus
+        )
+        full = self.label(
+            "full",
+            theme.SMALL_SIZE,
+            theme.MUTED,
+            d=n["d_model"],
+            pairing=self.ui(f"name_{n['pairing']}"),
+            score=theme.fmt(r["full_score"], 3),
+        )
+        return VGroup(general, example, full).arrange(DOWN, buff=0.18)
+
+    def build_strip(self) -> VGroup:
+        n = self.n
+        dials = VGroup()
+        self.dial_hands = []
+        for j, i in enumerate(n["dials"]):
+            mine = i == n["pair"]
+            color = theme.ACCENT if mine else theme.WORD_A
+            face = Circle(
+                radius=0.42,
+                stroke_color=color if mine else theme.MUTED,
+                stroke_width=3 if mine else 2,
+            )
+            head = self.label("dial", theme.SMALL_SIZE, color, i=i)
+            foot = self.label(
+                "dial_theta", theme.SMALL_SIZE, theme.FOREGROUND, theta=compact(n["dial_theta"][j])
+            )
+            dials.add(VGroup(head, face, foot).arrange(DOWN, buff=0.1))
+            self.dial_hands.append((face, float(n["dial_theta"][j]), color))
+        dials.arrange(RIGHT, buff=0.3)
+        title = self.label("strip", theme.LABEL_SIZE, theme.FOREGROUND)
+        body = VGroup(title, dials).arrange(DOWN, buff=0.25)
+        return VGroup(panel(body.width + 0.4, body.height + 0.4), body)
+
+    def dial_hand(self, face: Circle, theta: float, color) -> Mobject:
+        """Pair i turned by m·θ_i, counter-clockwise from 3 o'clock, like the plane."""
+
+        def draw() -> Line:
+            turn = pm.rotation_2d(self.m_at.get_value() * theta) @ np.array([1.0, 0.0])
+            c = face.get_center()
+            return Line(
+                c,
+                c + 0.85 * face.radius * np.array([*turn, 0.0]),
+                stroke_color=color,
+                stroke_width=4,
+            )
+
+        return always_redraw(draw)
+
+    # -------------------------------------------------------------------- beats
+    def show_plane(self) -> None:
+        self.beat("plane")
+        self.build_stage()
+        self.vectors = self.arrows()
+        self.place_labels()
+        self.play(
+            FadeIn(self.plane),
+            FadeIn(self.vectors),
+            FadeIn(self.q_label),
+            FadeIn(self.k_label),
+            run_time=theme.NORMAL,
+        )
+        self.play(Write(self.header), FadeIn(self.readouts), run_time=theme.NORMAL)
+        self.wait(theme.SHORT)
+        start = self.n["start"]
+        self.play(
+            self.m_at.animate.set_value(start["m"]),
+            self.n_at.animate.set_value(start["n"]),
+            run_time=MOVE,
+        )
+        self.wait(theme.READ)
+
+    def shift_both(self) -> None:
+        self.beat("shift")
+        target = self.n["shifted"]
+        self.play(Indicate(self.dot_row), Indicate(self.angle_row), run_time=theme.NORMAL)
+        self.play(
+            self.m_at.animate.set_value(target["m"]),
+            self.n_at.animate.set_value(target["n"]),
+            run_time=MOVE + 0.5,
+        )
+        self.play(Indicate(self.dot_row), Indicate(self.angle_row), run_time=theme.NORMAL)
+        self.wait(theme.READ)
+
+    def change_gap(self) -> None:
+        self.beat("gap")
+        self.play(self.n_at.animate.set_value(self.n["regapped"]["n"]), run_time=MOVE)
+        self.play(Indicate(self.dot_row), run_time=theme.NORMAL)
+        self.wait(theme.READ)
+
+    def keep_norms(self) -> None:
+        self.beat("norms")
+        self.play(Indicate(self.norm_rows), Indicate(self.rings), run_time=theme.NORMAL)
+        self.wait(theme.LONG)
+
+    def show_formula(self) -> None:
+        self.beat("formula")
+        general, example, full = self.formulas
+        self.play(Write(general), run_time=theme.NORMAL)
+        self.play(FadeIn(example, shift=0.1 * UP), run_time=theme.NORMAL)
+        self.play(FadeIn(full), run_time=theme.SHORT)
+        self.wait(theme.LONG)
+
+    def show_dials(self) -> None:
+        self.beat("dials")
+        self.play(FadeOut(self.readouts), run_time=theme.SHORT)
+        hands = [self.dial_hand(*h) for h in self.dial_hands]
+        self.play(FadeIn(self.strip), *[FadeIn(h) for h in hands], run_time=theme.NORMAL)
+        shift = self.params.rope_shift
+        self.play(
+            self.m_at.animate.increment_value(shift),
+            self.n_at.animate.increment_value(shift),
+            run_time=MOVE + 0.5,
+        )
+        self.wait(theme.LONG)
