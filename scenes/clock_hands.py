@@ -22,6 +22,7 @@ from manim import (
     FadeIn,
     FadeOut,
     Line,
+    Rectangle,
     ReplacementTransform,
     ValueTracker,
     VGroup,
@@ -148,8 +149,15 @@ class ClockHands(LessonScene):
         self.table.move_to(self.pe_column, aligned_edge=UL)
         right = VGroup(self.pe_column, self.table)
 
+        # the labels under the dials decide the narrowest a clock's column can be
+        deltas = [
+            self.label("delta", theme.SMALL_SIZE, theme.ACCENT, g=theme.fmt(g, 1))
+            for g in n["gap_deg"]
+        ]
+        label_w = max(d.width for d in deltas)
         usable = config.frame_width - 2 * theme.MARGIN - right.width - 0.6
         radius = float(np.clip(usable / len(shown) / 2 - 0.25, 0.45, 1.2))
+        gap = 0.3 if 2 * radius + 0.3 > label_w + 0.2 else 0.2
         self.faces, self.omegas, self.deltas, self.cells = [], [], [], VGroup()
         for j, i in enumerate(shown):
             color = self.colors[j]
@@ -160,13 +168,16 @@ class ClockHands(LessonScene):
             )
             omega = self.label("omega", theme.SMALL_SIZE, w=compact(n["omega"][j]))
             cell = VGroup(head, dims, face, omega).arrange(DOWN, buff=0.12)
-            gap = theme.fmt(n["gap_deg"][j], 1)
-            delta = self.label("delta", theme.SMALL_SIZE, theme.ACCENT, g=gap)
+            delta = deltas[j]
+            # an invisible strut as wide as the widest dial label keeps neighbours apart
+            cell.add(
+                Rectangle(width=label_w, height=0.01, stroke_width=0, fill_opacity=0).move_to(omega)
+            )
             self.cells.add(cell)
             self.faces.append(face)
             self.omegas.append(omega)
             self.deltas.append(delta)
-        self.cells.arrange(RIGHT, buff=0.3, aligned_edge=UP)
+        self.cells.arrange(RIGHT, buff=gap, aligned_edge=UP)
         which = ", ".join(str(i) for i in shown)
         self.shown_note = self.label(
             "shown", theme.SMALL_SIZE, theme.MUTED, which=which, n=n["n_clocks"]
@@ -209,6 +220,8 @@ class ClockHands(LessonScene):
         page.add(*self.deltas)  # scaled and moved with the page, shown later
         self.fit(page, height_share=STAGE_SHARE)
         page.move_to(stage_center())
+        for face in self.faces:  # ClockFace.tip reads .radius, which scaling leaves alone
+            face.radius = face.dial.width / 2
         bind_number(self.counter, self.whole_position)
 
     def build_readout(self) -> VGroup:
@@ -235,7 +248,7 @@ class ClockHands(LessonScene):
             value.move_to([x, name.get_y(), 0], aligned_edge=LEFT)
         note = self.label("dims_note", theme.SMALL_SIZE, theme.MUTED, k=len(rows), d=n["d_model"])
         body = VGroup(header, rows, note).arrange(DOWN, buff=0.2)
-        return VGroup(panel(body.width + 0.4, body.height + 0.4), body)
+        return VGroup(panel(body.width + 0.4, body.height + 0.4).move_to(body), body)
 
     def build_period_table(self) -> VGroup:
         n = self.n
@@ -255,7 +268,7 @@ class ClockHands(LessonScene):
         title = self.label("table_title", theme.LABEL_SIZE, theme.ACCENT)
         note = self.label("table_note", theme.SMALL_SIZE, theme.MUTED)
         body = VGroup(title, grid, note).arrange(DOWN, buff=0.22)
-        return VGroup(panel(body.width + 0.4, body.height + 0.4), body)
+        return VGroup(panel(body.width + 0.4, body.height + 0.4).move_to(body), body)
 
     # -------------------------------------------------------------------- beats
     def show_clocks(self) -> None:

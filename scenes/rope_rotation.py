@@ -149,8 +149,10 @@ class RopeRotation(LessonScene):
         right = VGroup(slot, self.formulas).arrange(DOWN, buff=0.35)
         body = VGroup(self.plane, right).arrange(RIGHT, buff=0.5)
         page = VGroup(self.header, body).arrange(DOWN, buff=0.3)
+        before = self.origin_mob.width
         self.fit(page, height_share=1 - CAPTION_BAND / (config.frame_height - 2 * theme.MARGIN))
         page.move_to(np.array([0.0, CAPTION_BAND / 2, 0.0]))
+        self.unit *= self.origin_mob.width / before  # arrows follow the rings if fit scaled
 
     def build_plane(self) -> VGroup:
         n = self.n
@@ -295,6 +297,7 @@ class RopeRotation(LessonScene):
         body = VGroup(positions, self.angle_row, self.dot_row, self.norm_rows).arrange(
             DOWN, buff=0.25, aligned_edge=LEFT
         )
+        frame = panel(body.width + 0.4, body.height + 0.4).move_to(body)  # sized at the widest
         self.settle()
         bind_number(self.m_num, lambda: round(self.m_at.get_value()))
         bind_number(self.n_num, lambda: round(self.n_at.get_value()))
@@ -303,7 +306,7 @@ class RopeRotation(LessonScene):
         bind_number(self.dot_num, lambda: self.plane_now()["dot"])
         bind_number(self.qn_num, lambda: self.plane_now()["q_norm"])
         bind_number(self.kn_num, lambda: self.plane_now()["k_norm"])
-        return VGroup(panel(body.width + 0.4, body.height + 0.4), body)
+        return VGroup(frame, body)
 
     def build_formulas(self) -> VGroup:
         n = self.n
@@ -352,7 +355,7 @@ class RopeRotation(LessonScene):
         dials.arrange(RIGHT, buff=0.3)
         title = self.label("strip", theme.LABEL_SIZE, theme.FOREGROUND)
         body = VGroup(title, dials).arrange(DOWN, buff=0.25)
-        return VGroup(panel(body.width + 0.4, body.height + 0.4), body)
+        return VGroup(panel(body.width + 0.4, body.height + 0.4).move_to(body), body)
 
     def dial_hand(self, face: Circle, theta: float, color) -> Mobject:
         """Pair i turned by m·θ_i, counter-clockwise from 3 o'clock, like the plane."""
@@ -362,7 +365,7 @@ class RopeRotation(LessonScene):
             c = face.get_center()
             return Line(
                 c,
-                c + 0.85 * face.radius * np.array([*turn, 0.0]),
+                c + 0.85 * face.width / 2 * np.array([*turn, 0.0]),
                 stroke_color=color,
                 stroke_width=4,
             )
