@@ -220,8 +220,6 @@ class ClockHands(LessonScene):
         page.add(*self.deltas)  # scaled and moved with the page, shown later
         self.fit(page, height_share=STAGE_SHARE)
         page.move_to(stage_center())
-        for face in self.faces:  # ClockFace.tip reads .radius, which scaling leaves alone
-            face.radius = face.dial.width / 2
         bind_number(self.counter, self.whole_position)
 
     def build_readout(self) -> VGroup:

@@ -176,7 +176,8 @@ class ClockFace(VGroup):
         self.add(self.dial, self.ticks)
 
     def tip(self, angle: float) -> np.ndarray:
-        return self.dial.get_center() + self.radius * 0.9 * _dir(angle)
+        # the dial's current size, so a scaled face keeps hands that reach its rim
+        return self.dial.get_center() + self.dial.width / 2 * 0.9 * _dir(angle)
 
     def hand(self, angle_of: Callable[[], float]) -> VGroup:
         """A hand that redraws from a function of a tracker, never from accumulated time."""
