@@ -33,6 +33,8 @@ OVERLAP_TOLERANCE = 0.01  # scene units² two texts' boxes may share (anti-alias
 class LayoutReport:
     problems: list[str] = field(default_factory=list)
     checked_beats: list[str] = field(default_factory=list)
+    words: dict[str, list[str]] = field(default_factory=dict)  # beat -> texts and TeX on stage
+    values: dict[str, list[float]] = field(default_factory=dict)  # beat -> live DecimalNumbers
 
     def assert_clean(self) -> None:
         assert not self.problems, "layout problems:\n" + "\n".join(self.problems)
@@ -55,6 +57,11 @@ def visible_texts(scene: LessonScene) -> list[Mobject]:
             continue
         walk(m)
     return found
+
+
+def words(mobs: list[Mobject]) -> list[str]:
+    """The text of each Text and the TeX source of each formula."""
+    return [getattr(m, "original_text", None) or getattr(m, "tex_string", "") for m in mobs]
 
 
 def _visible(m: Mobject) -> bool:
@@ -81,6 +88,8 @@ def check_layout(scene: LessonScene, beat: str, report: LayoutReport) -> None:
     report.checked_beats.append(beat)
     half_w, half_h = config.frame_width / 2, config.frame_height / 2
     texts = visible_texts(scene)
+    report.words[beat] = words(texts)
+    report.values[beat] = [m.get_value() for m in texts if isinstance(m, DecimalNumber)]
     for m in texts:
         x0, y0, x1, y1 = _box(m)
         if (

@@ -98,8 +98,13 @@ def test_fourier_partial_sums_approach_square_wave_away_from_jumps(bit):
     assert errors[2] < 0.05
 
 
-@given(d=even_d, base=bases, start=st.integers(0, 10**6), n=st.integers(1, 700),
-       layout=st.sampled_from(["interleaved", "concat"]))
+@given(
+    d=even_d,
+    base=bases,
+    start=st.integers(0, 10**6),
+    n=st.integers(1, 700),
+    layout=st.sampled_from(["interleaved", "concat"]),
+)
 def test_fast_table_path_equals_the_direct_formula(d, base, start, n, layout):
     p = np.arange(start, start + n, dtype=np.float64)
     angles = np.outer(p, pm.frequencies(d, base))

@@ -5,35 +5,24 @@ import pytest
 
 import pe_math as pm
 from pe_math import Params
-from scenes.base import LessonScene
 from scenes.binary_bits import BinaryBits
-from tests.scene_tools import build_scene, render_scene, visible_texts
+from tests.scene_tools import build_scene, render_scene
 
 BEATS = ["counter", "rhythm", "cliff", "distances", "verdict", "takeaway"]
 CASES = {"defaults": Params(), "n_bits=2": Params(n_bits=2), "n_bits=8": Params(n_bits=8)}
 
 
-def words(mobs) -> list[str]:
-    return [getattr(m, "original_text", None) or getattr(m, "tex_string", "") for m in mobs]
-
-
-def build_and_read(params: Params, lang: str, tmp_path):
-    """Build the scene, checking layout, and keep the words on stage at each beat boundary."""
-    seen: dict[str, list[str]] = {}
-    hook = lambda scene, key: seen.__setitem__(key, words(visible_texts(scene)))  # noqa: E731
-    LessonScene.beat_hooks.append(hook)
-    try:
-        scene, report = build_scene(BinaryBits, params, lang, tmp=tmp_path)
-    finally:
-        LessonScene.beat_hooks.remove(hook)
-    return scene, report, seen
+def build_and_read(params: Params, lang: str):
+    """Build the scene, checking layout; the report keeps the words at each beat."""
+    scene, report = build_scene(BinaryBits, params, lang)
+    return scene, report, report.words
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("case", list(CASES))
-def test_builds_clean_and_shows_its_numbers(case, lang, tmp_path):
+def test_builds_clean_and_shows_its_numbers(case, lang):
     params = CASES[case]
-    scene, report, seen = build_and_read(params, lang, tmp_path)
+    scene, report, seen = build_and_read(params, lang)
     report.assert_clean()
     assert [b for b, _ in scene.beats] == BEATS
     n = params.n_bits

@@ -5,11 +5,10 @@ import pytest
 
 import pe_math as pm
 from pe_math import Params
-from scenes.base import LessonScene
 from scenes.clock_hands import MAX_CLOCKS, ClockHands
 from scenes.components import compact
 from scenes.theme import fmt
-from tests.scene_tools import build_scene, render_scene, visible_texts
+from tests.scene_tools import build_scene, render_scene
 
 BEATS = ["clocks", "tick", "repeat", "fingerprint", "periods", "takeaway"]
 CASES = {
@@ -30,20 +29,10 @@ CASES = {
 }
 
 
-def words(mobs) -> list[str]:
-    return [getattr(m, "original_text", None) or getattr(m, "tex_string", "") for m in mobs]
-
-
-def build_and_read(params: Params, lang: str, tmp_path):
-    """Build the scene, checking layout, and keep the words on stage at each beat boundary."""
-    seen: dict[str, list[str]] = {}
-    hook = lambda scene, key: seen.__setitem__(key, words(visible_texts(scene)))  # noqa: E731
-    LessonScene.beat_hooks.append(hook)
-    try:
-        scene, report = build_scene(ClockHands, params, lang, tmp=tmp_path)
-    finally:
-        LessonScene.beat_hooks.remove(hook)
-    return scene, report, seen
+def build_and_read(params: Params, lang: str):
+    """Build the scene, checking layout; the report keeps the words at each beat."""
+    scene, report = build_scene(ClockHands, params, lang)
+    return scene, report, report.words
 
 
 def expected(params: Params) -> dict:
@@ -76,9 +65,9 @@ def expected(params: Params) -> dict:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("case", list(CASES))
-def test_builds_clean_and_shows_its_numbers(case, lang, tmp_path):
+def test_builds_clean_and_shows_its_numbers(case, lang):
     params = CASES[case]
-    scene, report, seen = build_and_read(params, lang, tmp_path)
+    scene, report, seen = build_and_read(params, lang)
     report.assert_clean()
     assert [b for b, _ in scene.beats] == BEATS
     want = expected(params)

@@ -14,7 +14,6 @@ from scenes.integer_scale import (
     COS_DIGITS,
     SAMPLES,
     IntegerScale,
-    digits_for,
     tick_text,
     truncate,
     truncated,
@@ -116,7 +115,7 @@ def test_builds_clean_and_shows_pe_maths_values(params, lang):
     assert hi > params.int_max_position
     # the table writes out the combined vectors at p = int_position
     texts, _ = seen["takeaway"]
-    digits = digits_for(params.word_a + params.word_b)
+    digits = theme.digits_for(params.word_a + params.word_b)
     for vec in (n["table"]["a"], n["table"]["b"]):
         assert "[" + ", ".join(theme.fmt(v, digits) for v in vec) + "]" in texts
     assert truncated(n["table"]["cosine"], COS_DIGITS) in texts

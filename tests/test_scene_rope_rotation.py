@@ -2,15 +2,13 @@
 
 import numpy as np
 import pytest
-from manim import DecimalNumber
 
 import pe_math as pm
 from pe_math import Params
-from scenes.base import LessonScene
 from scenes.components import compact
 from scenes.rope_rotation import RopeRotation
 from scenes.theme import fmt
-from tests.scene_tools import build_scene, render_scene, visible_texts
+from tests.scene_tools import build_scene, render_scene
 
 BEATS = ["plane", "shift", "gap", "norms", "formula", "dials", "takeaway"]
 CASES = {
@@ -24,25 +22,10 @@ CASES = {
 }
 
 
-def words(mobs) -> list[str]:
-    return [getattr(m, "original_text", None) or getattr(m, "tex_string", "") for m in mobs]
-
-
-def build_and_read(params: Params, lang: str, tmp_path):
-    """Build the scene, checking layout, and keep the words on stage at each beat boundary."""
-    seen: dict[str, list[str]] = {}
-    numbers: dict[str, list[float]] = {}
-
-    def hook(scene, key):
-        seen[key] = words(visible_texts(scene))
-        numbers[key] = [m.get_value() for m in visible_texts(scene) if isinstance(m, DecimalNumber)]
-
-    LessonScene.beat_hooks.append(hook)
-    try:
-        scene, report = build_scene(RopeRotation, params, lang, tmp=tmp_path)
-    finally:
-        LessonScene.beat_hooks.remove(hook)
-    return scene, report, seen, numbers
+def build_and_read(params: Params, lang: str):
+    """Build the scene, checking layout; the report keeps the words and live numbers at each beat."""
+    scene, report = build_scene(RopeRotation, params, lang)
+    return scene, report, report.words, report.values
 
 
 def plane(params: Params, m: float, n: float) -> dict:
@@ -57,9 +40,9 @@ def extra_steps(params: Params) -> int:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("case", list(CASES))
-def test_builds_clean_and_shows_its_numbers(case, lang, tmp_path):
+def test_builds_clean_and_shows_its_numbers(case, lang):
     params = CASES[case]
-    scene, report, seen, numbers = build_and_read(params, lang, tmp_path)
+    scene, report, seen, numbers = build_and_read(params, lang)
     report.assert_clean()
     assert [b for b, _ in scene.beats] == BEATS
     m, n, s = params.rope_m, params.rope_n, params.rope_shift

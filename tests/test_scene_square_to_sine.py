@@ -2,13 +2,11 @@
 
 import numpy as np
 import pytest
-from manim import DecimalNumber
 
 import pe_math as pm
 from pe_math import Params
-from scenes.base import LessonScene
 from scenes.square_to_sine import SquareToSine
-from tests.scene_tools import build_scene, render_scene, visible_texts
+from tests.scene_tools import build_scene, render_scene
 
 BEATS = ["square", "fourier", "fundamental", "family", "slide", "heatmap", "formula", "takeaway"]
 CASES = {
@@ -18,33 +16,17 @@ CASES = {
 }
 
 
-def words(mobs) -> list[str]:
-    return [getattr(m, "original_text", None) or getattr(m, "tex_string", "") for m in mobs]
-
-
-def build_and_read(params: Params, lang: str, tmp_path):
-    """Build the scene, checking layout; keep the words and live numbers at each beat boundary."""
-    seen: dict[str, list[str]] = {}
-    values: dict[str, list[float]] = {}
-
-    def hook(scene, key):
-        texts = visible_texts(scene)
-        seen[key] = words(texts)
-        values[key] = [m.get_value() for m in texts if isinstance(m, DecimalNumber)]
-
-    LessonScene.beat_hooks.append(hook)
-    try:
-        scene, report = build_scene(SquareToSine, params, lang, tmp=tmp_path)
-    finally:
-        LessonScene.beat_hooks.remove(hook)
-    return scene, report, seen, values
+def build_and_read(params: Params, lang: str):
+    """Build the scene, checking layout; the report keeps the words and live numbers at each beat."""
+    scene, report = build_scene(SquareToSine, params, lang)
+    return scene, report, report.words, report.values
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("case", list(CASES))
-def test_builds_clean_and_shows_its_numbers(case, lang, tmp_path):
+def test_builds_clean_and_shows_its_numbers(case, lang):
     params = CASES[case]
-    scene, report, seen, values = build_and_read(params, lang, tmp_path)
+    scene, report, seen, values = build_and_read(params, lang)
     report.assert_clean()
     assert [b for b, _ in scene.beats] == BEATS
     d, base = params.d_model, f"{params.base:g}"
