@@ -35,15 +35,6 @@ CELL_W = 0.8  # width of one weight-grid cell
 OUT_DIGITS = 2  # decimals of weights and outputs on the stage
 
 
-def digits_for(values, most: int = 3) -> int:
-    """The fewest decimals (at least 1, at most `most`) that write every value exactly."""
-    flat = np.asarray(values, dtype=float).ravel()
-    for d in range(1, most):
-        if np.allclose(np.round(flat, d), flat, rtol=0, atol=1e-9):
-            return d
-    return most
-
-
 def sci_tex(x: float) -> str:
     """x as TeX scientific notation, e.g. 5.6\\times10^{-17} (plain 0 for an exact zero)."""
     if x == 0:
@@ -92,7 +83,7 @@ class AttentionShuffle(LessonScene):
         self.n = self.numbers(self.params)
         tokens = self.params.tokens if self.lang == "zh" else self.params.tokens_en
         self.words = list(tokens)
-        self.x_digits = digits_for(self.n["X"])
+        self.x_digits = theme.digits_for(self.n["X"])
         self.identity = list(range(len(self.words)))
         self.title_card()
         self.show_tokens()
@@ -454,7 +445,7 @@ class AttentionShuffle(LessonScene):
                 size=theme.LABEL_SIZE,
                 color=theme.MUTED,
                 seed=self.n["proj_seed"],
-                scale=theme.fmt(self.n["proj_scale"], digits_for([self.n["proj_scale"]])),
+                scale=theme.fmt(self.n["proj_scale"], theme.digits_for([self.n["proj_scale"]])),
             ),
         ).arrange(DOWN, buff=0.2)
         seed.next_to(grid, DOWN, buff=0.8)

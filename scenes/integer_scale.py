@@ -38,15 +38,6 @@ HEADROOM = 0.08  # share of the data span kept free above and below the bars
 COS_DIGITS = 8  # cosine readout: truncated, so 0.99999987 never shows as 1.00000000
 
 
-def digits_for(values, most: int = 3) -> int:
-    """The fewest decimals (at least 1, at most `most`) that write every value exactly."""
-    flat = np.asarray(values, dtype=float).ravel()
-    for d in range(1, most):
-        if np.allclose(np.round(flat, d), flat, rtol=0, atol=1e-9):
-            return d
-    return most
-
-
 def truncate(x: float, digits: int) -> float:
     """x cut (not rounded) towards zero at `digits` decimals: 0.99999987 stays below 1."""
     scale = 10**digits
@@ -62,7 +53,7 @@ def tick_text(value: float) -> str:
     """A tick label: whole numbers without decimals, others with the digits they need."""
     if float(value).is_integer():
         return theme.fmt(value, 0)
-    return theme.fmt(value, digits_for([value], most=4))
+    return theme.fmt(value, theme.digits_for([value], most=4))
 
 
 class IntegerScale(LessonScene):
@@ -108,7 +99,7 @@ class IntegerScale(LessonScene):
         self.a = np.asarray(self.n["a"])
         self.b = np.asarray(self.n["b"])
         self.pe = np.asarray(self.n["position_vectors"])
-        self.digits = digits_for(self.n["word_a"] + self.n["word_b"])
+        self.digits = theme.digits_for(self.n["word_a"] + self.n["word_b"])
         self.p = ValueTracker(0.0)
         self.title_card()
         self.show_words()

@@ -61,3 +61,12 @@ def fmt(x: float, digits: int = 2) -> str:
     if float(s) == 0:
         s = s.lstrip("-")
     return s.replace("-", "−")
+
+
+def digits_for(values, most: int = 3) -> int:
+    """The fewest decimals (at least 1, at most `most`) that write every value exactly."""
+    flat = np.asarray(values, dtype=float).ravel()
+    for d in range(1, most):
+        if np.allclose(np.round(flat, d), flat, rtol=0, atol=1e-9):
+            return d
+    return most
