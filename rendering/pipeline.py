@@ -154,8 +154,9 @@ def execute(
     messages = ctx.Queue()
     work_root = root / WORK
     running: dict[int, tuple[mp.Process, Job, Path, float]] = {}
-    pending = list(todo)
-    finished: set[int] = set()
+    # Longest first (by the last render's duration) keeps the workers busy until the end.
+    expected = {i: _expected(job, root) for i, job in todo}
+    pending = sorted(todo, key=lambda item: -(expected[item[0]] or 0.0))
 
     with Progress(
         TextColumn("[bold]{task.description:<28}"),
@@ -166,7 +167,7 @@ def execute(
         transient=False,
     ) as progress:
         tasks = {
-            i: progress.add_task(job.info.stem, total=_expected(job, root), status="waiting")
+            i: progress.add_task(job.info.stem, total=expected[i], status="waiting")
             for i, job in todo
         }
 
@@ -174,7 +175,6 @@ def execute(
             process, _, work_dir, _ = running.pop(index)
             process.join(timeout=5)
             shutil.rmtree(work_dir, ignore_errors=True)
-            finished.add(index)
             report.outcomes.append(outcome)
             task = tasks[index]
             total = progress.tasks[task].total
