@@ -189,3 +189,12 @@ def render_scene(
         frames = sum(1 for _ in container.decode(stream))
         w, h = stream.codec_context.width, stream.codec_context.height
     return RenderedClip(path, frames / fps, frames, w, h, scene.beats)
+
+
+def assert_lesson_clip(clip: RenderedClip, beats: list[str]) -> None:
+    """A rendered lesson scene: decodes at the test size, paced 30–90 s, beats in order after the title card."""
+    assert clip.frames > 0 and (clip.width, clip.height) == (256, 144)
+    assert 30 <= clip.duration <= 90
+    assert [b for b, _ in clip.beats] == beats
+    times = [t for _, t in clip.beats]
+    assert times == sorted(times) and 0 < times[0] and times[-1] < clip.duration

@@ -4,14 +4,12 @@ import json
 
 import numpy as np
 import pytest
-from manim import MathTex, Text
 
 import pe_math as pm
 from pe_math import Params
 from scenes import theme
 from scenes.attention_shuffle import AttentionShuffle, sci_tex
-from scenes.base import LessonScene
-from tests.scene_tools import build_scene, render_scene, visible_texts
+from tests.scene_tools import assert_lesson_clip, build_scene, render_scene
 
 BEATS = [
     "show_tokens",
@@ -96,36 +94,20 @@ def test_error_is_written_honestly():
     assert sci_tex(0.0) == "0"
 
 
-def _strings(scene) -> list[str]:
-    out = []
-    for m in visible_texts(scene):
-        if isinstance(m, Text):
-            out.append(m.original_text)
-        elif isinstance(m, MathTex):
-            out.append(m.tex_string)
-    return out
-
-
 @pytest.mark.parametrize(
     "params,lang",
     [(Params(), "en"), (Params(), "zh"), (CHANGED, "en"), (CHANGED, "zh"), (TINY, "en")],
     ids=["defaults-en", "defaults-zh", "4x6-en", "4x6-zh", "2x3-en"],
 )
 def test_builds_clean_and_shows_the_swapped_tokens_digits(params, lang):
-    seen: dict[str, list[str]] = {}
-    hook = lambda scene, beat: seen.setdefault(beat, _strings(scene))  # noqa: E731
-    LessonScene.beat_hooks.append(hook)
-    try:
-        scene, report = build_scene(AttentionShuffle, params, lang)
-    finally:
-        LessonScene.beat_hooks.remove(hook)
+    scene, report = build_scene(AttentionShuffle, params, lang)
     report.assert_clean()
     assert [b for b, _ in scene.beats] == BEATS
     assert report.checked_beats == BEATS + ["<end>"]
     # when the comparison ends, the moved token's output is on screen twice, digit for digit
     n = AttentionShuffle.numbers(params)
     i, j = params.swap
-    shown = seen["inject_position"]
+    shown = report.words["inject_position"]
     for before, after in zip(n["output"][i], n["output_perm"][j], strict=True):
         assert theme.fmt(before, 4) == theme.fmt(after, 4)
         assert shown.count(theme.fmt(before, 4)) >= 2
@@ -140,8 +122,4 @@ def test_builds_clean_and_shows_the_swapped_tokens_digits(params, lang):
 @pytest.mark.render
 def test_renders_and_decodes(tmp_path):
     clip = render_scene(AttentionShuffle, tmp_path)
-    assert clip.frames > 0 and (clip.width, clip.height) == (256, 144)
-    assert 30 <= clip.duration <= 90
-    assert [b for b, _ in clip.beats] == BEATS
-    times = [t for _, t in clip.beats]
-    assert times == sorted(times) and times[0] > 0  # the title card comes first
+    assert_lesson_clip(clip, BEATS)

@@ -6,7 +6,7 @@ import pytest
 import pe_math as pm
 from pe_math import Params
 from scenes.binary_bits import BinaryBits
-from tests.scene_tools import build_scene, render_scene
+from tests.scene_tools import assert_lesson_clip, build_scene, render_scene
 
 BEATS = ["counter", "rhythm", "cliff", "distances", "verdict", "takeaway"]
 CASES = {"defaults": Params(), "n_bits=2": Params(n_bits=2), "n_bits=8": Params(n_bits=8)}
@@ -84,9 +84,4 @@ def test_numbers_follow_n_bits_and_cap_the_animated_count():
 @pytest.mark.render
 def test_renders_a_clip_of_the_right_length_with_its_beats(tmp_path):
     clip = render_scene(BinaryBits, tmp_path)
-    assert (clip.width, clip.height) == (256, 144)
-    assert clip.frames > 0
-    assert 30 <= clip.duration <= 90
-    assert [b for b, _ in clip.beats] == BEATS
-    times = [t for _, t in clip.beats]
-    assert times == sorted(times) and times[-1] < clip.duration
+    assert_lesson_clip(clip, BEATS)

@@ -8,7 +8,7 @@ from pe_math import Params
 from scenes.clock_hands import MAX_CLOCKS, ClockHands
 from scenes.components import compact
 from scenes.theme import fmt
-from tests.scene_tools import build_scene, render_scene
+from tests.scene_tools import assert_lesson_clip, build_scene, render_scene
 
 BEATS = ["clocks", "tick", "repeat", "fingerprint", "periods", "takeaway"]
 CASES = {
@@ -143,8 +143,4 @@ def test_numbers_follow_the_params():
 @pytest.mark.render
 def test_real_render(tmp_path):
     clip = render_scene(ClockHands, tmp_path)
-    assert clip.frames > 0 and (clip.width, clip.height) == (256, 144)
-    assert 30 <= clip.duration <= 90
-    assert [b for b, _ in clip.beats] == BEATS
-    times = [t for _, t in clip.beats]
-    assert times == sorted(times) and times[-1] < clip.duration
+    assert_lesson_clip(clip, BEATS)

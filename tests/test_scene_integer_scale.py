@@ -4,12 +4,10 @@ import json
 
 import numpy as np
 import pytest
-from manim import DecimalNumber, Text
 
 import pe_math as pm
 from pe_math import Params
 from scenes import theme
-from scenes.base import LessonScene
 from scenes.integer_scale import (
     COS_DIGITS,
     SAMPLES,
@@ -18,7 +16,7 @@ from scenes.integer_scale import (
     truncate,
     truncated,
 )
-from tests.scene_tools import build_scene, render_scene, visible_texts
+from tests.scene_tools import assert_lesson_clip, build_scene, render_scene
 
 BEATS = ["show_words", "add_position", "sliver", "table", "takeaway"]
 
@@ -81,25 +79,14 @@ def test_cosine_is_cut_not_rounded():
     assert truncated(-0.169515876, 8) == "−0.16951587"
 
 
-def _shown(scene) -> tuple[list[str], list[float]]:
-    texts = [m.original_text for m in visible_texts(scene) if isinstance(m, Text)]
-    numbers = [m.get_value() for m in visible_texts(scene) if isinstance(m, DecimalNumber)]
-    return texts, numbers
-
-
 @pytest.mark.parametrize(
     "params,lang",
     [(Params(), "en"), (Params(), "zh"), (WIDE, "en"), (WIDE, "zh"), (LONG, "en")],
     ids=["defaults-en", "defaults-zh", "wide-en", "wide-zh", "long-en"],
 )
 def test_builds_clean_and_shows_pe_maths_values(params, lang):
-    seen: dict[str, tuple[list[str], list[float]]] = {}
-    hook = lambda scene, beat: seen.setdefault(beat, _shown(scene))  # noqa: E731
-    LessonScene.beat_hooks.append(hook)
-    try:
-        scene, report = build_scene(IntegerScale, params, lang)
-    finally:
-        LessonScene.beat_hooks.remove(hook)
+    scene, report = build_scene(IntegerScale, params, lang)
+    seen = {beat: (report.words[beat], report.values[beat]) for beat in report.words}
     report.assert_clean()
     assert [b for b, _ in scene.beats] == BEATS
     n = IntegerScale.numbers(params)
@@ -124,8 +111,4 @@ def test_builds_clean_and_shows_pe_maths_values(params, lang):
 @pytest.mark.render
 def test_renders_and_decodes(tmp_path):
     clip = render_scene(IntegerScale, tmp_path)
-    assert clip.frames > 0 and (clip.width, clip.height) == (256, 144)
-    assert 30 <= clip.duration <= 90
-    assert [b for b, _ in clip.beats] == BEATS
-    times = [t for _, t in clip.beats]
-    assert times == sorted(times) and times[0] > 0  # the title card comes first
+    assert_lesson_clip(clip, BEATS)

@@ -6,7 +6,7 @@ import pytest
 import pe_math as pm
 from pe_math import Params
 from scenes.square_to_sine import SquareToSine
-from tests.scene_tools import build_scene, render_scene
+from tests.scene_tools import assert_lesson_clip, build_scene, render_scene
 
 BEATS = ["square", "fourier", "fundamental", "family", "slide", "heatmap", "formula", "takeaway"]
 CASES = {
@@ -79,9 +79,4 @@ def test_numbers_follow_base_width_and_bits():
 @pytest.mark.render
 def test_renders_a_clip_of_the_right_length_with_its_beats(tmp_path):
     clip = render_scene(SquareToSine, tmp_path)
-    assert (clip.width, clip.height) == (256, 144)
-    assert clip.frames > 0
-    assert 30 <= clip.duration <= 90
-    assert [b for b, _ in clip.beats] == BEATS
-    times = [t for _, t in clip.beats]
-    assert times == sorted(times) and times[-1] < clip.duration
+    assert_lesson_clip(clip, BEATS)
