@@ -91,7 +91,6 @@ class AttentionShuffle(LessonScene):
         self.swap_tokens()
         self.compare_outputs()
         self.inject_position()
-        self.beat("takeaway")
         self.takeaway()
 
     def show_tokens(self) -> None:

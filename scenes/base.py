@@ -107,7 +107,9 @@ class LessonScene(Scene):
         lines = wrap(line, self.lang)
         sep = "" if self.lang == "zh" else " "
         rows = [sep.join(lines[i : i + 2]) for i in range(0, len(lines), 2)]
-        words = VGroup(*[self.text(r, size=theme.CAPTION_SIZE) for r in rows]).arrange(DOWN, buff=0.08)
+        words = VGroup(*[self.text(r, size=theme.CAPTION_SIZE) for r in rows]).arrange(
+            DOWN, buff=0.08
+        )
         words.scale_to_fit_width(min(words.width, config.frame_width - 2 * theme.MARGIN))
         box = Rectangle(
             width=words.width + 0.4,
@@ -135,7 +137,8 @@ class LessonScene(Scene):
         self.play(FadeOut(card, shift=0.3 * UP), run_time=theme.SHORT)
 
     def takeaway(self, key: str = "takeaway") -> Mobject:
-        """Clear the stage and leave the one-line takeaway on screen."""
+        """Start the `key` beat, clear the stage and leave the one-line takeaway on screen."""
+        self.beat(key)
         if self.mobjects:
             self.play(
                 *[FadeOut(m) for m in self.mobjects if m is not self._caption], run_time=theme.SHORT
@@ -147,6 +150,12 @@ class LessonScene(Scene):
         self.play(Write(line), run_time=theme.NORMAL)
         self.wait(theme.LONG)
         return line
+
+    def fit_to_stage(self, mob: Mobject) -> Mobject:
+        """Fit `mob` into the frame above the caption band and centre it there."""
+        band = theme.CAPTION_BAND
+        self.fit(mob, height_share=1 - band / (config.frame_height - 2 * theme.MARGIN))
+        return mob.move_to(band / 2 * UP)
 
     def fit(self, mob: Mobject, width_share: float = 1.0, height_share: float = 1.0) -> Mobject:
         """Scale `mob` down (never up) to fit a share of the frame inside the margins."""

@@ -88,7 +88,6 @@ class BinaryBits(LessonScene):
         self.show_cliff()
         self.show_distances()
         self.show_verdict()
-        self.beat("takeaway")
         self.takeaway()
 
     def show_counter(self) -> None:

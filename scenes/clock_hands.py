@@ -45,8 +45,6 @@ from scenes.components import (
     spread_indices,
 )
 
-CAPTION_BAND = 0.8  # kept free at the bottom for burned-in captions
-STAGE_SHARE = 1 - CAPTION_BAND / (config.frame_height - 2 * theme.MARGIN)
 MAX_CLOCKS = 6  # the most clocks that stay readable at 854×480, whatever clocks_shown asks
 SECONDS_PER_POSITION = 0.5
 
@@ -59,11 +57,6 @@ def stepwise(t: float, steps: int) -> float:
     if whole >= steps:
         return 1.0
     return (whole + smooth(frac)) / steps
-
-
-def stage_center() -> np.ndarray:
-    """The middle of the frame above the caption band."""
-    return np.array([0.0, CAPTION_BAND / 2, 0.0])
 
 
 class ClockHands(LessonScene):
@@ -116,7 +109,6 @@ class ClockHands(LessonScene):
         self.near_repeat()
         self.fingerprints()
         self.period_table()
-        self.beat("takeaway")
         self.takeaway()
 
     def angle_now(self, i: int) -> float:
@@ -218,8 +210,7 @@ class ClockHands(LessonScene):
         for delta, omega in zip(self.deltas, self.omegas, strict=True):
             delta.move_to(omega)
         page.add(*self.deltas)  # scaled and moved with the page, shown later
-        self.fit(page, height_share=STAGE_SHARE)
-        page.move_to(stage_center())
+        self.fit_to_stage(page)
         bind_number(self.counter, self.whole_position)
 
     def build_readout(self) -> VGroup:

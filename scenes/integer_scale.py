@@ -106,7 +106,6 @@ class IntegerScale(LessonScene):
         self.add_position()
         self.sliver()
         self.table()
-        self.beat("takeaway")
         self.takeaway()
 
     def show_words(self) -> None:

@@ -30,7 +30,6 @@ from manim import (
     VGroup,
     Write,
     always_redraw,
-    config,
 )
 
 import pe_math as pm
@@ -40,7 +39,6 @@ from scenes.base import LessonScene
 from scenes.components import arrow, bind_number, compact, formula, panel, spread_indices
 
 MAX_DIALS = 5  # dials in the strip (plus the plane's own pair if the spread misses it)
-CAPTION_BAND = 0.8  # kept free at the bottom for burned-in captions
 PLANE_RADIUS = 1.9  # scene units of the longer of q and k
 MOVE = 2.5  # seconds for a rotation
 
@@ -115,7 +113,6 @@ class RopeRotation(LessonScene):
         self.keep_norms()
         self.show_formula()
         self.show_dials()
-        self.beat("takeaway")
         self.takeaway()
 
     def plane_now(self) -> dict[str, Any]:
@@ -150,8 +147,7 @@ class RopeRotation(LessonScene):
         body = VGroup(self.plane, right).arrange(RIGHT, buff=0.5)
         page = VGroup(self.header, body).arrange(DOWN, buff=0.3)
         before = self.origin_mob.width
-        self.fit(page, height_share=1 - CAPTION_BAND / (config.frame_height - 2 * theme.MARGIN))
-        page.move_to(np.array([0.0, CAPTION_BAND / 2, 0.0]))
+        self.fit_to_stage(page)
         self.unit *= self.origin_mob.width / before  # arrows follow the rings if fit scaled
 
     def build_plane(self) -> VGroup:

@@ -189,7 +189,6 @@ class SquareToSine(LessonScene):
         self.show_slide()
         self.show_heatmap()
         self.show_formula()
-        self.beat("takeaway")
         self.takeaway()
 
     def show_square(self) -> None:

@@ -28,6 +28,7 @@ BODY_SIZE = 26
 LABEL_SIZE = 22
 SMALL_SIZE = 18
 CAPTION_SIZE = 24
+CAPTION_BAND = 0.8  # kept free at the bottom of the stage for burned-in captions
 MARGIN = 0.35  # free border inside the frame, in scene units
 
 # Pacing, in seconds.
