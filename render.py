@@ -16,18 +16,21 @@ from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn
 from rich.table import Table
 
 import scenes
 from pe_math import ParamError, Params, parse_assignment
-from rendering import settings
+from rendering import settings, voices
 from rendering.gallery import publish
 from rendering.jobs import Job, plan
 from rendering.pipeline import WORK, PipelineError, execute, plan_table, preflight, summary_table
 from scenes.catalogue import LANGS, CatalogueError
 
 console = Console(stderr=False, highlight=False)
+status_console = Console(stderr=True, highlight=False)  # progress that must not mix with output
 DEFAULT_OUTPUT = Path("media")
+DEFAULT_VOICE_DIR = Path("voice")
 
 
 class Fail(click.ClickException):
@@ -132,12 +135,90 @@ def job_options(f):
     return param_options(f)
 
 
-def make_jobs(slugs, params, quality, lang, fmt, aspect, transparent, burn_captions) -> list[Job]:
+def ready(output: Path) -> None:
+    """Stop with one line if the tools, fonts or the output folder are not usable."""
+    try:
+        preflight(output)
+    except PipelineError as exc:
+        raise Fail(str(exc)) from None
+
+
+def voice_options(f):
+    f = click.option(
+        "--voice",
+        type=click.Choice(voices.CHOICES),
+        default="auto",
+        show_default=True,
+        help="Who speaks: auto = your recording where one exists, else the language's engine "
+        "([voice] in lesson.toml: piper for en, espeak for zh); none = silent.",
+    )(f)
+    f = click.option(
+        "--voice-dir",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=DEFAULT_VOICE_DIR,
+        show_default=True,
+        help="Folder of your recordings: <voice-dir>/<lang>/<scene>/<beat>.wav (or flac, mp3, m4a, ogg).",
+    )(f)
+    return f
+
+
+def load_voices(config: str | None) -> dict[str, voices.VoiceSpec]:
+    try:
+        return voices.load_specs(config)
+    except voices.VoiceError as exc:
+        raise Fail(str(exc)) from None
+
+
+def make_jobs(
+    slugs,
+    params,
+    quality,
+    lang,
+    fmt,
+    aspect,
+    transparent,
+    burn_captions,
+    voice="none",
+    specs=None,
+    voice_dir=DEFAULT_VOICE_DIR,
+    output=DEFAULT_OUTPUT,
+    synthesize=True,
+) -> list[Job]:
+    """Jobs for `slugs`, each with its narration (synthesised now unless `synthesize` is off)."""
     try:
         settings.check_format(fmt, transparent)
     except settings.SettingsError as exc:
         raise Fail(str(exc)) from None
-    return [Job(s, params, lang, quality, fmt, aspect, transparent, burn_captions) for s in slugs]
+    speech = narrate_all(slugs, lang, voice, specs or {}, voice_dir, output, synthesize)
+    return [
+        Job(s, params, lang, quality, fmt, aspect, transparent, burn_captions, speech[s])
+        for s in slugs
+    ]
+
+
+def narrate_all(slugs, lang, voice, specs, voice_dir, output, synthesize) -> dict:
+    """Each scene's narration, with a progress bar while new speech is synthesised."""
+    from rendering.narration import CACHE, NarrationError, narrate
+
+    out = {}
+    with Progress(
+        TextColumn("[bold]speech {task.description:<20}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} scenes"),
+        console=status_console,
+        transient=True,
+        disable=voice == "none" or not synthesize,
+    ) as progress:
+        task = progress.add_task(lang, total=len(slugs))
+        for slug in slugs:
+            try:
+                out[slug] = narrate(
+                    slug, lang, voice, specs, voice_dir, output / CACHE, synthesize=synthesize
+                )
+            except NarrationError as exc:
+                raise Fail(str(exc)) from None
+            progress.advance(task)
+    return out
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -150,8 +231,20 @@ def cli(ctx: click.Context, verbose: bool) -> None:
 
 @cli.command("list")
 @job_options
+@voice_options
 def list_scenes(
-    quality, lang, fmt, aspect, transparent, burn_captions, output, sets, config, seed
+    quality,
+    lang,
+    fmt,
+    aspect,
+    transparent,
+    burn_captions,
+    output,
+    sets,
+    config,
+    seed,
+    voice,
+    voice_dir,
 ) -> None:
     """Each scene: order, slug, titles, the parameters it reads, and whether its output is up to date."""
     params = load_params(config, sets, seed)
@@ -164,6 +257,11 @@ def list_scenes(
         aspect,
         transparent,
         burn_captions,
+        voice,
+        load_voices(config),
+        voice_dir,
+        output,
+        synthesize=False,
     )
     table = Table(title=f"scenes ({lang}, {settings.folder_name(quality, aspect)}, {fmt})")
     for col in ("#", "slug", "zh", "en", "reads", "output"):
@@ -204,6 +302,7 @@ def list_scenes(
     is_flag=True,
     help="Print the plan (what would render, what is cached, and why) and stop.",
 )
+@voice_options
 @click.pass_context
 def render(
     ctx,
@@ -223,26 +322,38 @@ def render(
     force,
     lesson,
     dry_run,
+    voice,
+    voice_dir,
 ) -> None:
-    """Render scenes (by slug, or --all) into <output>/<lang>/<quality>/."""
+    """Render scenes (by slug, or --all) into <output>/<lang>/<quality>/, narrated."""
     params = load_params(config, sets, seed)
     if lesson and slugs:
         raise Fail("--lesson joins the whole lesson; use it with --all, without scene names")
     chosen = resolve_slugs(slugs, all_ or lesson)
-    planned = plan(
-        make_jobs(chosen, params, quality, lang, fmt, aspect, transparent, burn_captions),
+    if not dry_run:
+        ready(output)
+    jobs_ = make_jobs(
+        chosen,
+        params,
+        quality,
+        lang,
+        fmt,
+        aspect,
+        transparent,
+        burn_captions,
+        voice,
+        load_voices(config),
+        voice_dir,
         output,
-        force,
+        synthesize=not dry_run,
     )
+    planned = plan(jobs_, output, force)
     if dry_run:
         console.print(plan_table(planned, output))
         return
-    try:
-        preflight(output)
-    except PipelineError as exc:
-        raise Fail(str(exc)) from None
     report = execute(planned, output, jobs, console, verbose=ctx.obj["verbose"])
     console.print(summary_table(report))
+    print_voice_notes(jobs_, voice, fmt)
     for o in report.failed:
         click.echo(f"error: {o.job.slug}: {o.message}", err=True)
         if o.detail:
@@ -260,6 +371,127 @@ def render(
         )
         sys.exit(130)
     sys.exit(1 if report.failed or problems else 0)
+
+
+def print_voice_notes(jobs: list[Job], voice: str, fmt: str) -> None:
+    """Who spoke, which beats fell back from recordings to an engine, what sounds wrong."""
+    voiced = [j for j in jobs if j.narration is not None]
+    if not voiced:
+        return
+    if fmt not in ("mp4", "webm"):
+        console.print(f"voice: a {fmt} has no sound; the narration only timed the beats")
+    labels = sorted({j.narration.voice for j in voiced})
+    console.print(f"voice ({jobs[0].lang}): {', '.join(labels)}")
+    for job in voiced:
+        n = job.narration
+        if n.recorded and n.fell_back or (voice == "recorded" and n.fell_back):
+            console.print(
+                f"  {job.slug}: {len(n.recorded)} of {len(n.beats)} beats recorded; "
+                f"{', '.join(n.fell_back)} spoken by {n.engine_voice}"
+            )
+        for beat in n.beats:
+            for warning in beat.warnings:
+                click.echo(f"warning: {warning}", err=True)
+
+
+@cli.command()
+@click.argument("slugs", nargs=-1)
+@click.option("--all", "all_", is_flag=True, help="Every scene of the lesson, in order.")
+@click.option(
+    "--lang",
+    type=click.Choice(LANGS),
+    default="en",
+    show_default=True,
+    help="Language of the narration to record.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["md", "csv"]),
+    default="md",
+    show_default=True,
+    help="Markdown tables (to read from) or CSV (for a spreadsheet).",
+)
+@click.option(
+    "--voice-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=DEFAULT_VOICE_DIR,
+    show_default=True,
+    help="Folder of your recordings: <voice-dir>/<lang>/<scene>/<beat>.wav.",
+)
+@click.option(
+    "--output",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=DEFAULT_OUTPUT,
+    show_default=True,
+    help="Output root; its .speech/ folder caches the synthesised speech used for timing.",
+)
+@param_options
+def script(slugs, all_, lang, fmt, voice_dir, output, sets, config, seed) -> None:
+    """A recording script: every beat's text, the file to save it as, and how it fits."""
+    import csv
+    import io
+    import tempfile
+
+    from rendering.narration import CACHE, script_rows
+    from rendering.worker import animation_times
+
+    params = load_params(config, sets, seed)
+    chosen = resolve_slugs(slugs, all_)
+    specs = load_voices(config)
+    engine_name = specs[lang].engine
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="pe-script-") as tmp:
+        for job in make_jobs(
+            chosen,
+            params,
+            "l",
+            lang,
+            "mp4",
+            "16:9",
+            False,
+            False,
+            engine_name,
+            specs,
+            voice_dir,
+            output,
+        ):
+            if job.narration is None:
+                continue
+            timing = animation_times(job, Path(tmp))
+            rows += script_rows(job.slug, lang, job.narration, voice_dir, output / CACHE, timing)
+    head = ["scene", "beat", "text", "file", "tts_s", "animation_s", "status"]
+    values = [
+        [
+            r.scene,
+            r.beat,
+            r.text,
+            r.file,
+            f"{r.tts_seconds:.1f}",
+            "-" if r.animation_seconds is None else f"{r.animation_seconds:.1f}",
+            r.status,
+        ]
+        for r in rows
+    ]
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(head)
+        writer.writerows(values)
+        click.echo(buffer.getvalue(), nl=False)
+        return
+    for slug in chosen:
+        mine = [v for v in values if v[0] == slug]
+        if not mine:
+            continue
+        click.echo(f"## {scenes.get(slug).stem}: {scenes.get(slug).title(lang)}\n")
+        click.echo("| " + " | ".join(head[1:]) + " |")
+        click.echo("|" + "---|" * (len(head) - 1))
+        for v in mine:
+            click.echo("| " + " | ".join(c.replace("|", "\\|") for c in v[1:]) + " |")
+        click.echo()
+    done = sum(r.status.startswith("recorded") for r in rows)
+    click.echo(f"{done} of {len(rows)} beats recorded in {voice_dir / lang}.")
 
 
 @cli.command()
@@ -300,19 +532,30 @@ def numbers(slug, as_json, sets, config, seed) -> None:
     help="Root folder; stills land in <output>/preview/.",
 )
 @param_options
+@voice_options
 @click.pass_context
-def preview(ctx, slug, lang, output, sets, config, seed) -> None:
+def preview(ctx, slug, lang, output, sets, config, seed, voice, voice_dir) -> None:
     """Quick low-quality render, then a last-frame PNG and a contact sheet of every beat's end."""
     from rendering import preview as stills
 
     params = load_params(config, sets, seed)
     chosen = resolve_slugs((slug,), False)
-    job = Job(chosen[0], params, lang, "l")
-    try:
-        preflight(output)
-    except PipelineError as exc:
-        raise Fail(str(exc)) from None
     root = output / "preview"
+    ready(output)
+    (job,) = make_jobs(
+        chosen,
+        params,
+        "l",
+        lang,
+        "mp4",
+        "16:9",
+        False,
+        False,
+        voice,
+        load_voices(config),
+        voice_dir,
+        output,
+    )
     report = execute(plan([job], root, force=False), root, 1, console, verbose=ctx.obj["verbose"])
     if report.failed:
         o = report.failed[0]

@@ -84,6 +84,7 @@ class Params:
         if path is not None or source.exists():
             try:
                 values.update(tomllib.loads(source.read_text(encoding="utf-8")))
+                values.pop("voice", None)  # the narration's table, read by the pipeline
             except FileNotFoundError:
                 raise ParamError(
                     f"config file {source} does not exist; pass an existing .toml file"

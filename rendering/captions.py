@@ -124,11 +124,16 @@ def _fits(text: str, lang: str) -> bool:
     return len(wrap(text, lang)) <= MAX_LINES
 
 
+def sentences(text: str, lang: str) -> list[str]:
+    """The sentences of one narration line (a voice speaks each one on its own)."""
+    text = " ".join(text.split())
+    return [s for s in (p.strip() for p in re.split(_SENTENCE[lang], text)) if s]
+
+
 def chunks(text: str, lang: str) -> list[str]:
     """Pieces of one narration line that each fit in one cue of at most MAX_LINES lines."""
-    text = " ".join(text.split())
     pieces: list[str] = []
-    for sentence in filter(None, (s.strip() for s in re.split(_SENTENCE[lang], text))):
+    for sentence in sentences(text, lang):
         parts = [sentence]
         if not _fits(sentence, lang):
             parts = [p.strip() for p in re.split(_CLAUSE[lang], sentence) if p and p.strip()]
@@ -153,12 +158,62 @@ def chunks(text: str, lang: str) -> list[str]:
 
 # ------------------------------------------------------------------ timing
 def cues_for(
-    beats: Iterable[tuple[str, float]], duration: float, slug: str, lang: str
+    beats: Iterable[tuple[str, float]],
+    duration: float,
+    slug: str,
+    lang: str,
+    spoken: dict[str, list[list[float]]] | None = None,
 ) -> list[Cue]:
-    """Cues for every beat of one clip, all inside [0, duration]."""
-    return timed_cues(
-        [(key, start, caption(lang, slug, key)) for key, start in beats], duration, lang
-    )
+    """Cues for every beat of one clip, all inside [0, duration].
+
+    With `spoken` (beat key -> [start, end] of each spoken sentence, from the voice
+    of this language), every cue sits inside the sentence it shows.
+    """
+    lines = [(key, start, caption(lang, slug, key)) for key, start in beats]
+    if spoken:
+        return spoken_cues(lines, spoken, duration, lang)
+    return timed_cues(lines, duration, lang)
+
+
+def spoken_cues(
+    lines: Sequence[tuple[str, float, str]],
+    spoken: dict[str, list[list[float]]],
+    duration: float,
+    lang: str,
+) -> list[Cue]:
+    """Cues timed by speech: each sentence's pieces share the time it is spoken.
+
+    A beat with one span for several sentences (a teacher's recording) spreads all
+    of its text over that span. Beats without speech fall back to beat timing.
+    """
+    out: list[Cue] = []
+    silent = []
+    for key, _, words in lines:
+        spans = spoken.get(key)
+        if not spans:
+            silent.append((key, _, words))
+            continue
+        said = sentences(words, lang)
+        if len(said) != len(spans):
+            said = [" ".join(said) if lang != "zh" else "".join(said)]
+            spans = [[spans[0][0], spans[-1][1]]]
+        for text, (a, b) in zip(said, spans, strict=True):
+            a, b = max(0.0, a), min(duration, b)
+            pieces = chunks(text, lang)
+            while len(pieces) > 1 and min(_shares(pieces, b - a, lang)) < MERGE_BELOW:
+                merged = _merge_pair(pieces, lang)
+                if merged is None:
+                    break
+                pieces = merged
+            t = a
+            for piece, span in zip(pieces, _shares(pieces, b - a, lang), strict=True):
+                out.append(
+                    Cue(round(t, 3), round(min(t + span, b), 3), "\n".join(wrap(piece, lang)))
+                )
+                t += span
+    if silent:
+        out.extend(timed_cues(silent, duration, lang))
+    return sorted(out, key=lambda c: c.start)
 
 
 def timed_cues(lines: Sequence[tuple[str, float, str]], duration: float, lang: str) -> list[Cue]:
@@ -293,17 +348,33 @@ def write_cues(folder: Path, stem: str, cues_by_lang: dict[str, list[Cue]]) -> d
     for lang, cues in cues_by_lang.items():
         for kind, render in (("vtt", to_vtt), ("srt", to_srt)):
             name = f"{stem}.{lang}.{kind}"
-            atomic_write_text(folder / name, render(cues))
+            text = render(cues)
+            if not (folder / name).is_file() or (folder / name).read_text("utf-8") != text:
+                atomic_write_text(folder / name, text)
             files[kind][lang] = name
     return files
 
 
 def write_sidecars(
-    folder: Path, stem: str, slug: str, beats, duration: float
+    folder: Path,
+    stem: str,
+    slug: str,
+    beats,
+    duration: float,
+    spoken: dict[str, dict[str, list[list[float]]]] | None = None,
 ) -> dict[str, dict[str, str]]:
-    """Write STEM.<lang>.vtt and .srt for both languages of one clip."""
+    """Write STEM.<lang>.vtt and .srt for both languages of one clip.
+
+    `spoken` maps a language to its sentence spans (the voiced language has them);
+    the other language keeps the same beat boundaries.
+    """
     beats = [(k, float(t)) for k, t in beats]
-    return write_cues(folder, stem, {lang: cues_for(beats, duration, slug, lang) for lang in LANGS})
+    spoken = spoken or {}
+    return write_cues(
+        folder,
+        stem,
+        {lang: cues_for(beats, duration, slug, lang, spoken.get(lang)) for lang in LANGS},
+    )
 
 
 def chapters_vtt(chapters: Sequence[tuple[float, float, str]]) -> str:

@@ -11,11 +11,13 @@ import scenes
 from pe_math import Params
 from rendering import keys, settings
 from rendering.manifest import Manifest
-from scenes.catalogue import LANGS, path_for
+from rendering.narration import Narration
+from scenes.catalogue import path_for
 
 # The pipeline code that shapes a clip's pixels and encoding (not its captions or gallery).
 RENDERER_FILES = tuple(
-    Path(__file__).resolve().parent / name for name in ("worker.py", "encoders.py", "settings.py")
+    Path(__file__).resolve().parent / name
+    for name in ("worker.py", "encoders.py", "settings.py", "audio.py")
 )
 
 
@@ -29,6 +31,7 @@ class Job:
     aspect: str = "16:9"
     transparent: bool = False
     burn_captions: bool = False
+    narration: Narration | None = None  # the speech of every beat; None renders silent
 
     @property
     def info(self) -> scenes.SceneInfo:
@@ -54,7 +57,8 @@ class Job:
 
     def key_parts(self) -> dict[str, str]:
         info = self.info
-        catalogues = tuple(path_for(lang, info.slug) for lang in LANGS)
+        # only this language's words shape the clip; the other's subtitles are rewritten cheaply
+        catalogues = (path_for(self.lang, info.slug),)
         job_settings = json.dumps(
             [
                 self.lang,
@@ -72,6 +76,7 @@ class Job:
             "params": self.params.digest(info.fields),
             "settings": hashlib.sha256(job_settings.encode()).hexdigest()[:16],
             "manim": keys.manim_version(),
+            "speech": self.narration.digest() if self.narration else "silent",
         }
 
     def key(self) -> str:
@@ -92,6 +97,7 @@ PART_NAMES = {
     "params": "parameters it reads changed",
     "settings": "render settings changed",
     "manim": "Manim version changed",
+    "speech": "narration changed",
 }
 
 
@@ -104,7 +110,9 @@ def plan(jobs: list[Job], root: Path, force: bool = False) -> list[Planned]:
         manifest = manifests.setdefault(folder, Manifest.load(folder))
         entry = manifest.entry(job.slug, job.variant)
         parts = job.key_parts()
-        if force:
+        if parts["speech"] == "pending":
+            out.append(Planned(job, False, "narration not synthesised yet"))
+        elif force:
             out.append(Planned(job, False, "--force"))
         elif entry is None:
             out.append(Planned(job, False, "never rendered"))

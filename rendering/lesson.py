@@ -20,8 +20,9 @@ from fractions import Fraction
 from pathlib import Path
 
 import av
+import numpy as np
 
-from rendering import captions
+from rendering import audio, captions
 from rendering.manifest import Manifest, atomic_write_text
 from rendering.validate import InvalidOutput, check_video
 from scenes.catalogue import LANGS
@@ -104,12 +105,15 @@ def build(folder: Path, slugs: list[str], variant: str = "mp4", force: bool = Fa
     try:
         files = [folder / e["file"] for e in entries]
         starts = [Fraction(c.start).limit_denominator(10**6) for c in chapters]
-        method = join(files, starts, tmp, [(c.start, c.end, c.title) for c in chapters])
+        track = lesson_track(folder, entries)
+        method = join(files, starts, tmp, [(c.start, c.end, c.title) for c in chapters], track)
         first = entries[0]
         checked = check_video(tmp, first["width"], first["height"], first["fps"])
         expected = sum(e["frames"] for e in entries)
         if checked.frames != expected:
             raise InvalidOutput(f"{name} has {checked.frames} frames, expected {expected}")
+        if track is not None:
+            audio.check_sound(tmp, checked.duration, first["fps"])
         found = read_chapters(tmp)
         if [title for _, _, title in found] != [c.title for c in chapters]:
             raise InvalidOutput(f"{name}: chapters read back as {found}")
@@ -118,7 +122,7 @@ def build(folder: Path, slugs: list[str], variant: str = "mp4", force: bool = Fa
         tmp.unlink(missing_ok=True)
         raise
 
-    subtitles = write_subtitles(folder, entries, chapters)
+    subtitles = write_subtitles(folder, entries, chapters, lang)
     atomic_write_text(
         folder / CHAPTERS_VTT, captions.chapters_vtt([(c.start, c.end, c.title) for c in chapters])
     )
@@ -144,6 +148,7 @@ def build(folder: Path, slugs: list[str], variant: str = "mp4", force: bool = Fa
             for c in chapters
         ],
         "chapters_vtt": CHAPTERS_VTT,
+        "voice": sorted({e.get("voice", "silent") for e in entries}),
         "captions": subtitles,
     }
     manifest = Manifest.load(folder)  # reload: keep anything recorded meanwhile
@@ -152,14 +157,39 @@ def build(folder: Path, slugs: list[str], variant: str = "mp4", force: bool = Fa
     return record
 
 
-def write_subtitles(folder: Path, entries: list[dict], chapters: list[Chapter]) -> dict:
-    """lesson.<lang>.vtt/.srt: every clip's cues, shifted to where the clip starts."""
+def lesson_track(folder: Path, entries: list[dict]) -> np.ndarray | None:
+    """The lesson's sound: each clip's sound, cut or padded to its picture, end to end.
+
+    Joining decoded samples rather than coded packets keeps every clip's sound exactly
+    as long as its frames, so nothing drifts however many clips there are. None when
+    no clip has sound.
+    """
+    if not any(e.get("sound") for e in entries):
+        return None
+    parts = []
+    for e in entries:
+        length = round(Fraction(e["frames"]) / Fraction(e["fps"]) * audio.RATE)
+        samples = audio.decode(folder / e["file"]) if e.get("sound") else np.zeros(0, np.float32)
+        part = np.zeros(length, np.float32)
+        part[: min(length, len(samples))] = samples[:length]
+        parts.append(part)
+    return np.concatenate(parts)
+
+
+def write_subtitles(
+    folder: Path, entries: list[dict], chapters: list[Chapter], voice_lang: str
+) -> dict:
+    """lesson.<lang>.vtt/.srt: every clip's cues, shifted to where the clip starts.
+
+    The clips speak `voice_lang`: its cues follow their recorded sentence times.
+    """
     by_lang: dict[str, list[captions.Cue]] = {}
     for lang in LANGS:
         cues: list[captions.Cue] = []
         for e, chapter in zip(entries, chapters, strict=True):
+            spoken = e.get("speech") if lang == voice_lang else None
             clip = captions.cues_for(
-                [(k, float(t)) for k, t in e["beats"]], e["duration"], e["slug"], lang
+                [(k, float(t)) for k, t in e["beats"]], e["duration"], e["slug"], lang, spoken
             )
             cues.extend(c.shifted(chapter.start) for c in clip)
         by_lang[lang] = cues
@@ -186,8 +216,12 @@ def join(
     starts: list[Fraction],
     out: Path,
     chapters: list[tuple[float, float, str]],
+    track: np.ndarray | None = None,
 ) -> str:
-    """Write `files` one after another into `out`; returns "remux" or "reencode"."""
+    """Write `files` one after another into `out`, with `track` as its sound if given.
+
+    Returns "remux" or "reencode" (how the pictures were joined).
+    """
     same = len({_signature(f) for f in files}) == 1
     options = {"movflags": "+faststart"} if out.suffix == ".mp4" else {}
     with av.open(str(out), "w", options=options) as container:
@@ -214,11 +248,18 @@ def join(
                 for i, (a, b, title) in enumerate(chapters)
             ]
         )
+        sound = None
+        if track is not None:
+            codec = audio.CODECS[out.suffix.lstrip(".")]
+            sound = container.add_stream(codec, rate=audio.RATE, layout="mono")
+            sound.bit_rate = audio.BITRATES[codec]
         if same:
             _remux(files, starts, container, stream)
-            return "remux"
-        _reencode(files, container, stream, rate)
-        return "reencode"
+        else:
+            _reencode(files, container, stream, rate)
+        if sound is not None:
+            audio.encode_samples(container, sound, track)
+        return "remux" if same else "reencode"
 
 
 def _remux(files, starts, container, stream) -> None:

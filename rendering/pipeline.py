@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import multiprocessing as mp
 import os
 import queue as queue_mod
@@ -93,13 +94,20 @@ def install(job: Job, result: dict, root: Path) -> Path:
     if result.get("poster"):
         poster = folder / f"{job.info.stem}.png"
         os.replace(result["poster"], poster)
+    speech = result.get("speech")
     subtitle_files = (
         captions.write_sidecars(
-            folder, job.info.stem, job.slug, result["beats"], result["duration"]
+            folder,
+            job.info.stem,
+            job.slug,
+            result["beats"],
+            result["duration"],
+            {job.lang: speech} if speech else None,
         )
         if job.fmt != "png"
         else {}
     )
+    narration = job.narration if speech else None
     manifest = Manifest.load(folder)
     manifest.data.update({"lang": job.lang, "quality": job.quality, "aspect": job.aspect})
     manifest.record(
@@ -126,10 +134,32 @@ def install(job: Job, result: dict, root: Path) -> Path:
             "bytes": target.stat().st_size,
             "beats": result["beats"],
             "captions": subtitle_files,
+            "voice": narration.voice if narration else "silent",
+            "voice_cards": json.loads(narration.cards) if narration else [],
+            "recorded_beats": narration.recorded if narration else [],
+            "speech": speech or {},
+            "sound": result.get("sound"),
         },
     )
     manifest.save()
     return target
+
+
+def refresh_sidecars(job: Job, root: Path) -> None:
+    """Rewrite a cached clip's subtitles: the other language's words may have changed."""
+    folder = job.out_dir(root)
+    entry = Manifest.load(folder).entry(job.slug, job.variant)
+    if entry is None or job.fmt == "png":
+        return
+    speech = entry.get("speech")
+    captions.write_sidecars(
+        folder,
+        job.info.stem,
+        job.slug,
+        entry["beats"],
+        entry["duration"],
+        {job.lang: speech} if speech else None,
+    )
 
 
 # ----------------------------------------------------------------- running
@@ -142,6 +172,7 @@ def execute(
     for p in planned:
         if p.cached:
             folder = p.job.out_dir(root)
+            refresh_sidecars(p.job, root)
             report.outcomes.append(
                 Outcome(p.job, "cached", path=folder / p.job.filename, message=p.reason)
             )

@@ -13,7 +13,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from rendering import encoders, settings
+from rendering import audio, encoders, settings
 from rendering.jobs import Job
 from rendering.validate import check_image, check_video
 
@@ -49,6 +49,7 @@ def render(job: Job, work_dir: Path, report=None) -> dict[str, Any]:
 
     scene_cls = job.info.load()
     media_dir = work_dir / "manim"
+    narration = job.narration
     hook = None
     if report is not None:
         hook = lambda scene: report(float(scene.renderer.time))  # noqa: E731
@@ -56,7 +57,12 @@ def render(job: Job, work_dir: Path, report=None) -> dict[str, Any]:
     logging.getLogger("manim").setLevel(logging.ERROR)
     try:
         with tempconfig(manim_config(job, media_dir)):
-            scene = scene_cls(params=job.params, lang=job.lang, burn_captions=job.burn_captions)
+            scene = scene_cls(
+                params=job.params,
+                lang=job.lang,
+                burn_captions=job.burn_captions,
+                speech=narration.seconds() if narration else None,
+            )
             scene.render()
             writer = scene.renderer.file_writer
             # only the artifact the plan has: the other path properties raise
@@ -65,7 +71,9 @@ def render(job: Job, work_dir: Path, report=None) -> dict[str, Any]:
         if hook is not None:
             LessonScene.play_hooks.remove(hook)
     geo = encoders.output_geometry(job)  # a GIF is smaller and slower than the job's frame
-    final = encoders.finish(job, produced, work_dir / job.filename)
+    voiced = narration is not None and job.fmt in audio.CODECS
+    silent_name = f"{job.info.stem}.silent.{job.fmt}" if voiced else job.filename
+    final = encoders.finish(job, produced, work_dir / silent_name)
     poster = work_dir / f"{job.info.stem}.png"
     if job.fmt == "png":
         checked = check_image(final, geo.width, geo.height)
@@ -74,16 +82,45 @@ def render(job: Job, work_dir: Path, report=None) -> dict[str, Any]:
         checked = check_video(
             final, geo.width, geo.height, None if job.fmt == "gif" else geo.fps, poster
         )
-    return {
-        "file": str(final),
+    beats = [(k, round(t, 3)) for k, t in scene.beats]
+    result = {
         "poster": str(poster) if poster else None,
         "duration": checked.duration,
         "frames": checked.frames,
         "width": checked.width,
         "height": checked.height,
         "fps": geo.fps,
-        "beats": [[k, round(t, 3)] for k, t in scene.beats],
+        "beats": [[k, t] for k, t in beats],
     }
+    if voiced:
+        track = narration.track(beats, checked.duration)
+        voiced_file = work_dir / job.filename
+        sound = audio.voice_clip(final, track, voiced_file, geo.fps)
+        final.unlink()
+        final = voiced_file
+        check_video(final, geo.width, geo.height, geo.fps)
+        result["sound"] = {
+            "codec": sound.codec,
+            "rate": sound.rate,
+            "seconds": round(sound.duration, 3),
+            "lufs": round(sound.lufs, 2),
+            "true_peak_dbtp": round(sound.true_peak, 2),
+        }
+        result["speech"] = narration.spans(beats)
+    result["file"] = str(final)
+    return result
+
+
+def animation_times(job: Job, work_dir: Path) -> dict[str, float]:
+    """How long each beat lasts without speech: the scene built with animations skipped."""
+    from manim import tempconfig
+
+    with tempconfig({**manim_config(job, work_dir / "manim"), "dry_run": True}):
+        scene = job.info.load()(params=job.params, lang=job.lang, skip_animations=True)
+        scene.render()
+        end = float(scene.renderer.time)
+    starts = [t for _, t in scene.beats] + [end]
+    return {key: round(starts[i + 1] - t, 3) for i, (key, t) in enumerate(scene.beats)}
 
 
 def describe_error(exc: BaseException) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -24,6 +25,7 @@ from pe_math import Params
 from rendering.captions import wrap
 from scenes import theme
 from scenes.catalogue import caption, lookup
+from scenes.timing import BREATH
 
 BeatHook = Callable[["LessonScene", str], None]
 
@@ -34,6 +36,11 @@ class LessonScene(Scene):
     Subclasses set `slug`, implement `numbers(params)` (every number the scene
     shows, JSON-ready, computed by pe_math) and `construct`, which calls
     `self.beat(key)` at the start of every narration beat.
+
+    With `speech` (beat key -> seconds of narration), timing follows the voice: a
+    beat lasts at least its speech plus BREATH. What the animation has not filled
+    is waited out at the next beat boundary, or at the end, so scene code never
+    knows how long its narration is.
     """
 
     slug: ClassVar[str] = ""
@@ -47,12 +54,15 @@ class LessonScene(Scene):
         params: Params | None = None,
         lang: str | None = None,
         burn_captions: bool = False,
+        speech: dict[str, float] | None = None,
         **kwargs: Any,
     ) -> None:
         self.params = params if params is not None else Params.load()
         self.lang = lang or os.environ.get("PE_LANG", "en")
         self.burn_captions = burn_captions
         self.beats: list[tuple[str, float]] = []
+        self.speech = dict(speech or {})
+        self._speech_until = 0.0
         self._caption: Mobject | None = None
         super().__init__(**kwargs)
         self.camera.background_color = theme.BACKGROUND
@@ -82,8 +92,12 @@ class LessonScene(Scene):
     # ----------------------------------------------------------------- beats
     def beat(self, key: str) -> None:
         """Start narration beat `key`: record its time (and burn its caption if asked)."""
+        self.wait_for_speech()
         self._run_hooks(key)
-        self.beats.append((key, float(self.renderer.time)))
+        start = float(self.renderer.time)
+        self.beats.append((key, start))
+        if key in self.speech:
+            self._speech_until = start + self.speech[key] + BREATH
         if self.burn_captions:
             self._show_caption(caption(self.lang, self.slug, key))
 
@@ -92,7 +106,16 @@ class LessonScene(Scene):
         for hook in type(self).play_hooks:
             hook(self)
 
+    def wait_for_speech(self) -> None:
+        """Hold the last frame until the current beat's speech (and a breath) is over."""
+        left = self._speech_until - float(self.renderer.time)
+        if left > 1e-3:
+            # Manim writes int(duration × fps) frames: ask for half a frame more than whole frames
+            frames = math.ceil(left * config.frame_rate - 1e-6)
+            self.wait((frames + 0.5) / config.frame_rate)
+
     def tear_down(self) -> None:
+        self.wait_for_speech()
         self._run_hooks("<end>")
         super().tear_down()
 

@@ -51,8 +51,12 @@ class VectorColumn(VGroup):
         self.cells = VGroup()
         for v in self.values:
             num = text(theme.fmt(v, digits), size=size, color=color)
-            box = Rectangle(width=max(cell * 1.6, num.width + 0.2), height=cell, stroke_color=color,
-                            stroke_width=1.5)
+            box = Rectangle(
+                width=max(cell * 1.6, num.width + 0.2),
+                height=cell,
+                stroke_color=color,
+                stroke_width=1.5,
+            )
             self.cells.add(VGroup(box, num.move_to(box)))
         self.cells.arrange(RIGHT if horizontal else DOWN, buff=0)
         self.add(self.cells)
@@ -86,8 +90,14 @@ class HeatGrid(VGroup):
         self.cells = VGroup()
         for i in range(m.shape[0]):
             for j in range(m.shape[1]):
-                sq = Rectangle(width=w, height=cell, stroke_width=stroke_width, stroke_color=theme.BACKGROUND,
-                               fill_color=colormap(m[i, j], vmin, vmax), fill_opacity=1)
+                sq = Rectangle(
+                    width=w,
+                    height=cell,
+                    stroke_width=stroke_width,
+                    stroke_color=theme.BACKGROUND,
+                    fill_color=colormap(m[i, j], vmin, vmax),
+                    fill_opacity=1,
+                )
                 sq.move_to(np.array([j * w, -i * cell, 0]))
                 if digits is not None and np.isfinite(m[i, j]):
                     sq = VGroup(sq, text(theme.fmt(m[i, j], digits), size=size).move_to(sq))
@@ -97,11 +107,17 @@ class HeatGrid(VGroup):
         self.col_labels = VGroup()
         if row_labels is not None:
             for i, lab in enumerate(row_labels):
-                self.row_labels.add(text(lab, size=size, color=theme.MUTED).next_to(self.cell(i, 0), LEFT, buff=0.12))
+                self.row_labels.add(
+                    text(lab, size=size, color=theme.MUTED).next_to(
+                        self.cell(i, 0), LEFT, buff=0.12
+                    )
+                )
             self.add(self.row_labels)
         if col_labels is not None:
             for j, lab in enumerate(col_labels):
-                self.col_labels.add(text(lab, size=size, color=theme.MUTED).next_to(self.cell(0, j), UP, buff=0.12))
+                self.col_labels.add(
+                    text(lab, size=size, color=theme.MUTED).next_to(self.cell(0, j), UP, buff=0.12)
+                )
             self.add(self.col_labels)
 
     def cell(self, i: int, j: int):
@@ -119,14 +135,28 @@ class HeatGrid(VGroup):
 class ColorScale(VGroup):
     """A vertical colour bar from vmin to vmax with end labels."""
 
-    def __init__(self, vmin: float, vmax: float, height: float = 3.0, colormap=theme.diverging, steps: int = 24,
-                 digits: int = 1) -> None:
+    def __init__(
+        self,
+        vmin: float,
+        vmax: float,
+        height: float = 3.0,
+        colormap=theme.diverging,
+        steps: int = 24,
+        digits: int = 1,
+    ) -> None:
         super().__init__()
-        bar = VGroup(*[
-            Rectangle(width=0.25, height=height / steps, stroke_width=0,
-                      fill_color=colormap(vmin + (vmax - vmin) * (k + 0.5) / steps, vmin, vmax), fill_opacity=1)
-            for k in range(steps)
-        ]).arrange(UP, buff=0)
+        bar = VGroup(
+            *[
+                Rectangle(
+                    width=0.25,
+                    height=height / steps,
+                    stroke_width=0,
+                    fill_color=colormap(vmin + (vmax - vmin) * (k + 0.5) / steps, vmin, vmax),
+                    fill_opacity=1,
+                )
+                for k in range(steps)
+            ]
+        ).arrange(UP, buff=0)
         top = text(theme.fmt(vmax, digits), size=theme.SMALL_SIZE).next_to(bar, UP, buff=0.1)
         bottom = text(theme.fmt(vmin, digits), size=theme.SMALL_SIZE).next_to(bar, DOWN, buff=0.1)
         self.add(bar, top, bottom)
@@ -155,8 +185,13 @@ class BitRow(VGroup):
             sq, digit = self.bit_cell(k)
             on = bool(b)
             sq.set_fill(self.on_color if on else theme.BACKGROUND, opacity=0.9 if on else 0)
-            digit.become(text("1" if on else "0", size=theme.BODY_SIZE,
-                              color=theme.BACKGROUND if on else theme.MUTED).move_to(sq))
+            digit.become(
+                text(
+                    "1" if on else "0",
+                    size=theme.BODY_SIZE,
+                    color=theme.BACKGROUND if on else theme.MUTED,
+                ).move_to(sq)
+            )
         return self
 
 
@@ -168,11 +203,17 @@ class ClockFace(VGroup):
         self.radius = radius
         self.color = color
         self.dial = Circle(radius=radius, stroke_color=theme.MUTED, stroke_width=2)
-        self.ticks = VGroup(*[
-            Line(radius * 0.85 * _dir(2 * np.pi * t / ticks), radius * _dir(2 * np.pi * t / ticks),
-                 stroke_color=theme.MUTED, stroke_width=1.5)
-            for t in range(ticks)
-        ])
+        self.ticks = VGroup(
+            *[
+                Line(
+                    radius * 0.85 * _dir(2 * np.pi * t / ticks),
+                    radius * _dir(2 * np.pi * t / ticks),
+                    stroke_color=theme.MUTED,
+                    stroke_width=1.5,
+                )
+                for t in range(ticks)
+            ]
+        )
         self.add(self.dial, self.ticks)
 
     def tip(self, angle: float) -> np.ndarray:
@@ -181,10 +222,17 @@ class ClockFace(VGroup):
 
     def hand(self, angle_of: Callable[[], float]) -> VGroup:
         """A hand that redraws from a function of a tracker, never from accumulated time."""
-        return always_redraw(lambda: VGroup(
-            Line(self.dial.get_center(), self.tip(angle_of()), stroke_color=self.color, stroke_width=5),
-            Dot(self.tip(angle_of()), radius=0.05, color=self.color),
-        ))
+        return always_redraw(
+            lambda: VGroup(
+                Line(
+                    self.dial.get_center(),
+                    self.tip(angle_of()),
+                    stroke_color=self.color,
+                    stroke_width=5,
+                ),
+                Dot(self.tip(angle_of()), radius=0.05, color=self.color),
+            )
+        )
 
 
 def _dir(angle: float) -> np.ndarray:
@@ -194,11 +242,19 @@ def _dir(angle: float) -> np.ndarray:
 class Readout(VGroup):
     """`label value` where value follows a function (usually of a ValueTracker)."""
 
-    def __init__(self, label: str, value_of: Callable[[], float], digits: int = 3, color=theme.FOREGROUND,
-                 size: float = theme.BODY_SIZE) -> None:
+    def __init__(
+        self,
+        label: str,
+        value_of: Callable[[], float],
+        digits: int = 3,
+        color=theme.FOREGROUND,
+        size: float = theme.BODY_SIZE,
+    ) -> None:
         super().__init__()
         self.caption = text(label, size=size, color=theme.MUTED)
-        self.number = DecimalNumber(value_of(), num_decimal_places=digits, font_size=size * 1.25, color=color)
+        self.number = DecimalNumber(
+            value_of(), num_decimal_places=digits, font_size=size * 1.25, color=color
+        )
         self.number.next_to(self.caption, RIGHT, buff=0.2)
         self.number.add_updater(lambda m: m.set_value(value_of()))
         self.add(self.caption, self.number)
@@ -216,11 +272,21 @@ def formula(tex: str, size: float = 40, color=theme.FOREGROUND, **values: str) -
 
 def panel(width: float, height: float, color=theme.MUTED) -> RoundedRectangle:
     """A quiet frame that groups a part of the stage."""
-    return RoundedRectangle(width=width, height=height, corner_radius=0.15, stroke_color=color, stroke_width=1.5)
+    return RoundedRectangle(
+        width=width, height=height, corner_radius=0.15, stroke_color=color, stroke_width=1.5
+    )
 
 
 def arrow(start, end, color=theme.FOREGROUND, **kwargs) -> Arrow:
-    return Arrow(start, end, buff=0, color=color, stroke_width=4, max_tip_length_to_length_ratio=0.15, **kwargs)
+    return Arrow(
+        start,
+        end,
+        buff=0,
+        color=color,
+        stroke_width=4,
+        max_tip_length_to_length_ratio=0.15,
+        **kwargs,
+    )
 
 
 def spread_indices(n: int, k: int) -> list[int]:

@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(libcairo2-dev libpango1.0-dev pkg-config texlive-latex-base texlive-latex-extra
-              texlive-fonts-recommended dvisvgm fonts-noto-cjk)
+              texlive-fonts-recommended dvisvgm fonts-noto-cjk espeak-ng)
 # The browser gallery test needs these; set PE_SKIP_BROWSER=1 to leave them out.
 BROWSER_PACKAGES=(chromium chromium-driver)
 PYTHON=${PYTHON:-python3}

