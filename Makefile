@@ -25,6 +25,7 @@ format: setup
 bench: setup
 	$(PY) bench/bench_pe_math.py
 	$(PY) bench/bench_render.py
+	$(PY) bench/bench_voice.py
 
 clean:
 	rm -rf .work build *.egg-info .pytest_cache .ruff_cache .hypothesis

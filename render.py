@@ -587,7 +587,7 @@ def preview(ctx, slug, lang, output, sets, config, seed, voice, voice_dir) -> No
 def clean(all_, output) -> None:
     """Remove temporary work folders and caches; finished outputs stay unless --all."""
     removed = []
-    targets = [output / WORK, output / "preview"]
+    targets = [output / WORK, output / "preview", output / ".speech"]
     if all_:
         targets = [p for p in output.iterdir() if p.name != "README.md"] if output.exists() else []
     for path in targets:

@@ -29,6 +29,7 @@ PEAK_DBTP = -1.0
 _PEAK_MARGIN_DB = 0.3  # the limiter aims a little under the ceiling: codecs add a little
 CODECS = {"mp4": "aac", "webm": "libopus"}
 BITRATES = {"aac": 128_000, "libopus": 96_000}
+AAC_FRAME = 1024  # samples per AAC frame (Opus frames of 960 divide evenly into 48 kHz too)
 SILENCE_DB = -50.0  # a window quieter than this (dBFS) holds no speech
 
 
@@ -194,8 +195,20 @@ def add_track(video: Path, samples: np.ndarray, out: Path) -> None:
         encode_samples(dst, aout, samples)
 
 
+def whole_codec_frames(samples: np.ndarray) -> np.ndarray:
+    """Cut or pad the (silent) tail to a whole number of AAC frames.
+
+    A decoder returns whole 1024-sample frames, so a track of any other length comes
+    back up to 21 ms longer; at the nearest whole frame it is off by at most 10.7 ms,
+    inside one video frame even at 60 fps.
+    """
+    n = round(len(samples) / AAC_FRAME) * AAC_FRAME
+    return np.pad(samples[:n], (0, max(0, n - len(samples))))
+
+
 def encode_samples(container, stream, samples: np.ndarray) -> None:
     """Encode mono float samples into `stream` in chunks, then flush it."""
+    samples = whole_codec_frames(samples)
     chunk = 4800
     for start in range(0, len(samples), chunk):
         piece = np.ascontiguousarray(samples[start : start + chunk], dtype=np.float32)

@@ -31,6 +31,8 @@ UI = {
         "chapters": "Chapters",
         "clips": "Clips",
         "duration": "duration",
+        "voice": "voice",
+        "silent": "silent",
         "params": "parameters",
         "none": "none",
         "files": "files",
@@ -44,6 +46,8 @@ UI = {
         "chapters": "章节",
         "clips": "片段",
         "duration": "时长",
+        "voice": "配音",
+        "silent": "无声",
         "params": "参数",
         "none": "无",
         "files": "文件",
@@ -212,6 +216,7 @@ def _clip_card(slug: str, variants: dict[str, dict], lang: str, ui: dict) -> str
         f"<h3>{int(main.get('order', 0)):02d} · {escape(title)}</h3>"
         f'<p class="meta">{escape(slug)} · {escape(ui["duration"])} '
         f"{escape(_clock(main.get('duration', 0)))} ({main.get('duration', 0):.2f} s)</p>"
+        f"{_voice_line(main, ui)}"
     )
     sources = video_sources(variants)
     body = ""
@@ -242,6 +247,19 @@ def _clip_card(slug: str, variants: dict[str, dict], lang: str, ui: dict) -> str
         body += f'<img class="gif" src="{_attr(main["file"])}" alt="{_attr(title)}">'
     body += _params_table(main.get("params", {}), ui) + _files_list(variants, ui)
     return f'<article class="card" id="{_attr(slug)}">{head}{body}</article>'
+
+
+def _voice_line(entry: dict, ui: dict) -> str:
+    """Who spoke the clip, with the licence note of each voice."""
+    voice = entry.get("voice") or "silent"
+    if voice == "silent":
+        return f'<p class="meta voice">{escape(ui["voice"])}: {escape(ui["silent"])}</p>'
+    notes = "; ".join(
+        c.get("licence", "") for c in entry.get("voice_cards", []) if c.get("licence")
+    )
+    return (
+        f'<p class="meta voice" title="{_attr(notes)}">{escape(ui["voice"])}: {escape(voice)}</p>'
+    )
 
 
 def _lesson_section(record: dict, lang: str, ui: dict) -> str:

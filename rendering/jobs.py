@@ -110,14 +110,14 @@ def plan(jobs: list[Job], root: Path, force: bool = False) -> list[Planned]:
         manifest = manifests.setdefault(folder, Manifest.load(folder))
         entry = manifest.entry(job.slug, job.variant)
         parts = job.key_parts()
-        if parts["speech"] == "pending":
-            out.append(Planned(job, False, "narration not synthesised yet"))
-        elif force:
+        if force:
             out.append(Planned(job, False, "--force"))
         elif entry is None:
             out.append(Planned(job, False, "never rendered"))
         elif not (folder / entry["file"]).exists():
             out.append(Planned(job, False, "output file missing"))
+        elif parts["speech"] == "pending":
+            out.append(Planned(job, False, "narration not synthesised yet"))
         elif entry.get("key") != job.key():
             changed = [
                 PART_NAMES[k] for k, v in parts.items() if entry.get("key_parts", {}).get(k) != v

@@ -47,7 +47,8 @@ class VoiceSpec:
     speed: float = 1.0
 
 
-DEFAULTS = {"en": VoiceSpec("piper", "joe"), "zh": VoiceSpec("espeak", "cmn")}
+# espeak-ng's Mandarin drawls at its usual rate: 1.2 brings it near a teacher's pace
+DEFAULTS = {"en": VoiceSpec("piper", "joe"), "zh": VoiceSpec("espeak", "cmn", 1.2)}
 # What the engines say for a language when asked for explicitly (`--voice espeak` in English).
 ESPEAK_VOICES = {"en": "en-us", "zh": "cmn"}
 
@@ -79,7 +80,7 @@ def load_specs(path: str | Path | None = None) -> dict[str, VoiceSpec]:
             )
         voice = raw.get("voice", specs[lang].voice if engine == specs[lang].engine else None)
         voice = voice or (ESPEAK_VOICES[lang] if engine == "espeak" else "joe")
-        speed = raw.get("speed", 1.0)
+        speed = raw.get("speed", specs[lang].speed if engine == specs[lang].engine else 1.0)
         if not isinstance(speed, int | float) or not 0.5 <= float(speed) <= 2.0:
             raise VoiceError(f"[voice.{lang}] speed={speed!r}: must be a number from 0.5 to 2")
         specs[lang] = VoiceSpec(engine, str(voice), float(speed))

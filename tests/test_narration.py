@@ -91,7 +91,7 @@ def test_trim_cuts_silence_around_speech():
 
 # ------------------------------------------------------------------ config and text
 def test_voice_tables_in_the_lesson_file(tmp_path):
-    assert voices.load_specs() == voices.DEFAULTS
+    assert voices.load_specs() == voices.DEFAULTS  # lesson.toml states the defaults
     cfg = tmp_path / "lesson.toml"
     cfg.write_text('d_model = 8\n[voice.en]\nengine = "espeak"\nspeed = 1.2\n', encoding="utf-8")
     specs = voices.load_specs(cfg)
@@ -151,7 +151,12 @@ def test_pending_speech_is_not_synthesised_for_a_plan(plugin_scenes, tmp_path):
     assert n.pending and n.digest() == "pending"
     assert not (tmp_path / "cache").exists()
     (p,) = plan([Job("tiny", Params(), narration=n)], tmp_path / "out")
+    assert (p.cached, p.reason) == (False, "never rendered")
+    assert render(tmp_path / "out", "tiny", "--voice", "none").exit_code == 0
+    silent = (tmp_path / "out" / "en" / "480p15" / "90-tiny.mp4").read_bytes()
+    (p,) = plan([Job("tiny", Params(), narration=n)], tmp_path / "out")
     assert (p.cached, p.reason) == (False, "narration not synthesised yet")
+    assert (tmp_path / "out" / "en" / "480p15" / "90-tiny.mp4").read_bytes() == silent
 
 
 def test_a_recording_wins_beat_by_beat_and_warns_when_it_sounds_wrong(plugin_scenes, tmp_path):
@@ -287,6 +292,7 @@ def test_a_voiced_clip_speaks_on_every_beat(plugin_scenes, tmp_path, lang):
     assert lufs == pytest.approx(audio.TARGET_LUFS, abs=1.0)
     assert peak <= audio.PEAK_DBTP + 0.05  # FFmpeg oversamples differently: a little slack
     assert entry["voice"] == f"espeak-ng {ESPEAK[lang].voice}"
+    assert f"espeak-ng {ESPEAK[lang].voice}</p>" in (folder / "index.html").read_text("utf-8")
     # the voiced language's cues lie inside the sentences they show
     spans = [s for beat in entry["speech"].values() for s in beat]
     vtt = (folder / entry["captions"]["vtt"][lang]).read_text(encoding="utf-8")

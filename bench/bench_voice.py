@@ -1,0 +1,69 @@
+"""Narration cost, measured side by side in one run.
+
+    python bench/bench_voice.py [--quality l|m|h|k] [--lang en|zh]
+
+Prints: the time to synthesise the whole lesson's speech from an empty cache (the
+language's default engine), a full narrated `render --all --lesson` at the same
+quality into a fresh folder, TTS as a share of that render (goal: under 10%), and a
+cached, unchanged re-run of the same command (goal: under 2 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import scenes  # noqa: E402
+from rendering import narration, voices  # noqa: E402
+
+
+def timed(cmd: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quality", default="l", choices=["l", "m", "h", "k"])
+    parser.add_argument("--lang", default="en", choices=["en", "zh"])
+    args = parser.parse_args()
+    specs = voices.load_specs()
+    slugs = [i.slug for i in scenes.ordered()]
+    out = Path(tempfile.mkdtemp(prefix="pe-bench-voice-"))
+    try:
+        start = time.perf_counter()
+        seconds = 0.0
+        for slug in slugs:
+            n = narration.narrate(
+                slug, args.lang, "auto", specs, out / "no-recordings", out / ".speech"
+            )
+            seconds += sum(n.seconds().values()) if n else 0.0
+        tts = time.perf_counter() - start
+        shutil.rmtree(out / ".speech")  # the render synthesises again, as a first run would
+
+        cmd = [sys.executable, "render.py", "render", "--all", "--lesson", "-q", args.quality]
+        cmd += ["--lang", args.lang, "--output", str(out)]
+        full = timed(cmd)
+        again = timed(cmd)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    voice = specs[args.lang]
+    print(f"narration ({args.lang}, {voice.engine} {voice.voice}, quality {args.quality})")
+    print(f"  speech in the lesson:          {seconds:7.1f} s")
+    print(f"  TTS from an empty cache:       {tts:7.1f} s  ({seconds / tts:.0f}x real time)")
+    print(f"  full narrated render --lesson: {full:7.1f} s")
+    print(f"  TTS share of the full render:  {tts / full:7.1%}  (goal < 10%)")
+    print(f"  cached, unchanged re-run:      {again:7.2f} s  (goal < 2 s)")
+
+
+if __name__ == "__main__":
+    main()
