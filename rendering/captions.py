@@ -199,18 +199,10 @@ def spoken_cues(
             spans = [[spans[0][0], spans[-1][1]]]
         for text, (a, b) in zip(said, spans, strict=True):
             a, b = max(0.0, a), min(duration, b)
-            pieces = chunks(text, lang)
-            while len(pieces) > 1 and min(_shares(pieces, b - a, lang)) < MERGE_BELOW:
-                merged = _merge_pair(pieces, lang)
-                if merged is None:
-                    break
-                pieces = merged
-            t = a
-            for piece, span in zip(pieces, _shares(pieces, b - a, lang), strict=True):
+            for start, end, piece in _spread(text, a, b, lang):
                 out.append(
-                    Cue(round(t, 3), round(min(t + span, b), 3), "\n".join(wrap(piece, lang)))
+                    Cue(round(start, 3), round(min(end, b), 3), "\n".join(wrap(piece, lang)))
                 )
-                t += span
     if silent:
         out.extend(timed_cues(silent, duration, lang))
     return sorted(out, key=lambda c: c.start)
@@ -228,22 +220,30 @@ def timed_cues(lines: Sequence[tuple[str, float, str]], duration: float, lang: s
         end = ordered[i + 1][1] if i + 1 < len(ordered) else duration
         if end - start <= _EPS or not words.strip():
             continue
-        pieces = chunks(words, lang)
-        # a beat too short for all its pieces gets fewer, fuller cues
-        while len(pieces) > 1 and min(_shares(pieces, end - start, lang)) < MERGE_BELOW:
-            merged = _merge_pair(pieces, lang)
-            if merged is None:
-                break
-            pieces = merged
-        t = start
-        for piece, span in zip(pieces, _shares(pieces, end - start, lang), strict=True):
-            spans.append([t, t + span, piece])
-            t += span
+        spans.extend(list(span) for span in _spread(words, start, end, lang))
         spans[-1][1] = end  # no rounding drift at the beat boundary
     spans = _lengthen_short(spans, lang)
     return [
         Cue(round(a, 3), round(min(b, duration), 3), "\n".join(wrap(p, lang))) for a, b, p in spans
     ]
+
+
+def _spread(words: str, start: float, end: float, lang: str) -> list[tuple[float, float, str]]:
+    """(start, end, piece) of cue-sized pieces of `words` sharing [start, end] by width.
+
+    A span too short for all its pieces gets fewer, fuller cues.
+    """
+    pieces = chunks(words, lang)
+    while len(pieces) > 1 and min(_shares(pieces, end - start, lang)) < MERGE_BELOW:
+        merged = _merge_pair(pieces, lang)
+        if merged is None:
+            break
+        pieces = merged
+    out, t = [], start
+    for piece, span in zip(pieces, _shares(pieces, end - start, lang), strict=True):
+        out.append((t, t + span, piece))
+        t += span
+    return out
 
 
 def _shares(pieces: list[str], total: float, lang: str) -> list[float]:
