@@ -26,6 +26,7 @@ from rendering.gallery import publish
 from rendering.jobs import Job, plan
 from rendering.pipeline import WORK, PipelineError, execute, plan_table, preflight, summary_table
 from scenes.catalogue import LANGS, CatalogueError
+from scenes.fonts import FONT, missing_glyphs
 
 console = Console(stderr=False, highlight=False)
 status_console = Console(stderr=True, highlight=False)  # progress that must not mix with output
@@ -47,9 +48,17 @@ def load_params(config: str | None, sets: tuple[str, ...], seed: int | None) -> 
         overrides = dict(parse_assignment(s) for s in sets)
         if seed is not None:
             overrides.update(proj_seed=seed, learned_seed=seed)
-        return Params.load(config, overrides)
+        params = Params.load(config, overrides)
     except ParamError as exc:
         raise Fail(str(exc)) from None
+    for name in ("tokens", "tokens_en"):
+        missing = missing_glyphs("".join(getattr(params, name)))
+        if missing:
+            raise Fail(
+                f"{name}: the font {FONT} has no glyph for {' '.join(missing)}; "
+                "use letters or Chinese characters"
+            )
+    return params
 
 
 def resolve_slugs(slugs: tuple[str, ...], all_: bool) -> list[str]:
@@ -221,7 +230,31 @@ def narrate_all(slugs, lang, voice, specs, voice_dir, output, synthesize) -> dic
     return out
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class OneLineErrors(click.Group):
+    """click's usage errors as one line and exit 2, like every other error of the driver."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.exceptions.NoArgsIsHelpError as exc:
+            click.echo(exc.format_message())
+            sys.exit(0)
+        except click.UsageError as exc:
+            where = f"; see `{exc.ctx.command_path} --help`" if exc.ctx else ""
+            click.echo(f"error: {exc.format_message().rstrip('.')}{where}", err=True)
+            sys.exit(2)
+        except click.ClickException as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        except (click.Abort, KeyboardInterrupt):
+            click.echo("interrupted", err=True)
+            sys.exit(130)
+        if not standalone_mode:
+            return code
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+@click.group(cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--verbose", is_flag=True, help="Show full tracebacks and Manim's own log.")
 @click.pass_context
 def cli(ctx: click.Context, verbose: bool) -> None:
@@ -232,6 +265,7 @@ def cli(ctx: click.Context, verbose: bool) -> None:
 @cli.command("list")
 @job_options
 @voice_options
+@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
 def list_scenes(
     quality,
     lang,
@@ -245,6 +279,7 @@ def list_scenes(
     seed,
     voice,
     voice_dir,
+    as_json,
 ) -> None:
     """Each scene: order, slug, titles, the parameters it reads, and whether its output is up to date."""
     params = load_params(config, sets, seed)
@@ -263,20 +298,42 @@ def list_scenes(
         output,
         synthesize=False,
     )
-    table = Table(title=f"scenes ({lang}, {settings.folder_name(quality, aspect)}, {fmt})")
-    for col in ("#", "slug", "zh", "en", "reads", "output"):
-        table.add_column(col)
+    rows = []
     for p in plan(jobs, output):
         info = p.job.info
-        titles = []
+        titles = {}
         for language in LANGS:
             try:
-                titles.append(info.title(language))
+                titles[language] = info.title(language)
             except CatalogueError:
-                titles.append("-")
-        state = "[green]up to date" if p.cached else f"[yellow]{p.reason}"
-        table.add_row(f"{info.order:02d}", info.slug, *titles, ", ".join(info.fields), state)
-    console.print(table)
+                titles[language] = None
+        rows.append(
+            {
+                "order": info.order,
+                "slug": info.slug,
+                "titles": titles,
+                "reads": list(info.fields),
+                "up_to_date": p.cached,
+                "state": "up to date" if p.cached else p.reason,
+                "output": str(p.job.out_dir(output) / p.job.filename),
+            }
+        )
+    if as_json:
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+    elif not console.is_terminal:  # a pipe or a file: whole slugs, one scene per line
+        for r in rows:
+            titles = [r["titles"][language] or "-" for language in LANGS]
+            cells = [f"{r['order']:02d}", r["slug"], *titles, ",".join(r["reads"]), r["state"]]
+            click.echo("\t".join(cells))
+    else:
+        table = Table(title=f"scenes ({lang}, {settings.folder_name(quality, aspect)}, {fmt})")
+        for col in ("#", "slug", "zh", "en", "reads", "output"):
+            table.add_column(col)
+        for r in rows:
+            state = "[green]up to date" if r["up_to_date"] else f"[yellow]{r['state']}"
+            titles = [r["titles"][language] or "-" for language in LANGS]
+            table.add_row(f"{r['order']:02d}", r["slug"], *titles, ", ".join(r["reads"]), state)
+        console.print(table)
 
 
 @cli.command()
@@ -603,11 +660,7 @@ def clean(all_, output) -> None:
 
 
 def main() -> None:
-    try:
-        cli(standalone_mode=True)
-    except KeyboardInterrupt:
-        click.echo("interrupted", err=True)
-        sys.exit(130)
+    cli()
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ import dataclasses
 import difflib
 import hashlib
 import json
+import math
 import tomllib
 import typing
 from collections.abc import Mapping, Sequence
@@ -80,23 +81,9 @@ class Params:
     ) -> Params:
         """Read a TOML file (default: lesson.toml) and apply `key=value` overrides."""
         values: dict[str, object] = {}
-        source = Path(path) if path is not None else DEFAULT_TOML
-        if path is not None or source.exists():
-            try:
-                values.update(tomllib.loads(source.read_text(encoding="utf-8")))
-                values.pop("voice", None)  # the narration's table, read by the pipeline
-            except FileNotFoundError:
-                raise ParamError(
-                    f"config file {source} does not exist; pass an existing .toml file"
-                ) from None
-            except (OSError, UnicodeDecodeError) as exc:
-                raise ParamError(
-                    f"config file {source} cannot be read ({exc}); check its permissions"
-                ) from None
-            except tomllib.TOMLDecodeError as exc:
-                raise ParamError(
-                    f"config file {source} is not valid TOML ({exc}); fix the syntax"
-                ) from None
+        if path is not None or DEFAULT_TOML.exists():
+            values.update(read_toml(path))
+            values.pop("voice", None)  # the narration's table, read by the pipeline
         for key, raw in (overrides or {}).items():
             values[key] = _parse_override(raw) if isinstance(raw, str) else raw
         unknown = [k for k in values if k not in _hints()]
@@ -119,6 +106,41 @@ class Params:
             self.as_dict(sorted(set(names)) if names is not None else None), sort_keys=True
         )
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+MAX_CONFIG_BYTES = 1_000_000
+
+
+def read_toml(path: str | Path | None = None) -> dict[str, object]:
+    """A lesson file's tables (default: lesson.toml), read with a size limit."""
+    source = Path(path) if path is not None else DEFAULT_TOML
+    try:
+        with source.open("rb") as handle:
+            blob = handle.read(MAX_CONFIG_BYTES + 1)
+    except FileNotFoundError:
+        raise ParamError(
+            f"config file {source} does not exist; pass an existing .toml file"
+        ) from None
+    except IsADirectoryError:
+        raise ParamError(f"config file {source} is a folder; pass a .toml file") from None
+    except OSError as exc:
+        raise ParamError(
+            f"config file {source} cannot be read ({exc.strerror}); check its permissions"
+        ) from None
+    if len(blob) > MAX_CONFIG_BYTES:
+        raise ParamError(
+            f"config file {source} is larger than {MAX_CONFIG_BYTES:,} bytes; pass a lesson .toml file"
+        )
+    try:
+        return tomllib.loads(blob.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ParamError(
+            f"config file {source} is not UTF-8 text; pass a lesson .toml file"
+        ) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ParamError(
+            f"config file {source} is not valid TOML ({exc}); fix the syntax"
+        ) from None
 
 
 def field_names() -> list[str]:
@@ -179,7 +201,12 @@ def _coerce(name: str, value: object, hint: object) -> object:
             return value.lower() == "true"
         raise ParamError(f"{name}={value!r}: must be true or false")
     if hint is int:
-        if isinstance(value, bool) or not isinstance(value, int | float) or int(value) != value:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+            or int(value) != value
+        ):
             raise ParamError(f"{name}={value!r}: must be a whole number")
         return int(value)
     if hint is float:
@@ -210,7 +237,40 @@ def _fmt(value: object) -> str:
     )
 
 
+MAX_TOKENS = 6  # rows of X: the matrices of attention-shuffle must fit a frame
+
+# Upper bounds: past these a frame cannot show the result, and the arrays grow
+# until the machine runs out of memory.
+LIMITS: dict[str, int | float] = {
+    "d_model": 4096,
+    "base": 1e9,
+    "max_len": 4096,
+    "int_position": 1_000_000,
+    "int_max_position": 1_000_000,
+    "clock_max_position": 10_000,
+    "clocks_shown": 64,
+    "fourier_terms": 999,
+    "rope_m": 100_000,
+    "rope_n": 100_000,
+    "rope_shift": 100_000,
+    "shift_k": 4096,
+    "heat_dims": 4096,
+    "ambiguity_positions": 10_000,
+    "swap": MAX_TOKENS,
+    "alibi_heads": 64,
+    "t5_num_buckets": 1024,
+    "t5_max_distance": 1_000_000,
+    "proj_scale": 100.0,
+    "proj_seed": 2**32 - 1,  # numpy's seed range
+    "learned_seed": 2**32 - 1,
+}
+VECTOR_LIMIT = 1000.0  # |entry| of X, word_a/b, rope_q/k: larger values overflow the grids
+MAX_WIDTH = 16  # entries per vector
+MAX_TOKEN_CHARS = 12
+
+
 def _validate(p: Params) -> None:
+    _check_finite_and_bounded(p)
     _require(p.d_model >= 2 and p.d_model % 2 == 0, "d_model", p.d_model, "must be even and >= 2")
     _require(p.base > 1, "base", p.base, "must be > 1")
     _require(p.max_len >= 1, "max_len", p.max_len, "must be >= 1")
@@ -236,7 +296,7 @@ def _validate(p: Params) -> None:
         _require(
             all(v >= 0 for v in getattr(p, name)), name, getattr(p, name), "entries must be >= 0"
         )
-    _require(len(p.X) >= 2, "X", p.X, "needs at least 2 token rows")
+    _require(2 <= len(p.X) <= MAX_TOKENS, "X", p.X, f"needs 2 to {MAX_TOKENS} token rows")
     _require(
         len({len(r) for r in p.X}) == 1 and len(p.X[0]) >= 1,
         "X",
@@ -258,6 +318,14 @@ def _validate(p: Params) -> None:
         p.swap,
         f"must be two different row indices below {len(p.X)}",
     )
+    for name in ("tokens", "tokens_en"):
+        for token in getattr(p, name):
+            _require(
+                0 < len(token.strip()) <= MAX_TOKEN_CHARS and token == token.strip(),
+                name,
+                getattr(p, name),
+                f"each token must be 1 to {MAX_TOKEN_CHARS} characters, without outer spaces",
+            )
     _require(p.proj_scale > 0, "proj_scale", p.proj_scale, "must be > 0")
     _require(
         len(p.word_a) == len(p.word_b) >= 1,
@@ -302,6 +370,13 @@ def _validate(p: Params) -> None:
         p.heat_dims,
         "needs at least one dim (dims >= d_model are skipped)",
     )
+    for name, position in (("rope_m", p.rope_m), ("rope_n", p.rope_n)):
+        _require(
+            position + p.rope_shift >= 0,
+            "rope_shift",
+            p.rope_shift,
+            f"moves {name}={position} below 0; positions must stay >= 0",
+        )
     _require(p.alibi_heads >= 1, "alibi_heads", p.alibi_heads, "must be >= 1")
     _require(
         p.t5_num_buckets >= 4 and p.t5_num_buckets % 2 == 0,
@@ -315,3 +390,41 @@ def _validate(p: Params) -> None:
         p.t5_max_distance,
         "must exceed the exact range (num_buckets/4)",
     )
+
+
+def _check_finite_and_bounded(p: Params) -> None:
+    """Reject inf, NaN and sizes no frame could show, before any array is built."""
+    for f in fields(p):
+        value = getattr(p, f.name)
+        flat = _flatten(value)
+        numbers = [v for v in flat if isinstance(v, int | float) and not isinstance(v, bool)]
+        _require(all(math.isfinite(v) for v in numbers), f.name, value, "must be a finite number")
+        limit = LIMITS.get(f.name)
+        if limit is not None:
+            _require(
+                all(abs(v) <= limit for v in numbers),
+                f.name,
+                value,
+                f"must be at most {limit:,}",
+            )
+        if f.name in ("X", "word_a", "word_b", "rope_q", "rope_k"):
+            _require(
+                all(abs(v) <= VECTOR_LIMIT for v in numbers),
+                f.name,
+                value,
+                f"entries must lie within ±{VECTOR_LIMIT:g}",
+            )
+        if isinstance(value, tuple):
+            rows = value if f.name == "X" else (value,)
+            _require(
+                all(len(r) <= MAX_WIDTH for r in rows),
+                f.name,
+                value,
+                f"at most {MAX_WIDTH} entries" + (" per row" if f.name == "X" else ""),
+            )
+
+
+def _flatten(value: object) -> list[object]:
+    if isinstance(value, tuple):
+        return [x for v in value for x in _flatten(v)]
+    return [value]

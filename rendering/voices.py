@@ -20,7 +20,6 @@ import importlib.metadata
 import io
 import shutil
 import subprocess
-import tomllib
 import wave
 from dataclasses import dataclass
 from functools import cache
@@ -28,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pe_math.params import DEFAULT_TOML
+from pe_math.params import DEFAULT_TOML, ParamError, read_toml
 
 ENGINES = ("piper", "espeak")
 CHOICES = ("auto", "piper", "espeak", "recorded", "none")
@@ -58,8 +57,8 @@ def load_specs(path: str | Path | None = None) -> dict[str, VoiceSpec]:
     specs = dict(DEFAULTS)
     source = Path(path) if path is not None else DEFAULT_TOML
     try:
-        table = tomllib.loads(source.read_text(encoding="utf-8")).get("voice", {})
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        table = read_toml(source).get("voice", {})
+    except ParamError:
         return specs  # Params.load has already reported an unreadable file
     if not isinstance(table, dict):
         raise VoiceError(f"[voice] in {source.name} must be a table of [voice.en] / [voice.zh]")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 from manim import ManimColor, interpolate_color
 
+from scenes.fonts import FONT  # noqa: F401  (the theme names the one face)
+
 BACKGROUND = ManimColor("#0f1117")
 FOREGROUND = ManimColor("#e8e6e3")
 MUTED = ManimColor("#8b93a1")
@@ -18,8 +20,6 @@ NEUTRAL = ManimColor("#2a2f3a")
 TOKEN_COLORS = (WORD_A, WORD_C, WORD_B, ManimColor("#c792ea"), ManimColor("#f7a8d8"))
 SERIES_COLORS = (WORD_A, WORD_B, WORD_C, ACCENT, ManimColor("#c792ea"), ManimColor("#f7a8d8"))
 
-# Noto Sans CJK carries Latin and Han glyphs, so both languages share one face.
-FONT = "Noto Sans CJK SC"
 
 # Sizes in Text font-size units; the smallest stays legible at 854×480.
 TITLE_SIZE = 44

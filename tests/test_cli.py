@@ -41,13 +41,23 @@ def test_help_lists_the_commands():
         (["render", "clock-hands", "--set", "base"], "is not KEY=VALUE"),
         (["render", "clock-hands", "--transparent"], "--transparent cannot be used with mp4"),
         (["numbers", "rope"], "unknown scene 'rope'"),
+        (["render", "clock-hands", "--aspect", "4:3"], "'4:3' is not one of '16:9', '9:16', '1:1'"),
+        (["render", "clock-hands", "-j", "0"], "0 is not in the range x>=1"),
+        (["numbers", "clock-hands", "--config", "."], "is a directory"),
+        (["numbers", "clock-hands", "--config", "/dev/zero"], "is larger than 1,000,000 bytes"),
+        (["numbers", "clock-hands", "--seed", "4294967296"], "must be at most 4,294,967,295"),
+        (
+            ["numbers", "attention-shuffle", "--set", 'tokens_en=["cat", "\U0001f600", "dog"]'],
+            "has no glyph for \U0001f600",
+        ),
+        (["frobnicate"], "No such command 'frobnicate'"),
     ],
 )
 def test_usage_errors_are_one_line_with_exit_code_2(args, message):
     result = run(*args)
     assert result.exit_code == 2
     assert message in result.output
-    assert "Traceback" not in result.output
+    assert result.output.count("\n") == 1 and result.output.startswith("error: ")
 
 
 def test_unreadable_config_is_reported(tmp_path):
@@ -87,3 +97,15 @@ def test_list_shows_titles_and_fields(plugin_scenes, tmp_path):
         and "静态测试场景" in result.output
         and "n_bits" in result.output
     )
+
+
+def test_list_prints_whole_slugs_when_piped_and_json_on_request(tmp_path):
+    plain = run("list", "--voice", "none", "--output", str(tmp_path))
+    assert plain.exit_code == 0
+    rows = {line.split("\t")[1]: line.split("\t") for line in plain.output.splitlines()}
+    assert rows["clock-hands"][0] == "05" and rows["clock-hands"][-1] == "never rendered"
+    assert "clock_max_position" in rows["clock-hands"][-2].split(",")
+    data = json.loads(run("list", "--json", "--voice", "none", "--output", str(tmp_path)).output)
+    by_slug = {row["slug"]: row for row in data}
+    assert by_slug["rope-rotation"]["reads"][:1] and not by_slug["rope-rotation"]["up_to_date"]
+    assert by_slug["clock-hands"]["titles"]["en"]

@@ -91,3 +91,48 @@ def test_parse_assignment():
 def test_params_are_frozen():
     with pytest.raises(AttributeError):
         Params().base = 3  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    "override,message",
+    [
+        ({"max_len": "1000000000"}, "max_len=1000000000: must be at most 4,096"),
+        ({"clock_max_position": "1e7"}, "clock_max_position=10000000: must be at most 10,000"),
+        ({"fourier_terms": "[100000]"}, "fourier_terms=[100000]: must be at most 999"),
+        ({"d_model": "1e7"}, "d_model=10000000: must be at most 4,096"),
+        ({"proj_seed": "4294967296"}, "proj_seed=4294967296: must be at most 4,294,967,295"),
+        ({"base": "inf"}, "base=inf: must be a finite number"),
+        ({"base": "nan"}, "base=nan: must be a finite number"),
+        ({"proj_scale": "inf"}, "proj_scale=inf: must be a finite number"),
+        ({"d_model": "inf"}, "d_model=inf: must be a whole number"),
+        ({"word_a": "[nan, 1, 2]"}, "word_a=[NaN, 1.0, 2.0]: must be a finite number"),
+        ({"rope_q": "[1e308, 0]"}, "rope_q=[1e+308, 0.0]: entries must lie within ±1000"),
+        ({"word_a": "[" + ", ".join(["1"] * 17) + "]"}, "at most 16 entries"),
+        ({"rope_shift": "-3"}, "rope_shift=-3: moves rope_m=2 below 0; positions must stay >= 0"),
+        ({"tokens": '["", "a", "b"]'}, "each token must be 1 to 12 characters"),
+        ({"tokens_en": '["' + "x" * 200 + '", "a", "b"]'}, "each token must be 1 to 12 characters"),
+        ({"X": str([[0.1, 0.2]] * 7)}, "needs 2 to 6 token rows"),
+    ],
+)
+def test_sizes_are_bounded_and_numbers_finite(override, message):
+    with pytest.raises(ParamError) as err:
+        Params.load(overrides=override)
+    assert message in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_a_shift_that_keeps_positions_non_negative_is_accepted():
+    assert Params.load(overrides={"rope_shift": "-2"}).rope_shift == -2
+
+
+def test_unreadable_config_files_get_one_line_each(tmp_path):
+    binary = tmp_path / "binary.toml"
+    binary.write_bytes(bytes(range(128, 256)) * 4)
+    with pytest.raises(ParamError, match="is not UTF-8 text"):
+        Params.load(binary)
+    huge = tmp_path / "huge.toml"
+    huge.write_bytes(b"# " + b"x" * 1_000_001)
+    with pytest.raises(ParamError, match="is larger than 1,000,000 bytes"):
+        Params.load(huge)
+    with pytest.raises(ParamError, match="is a folder"):
+        Params.load(tmp_path)
