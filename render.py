@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import sys
 from pathlib import Path
 
@@ -24,7 +25,16 @@ from pe_math import ParamError, Params, parse_assignment
 from rendering import settings, voices
 from rendering.gallery import publish
 from rendering.jobs import Job, plan
-from rendering.pipeline import WORK, PipelineError, execute, plan_table, preflight, summary_table
+from rendering.pipeline import (
+    WORK,
+    PipelineError,
+    check_writable,
+    execute,
+    plan_table,
+    preflight,
+    summary_table,
+    work_folders,
+)
 from scenes.catalogue import LANGS, CatalogueError
 from scenes.fonts import FONT, missing_glyphs
 
@@ -408,6 +418,11 @@ def render(
     if dry_run:
         console.print(plan_table(planned, output))
         return
+    for folder in sorted({job.out_dir(output) for job in jobs_}):
+        try:
+            check_writable(folder)
+        except PipelineError as exc:
+            raise Fail(str(exc)) from None
     report = execute(planned, output, jobs, console, verbose=ctx.obj["verbose"])
     console.print(summary_table(report))
     print_voice_notes(jobs_, voice, fmt)
@@ -632,8 +647,12 @@ def preview(ctx, slug, lang, output, sets, config, seed, voice, voice_dir) -> No
 
 @cli.command()
 @click.option(
-    "--all", "all_", is_flag=True, help="Also delete finished outputs (everything under --output)."
+    "--all",
+    "all_",
+    is_flag=True,
+    help="Also delete finished outputs: every <lang>/<quality> folder holding a manifest.json.",
 )
+@click.option("--yes", is_flag=True, help="Delete without asking (for scripts).")
 @click.option(
     "--output",
     type=click.Path(file_okay=False, path_type=Path),
@@ -641,25 +660,56 @@ def preview(ctx, slug, lang, output, sets, config, seed, voice, voice_dir) -> No
     show_default=True,
     help="Root folder of outputs.",
 )
-def clean(all_, output) -> None:
-    """Remove temporary work folders and caches; finished outputs stay unless --all."""
-    removed = []
-    targets = [output / WORK, output / "preview", output / ".speech"]
-    if all_:
-        targets = [p for p in output.iterdir() if p.name != "README.md"] if output.exists() else []
+def clean(all_, yes, output) -> None:
+    """Remove what the project wrote: work folders and caches; finished outputs only with --all."""
+    targets = clean_targets(output, all_)
+    if not targets:
+        console.print(f"nothing to remove in {output}")
+        return
+    console.print("will remove:\n" + "\n".join(f"  {path}" for path in targets))
+    if all_ and not yes:
+        if not sys.stdin.isatty():
+            raise Fail("clean --all deletes finished outputs; pass --yes to confirm")
+        click.confirm("delete these?", abort=True)
     for path in targets:
-        if path.is_dir():
+        if path.is_dir() and not path.is_symlink():
             shutil.rmtree(path)
-            removed.append(path)
-        elif path.exists():
-            path.unlink()
-            removed.append(path)
-    console.print(
-        f"removed {len(removed)} item(s)" + (": " + ", ".join(map(str, removed)) if removed else "")
-    )
+        else:
+            path.unlink(missing_ok=True)  # a symlink: remove the link, never what it points to
+    console.print(f"removed {len(targets)} item(s)")
+
+
+def clean_targets(output: Path, all_: bool) -> list[Path]:
+    """Only paths the project writes; symlinked folders are never entered."""
+    from rendering.manifest import NAME as MANIFEST
+
+    if not output.is_dir():
+        return []
+    targets = [output / name for name in ("preview", ".speech")]
+    targets = [p for p in targets if p.exists() or p.is_symlink()]
+    work = output / WORK
+    if work.is_symlink():
+        targets.append(work)
+    elif work.is_dir():
+        live, stale = work_folders(work)
+        targets += stale if live else [work]  # a running render keeps its folders
+    if all_:
+        for lang in LANGS:
+            base = output / lang
+            if base.is_symlink() or not base.is_dir():
+                continue
+            targets += sorted(
+                folder
+                for folder in base.iterdir()
+                if not folder.is_symlink() and (folder / MANIFEST).is_file()
+            )
+    return targets
 
 
 def main() -> None:
+    # A stop from a service manager or `kill` ends the run like Ctrl-C: workers stop,
+    # finished outputs stay, unfinished ones leave the previous files untouched.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     cli()
 
 

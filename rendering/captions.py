@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from rendering.manifest import atomic_write_text
+from rendering.files import atomic_write_text
 from scenes.catalogue import LANGS, caption
 
 MIN_CUE = 1.0  # seconds; shorter cues borrow time from a neighbour with time to spare

@@ -19,7 +19,8 @@ from rich.table import Table
 
 from rendering import encoders
 from rendering import lesson as lesson_mod
-from rendering.manifest import Manifest, atomic_write_text
+from rendering.files import atomic_write_text
+from rendering.manifest import Manifest
 from scenes.catalogue import LANGS
 
 NAME = "index.html"

@@ -23,7 +23,8 @@ import av
 import numpy as np
 
 from rendering import audio, captions
-from rendering.manifest import Manifest, atomic_write_text
+from rendering.files import atomic_write_text, publish_mode
+from rendering.manifest import Manifest
 from rendering.validate import InvalidOutput, check_video
 from scenes.catalogue import LANGS
 
@@ -117,6 +118,7 @@ def build(folder: Path, slugs: list[str], variant: str = "mp4", force: bool = Fa
         found = read_chapters(tmp)
         if [title for _, _, title in found] != [c.title for c in chapters]:
             raise InvalidOutput(f"{name}: chapters read back as {found}")
+        publish_mode(tmp)
         os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -151,9 +153,8 @@ def build(folder: Path, slugs: list[str], variant: str = "mp4", force: bool = Fa
         "voice": sorted({e.get("voice", "silent") for e in entries}),
         "captions": subtitles,
     }
-    manifest = Manifest.load(folder)  # reload: keep anything recorded meanwhile
-    manifest.data["lesson"] = record
-    manifest.save()
+    with Manifest.update(folder) as manifest:
+        manifest.data["lesson"] = record
     return record
 
 

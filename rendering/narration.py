@@ -21,7 +21,7 @@ import numpy as np
 
 from rendering import audio, keys, voices
 from rendering.captions import sentences
-from rendering.manifest import atomic_write_text
+from rendering.files import atomic_write_text
 from scenes.catalogue import catalogue
 from scenes.timing import BREATH
 

@@ -18,6 +18,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from rendering import captions
+from rendering.files import publish_mode
 from rendering.jobs import Job, Planned
 from rendering.manifest import Manifest
 from rendering.worker import child_main
@@ -63,13 +64,19 @@ def preflight(output: Path, need_latex: bool = True) -> None:
         raise PipelineError(
             "the Noto Sans CJK font is missing; run `make setup` or apt-get install fonts-noto-cjk"
         )
+    check_writable(output)
+
+
+def check_writable(folder: Path) -> None:
+    """Stop before rendering, not after, if an output folder cannot take files."""
     try:
-        output.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=output, prefix=".write-test-"):
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".write-test-"):
             pass
     except OSError as exc:
         raise PipelineError(
-            f"cannot write to {output} ({exc.strerror}); pass --output to a writable folder"
+            f"cannot write to {folder} ({exc.strerror}); make it writable or pass --output "
+            "to a writable folder"
         ) from None
 
 
@@ -89,10 +96,12 @@ def install(job: Job, result: dict, root: Path) -> Path:
     folder = job.out_dir(root)
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / job.filename
+    publish_mode(Path(result["file"]))
     os.replace(result["file"], target)
     poster = None
     if result.get("poster"):
         poster = folder / f"{job.info.stem}.png"
+        publish_mode(Path(result["poster"]))
         os.replace(result["poster"], poster)
     speech = result.get("speech")
     subtitle_files = (
@@ -108,40 +117,36 @@ def install(job: Job, result: dict, root: Path) -> Path:
         else {}
     )
     narration = job.narration if speech else None
-    manifest = Manifest.load(folder)
-    manifest.data.update({"lang": job.lang, "quality": job.quality, "aspect": job.aspect})
-    manifest.record(
-        job.slug,
-        job.variant,
-        {
-            "slug": job.slug,
-            "order": job.info.order,
-            "title": job.info.title(job.lang),
-            "titles": {lang: job.info.title(lang) for lang in ("zh", "en")},
-            "key": job.key(),
-            "key_parts": job.key_parts(),
-            "params": job.params.as_dict(job.info.fields),
-            "format": job.fmt,
-            "transparent": job.transparent,
-            "burn_captions": job.burn_captions,
-            "file": target.name,
-            "poster": poster.name if poster else None,
-            "duration": round(result["duration"], 3),
-            "frames": result["frames"],
-            "width": result["width"],
-            "height": result["height"],
-            "fps": result["fps"],
-            "bytes": target.stat().st_size,
-            "beats": result["beats"],
-            "captions": subtitle_files,
-            "voice": narration.voice if narration else "silent",
-            "voice_cards": json.loads(narration.cards) if narration else [],
-            "recorded_beats": narration.recorded if narration else [],
-            "speech": speech or {},
-            "sound": result.get("sound"),
-        },
-    )
-    manifest.save()
+    entry = {
+        "slug": job.slug,
+        "order": job.info.order,
+        "title": job.info.title(job.lang),
+        "titles": {lang: job.info.title(lang) for lang in ("zh", "en")},
+        "key": job.key(),
+        "key_parts": job.key_parts(),
+        "params": job.params.as_dict(job.info.fields),
+        "format": job.fmt,
+        "transparent": job.transparent,
+        "burn_captions": job.burn_captions,
+        "file": target.name,
+        "poster": poster.name if poster else None,
+        "duration": round(result["duration"], 3),
+        "frames": result["frames"],
+        "width": result["width"],
+        "height": result["height"],
+        "fps": result["fps"],
+        "bytes": target.stat().st_size,
+        "beats": result["beats"],
+        "captions": subtitle_files,
+        "voice": narration.voice if narration else "silent",
+        "voice_cards": json.loads(narration.cards) if narration else [],
+        "recorded_beats": narration.recorded if narration else [],
+        "speech": speech or {},
+        "sound": result.get("sound"),
+    }
+    with Manifest.update(folder) as manifest:
+        manifest.data.update({"lang": job.lang, "quality": job.quality, "aspect": job.aspect})
+        manifest.record(job.slug, job.variant, entry)
     return target
 
 
@@ -184,6 +189,7 @@ def execute(
     ctx = mp.get_context("spawn")
     messages = ctx.Queue()
     work_root = root / WORK
+    remove_stale_work(work_root)
     running: dict[int, tuple[mp.Process, Job, Path, float]] = {}
     # Longest first (by the last render's duration) keeps the workers busy until the end.
     expected = {i: _expected(job, root) for i, job in todo}
@@ -297,6 +303,32 @@ def execute(
     messages.close()
     _remove_if_empty(work_root)
     return report
+
+
+def work_folders(work_root: Path) -> tuple[list[Path], list[Path]]:
+    """Job folders under `work_root`: (those of running drivers, those left by dead ones)."""
+    live, stale = [], []
+    for folder in sorted(work_root.glob("*-*")) if work_root.is_dir() else []:
+        pid = folder.name.split("-", 1)[0]
+        if folder.is_dir() and not folder.is_symlink() and pid.isdigit():
+            (live if _alive(int(pid)) else stale).append(folder)
+    return live, stale
+
+
+def remove_stale_work(work_root: Path) -> None:
+    """Remove job folders left by runs whose driver process no longer exists."""
+    for folder in work_folders(work_root)[1]:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process
+    return True
 
 
 def _drain_for(messages, index: int, running: dict) -> bool:

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import errno
 import logging
+import multiprocessing as mp
+import os
+import shutil
+import threading
 import traceback
 from pathlib import Path
 from typing import Any
@@ -130,13 +134,32 @@ def describe_error(exc: BaseException) -> str:
         return "the disk is full; free some space or pass --output to a roomier place"
     if isinstance(exc, FileNotFoundError) and any(t in str(exc) for t in ("latex", "dvisvgm")):
         return "LaTeX is missing; install texlive-latex-base texlive-latex-extra dvisvgm (make setup does it)"
+    if type(exc).__name__ == "ParseError":  # an empty or cut-off SVG from the TeX step
+        return (
+            f"a formula's SVG could not be read ({text}); the disk may be full or the work "
+            "folder not writable: free space, or pass --output to a writable place"
+        )
     if "LaTeX" in text or "latex" in text:
         return f"LaTeX failed ({text}); check the formula or install texlive-latex-extra"
     return f"{type(exc).__name__}: {text}"
 
 
+def exit_with_parent(work_dir: Path) -> None:
+    """Stop rendering as soon as the driver is gone, even if it was killed with SIGKILL."""
+
+    def watch() -> None:
+        parent.join()  # returns when the parent's end of the sentinel pipe closes
+        shutil.rmtree(work_dir, ignore_errors=True)
+        os._exit(1)
+
+    parent = mp.parent_process()
+    if parent is not None:
+        threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
 def child_main(job: Job, work_dir: str, queue, index: int, verbose: bool) -> None:
     """Process entry point: sends ('progress', t), then ('done', result) or ('error', message)."""
+    exit_with_parent(Path(work_dir))
     try:
         result = render(job, Path(work_dir), report=lambda t: queue.put((index, "progress", t)))
         queue.put((index, "done", result))

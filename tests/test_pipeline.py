@@ -182,3 +182,64 @@ def test_an_interrupted_driver_leaves_the_previous_output_untouched(good_slow_cl
     assert digest(clip) == before
     assert (out / "en" / "480p15" / "manifest.json").read_bytes() == manifest_before
     assert not (out / ".work").exists()
+
+
+def _workers(pid: int) -> list[int]:
+    return [
+        k for k in _children(pid) if "multiprocessing" in Path(f"/proc/{k}/cmdline").read_text()
+    ]
+
+
+def _gone(pids: list[int], seconds: float = 20) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not any(Path(f"/proc/{p}").exists() and _state(p) != "Z" for p in pids):
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "X"
+
+
+def test_sigterm_stops_the_driver_like_ctrl_c(good_slow_clip, tmp_path):
+    out, clip, before, manifest_before = good_slow_clip
+    flag = tmp_path / "busy"
+    proc = _driver(out, flag)
+    _wait_for(flag, proc)
+    workers = _workers(proc.pid)
+    os.kill(proc.pid, signal.SIGTERM)  # the driver only, as a service manager would
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "interrupted" in stderr and "Traceback" not in stderr
+    assert _gone(workers)
+    assert digest(clip) == before
+    assert (out / "en" / "480p15" / "manifest.json").read_bytes() == manifest_before
+
+
+def test_workers_exit_when_the_driver_is_killed_and_a_later_run_sweeps_their_folders(
+    good_slow_clip, tmp_path
+):
+    out, clip, before, _ = good_slow_clip
+    flag = tmp_path / "busy"
+    proc = _driver(out, flag)
+    _wait_for(flag, proc)
+    workers = _workers(proc.pid)
+    assert workers
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=30)
+    assert _gone(workers), "a worker kept rendering after its driver died"
+    assert digest(clip) == before
+    # a folder of a driver that died before it could clean up, as after a power cut
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], **TEXT)
+    stale = out / ".work" / f"{dead.stdout.strip()}-0-slow"
+    (stale / "manim").mkdir(parents=True)
+    assert render(out, "tiny").exit_code == 0
+    assert not stale.exists()
+
+
+TEXT = {"capture_output": True, "text": True, "check": True}

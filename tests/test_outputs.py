@@ -1,0 +1,131 @@
+"""The output folder: clean removes only what the project wrote, manifests survive damage,
+published files are readable, and unwritable folders stop a run before it renders."""
+
+import json
+import os
+import stat
+import subprocess
+import threading
+
+import pytest
+from click.testing import CliRunner
+
+from render import cli
+from rendering.files import atomic_write_text
+from rendering.manifest import BACKUP, NAME, Manifest
+
+
+def dead_pid() -> int:
+    return int(subprocess.run(["sh", "-c", "echo $$"], capture_output=True, text=True).stdout)
+
+
+def run(*args, **kwargs):
+    return CliRunner().invoke(cli, list(args), **kwargs)
+
+
+@pytest.fixture
+def outputs(tmp_path):
+    """An output root with project folders beside a teacher's own files."""
+    out = tmp_path / "media"
+    clips = out / "en" / "480p15"
+    clips.mkdir(parents=True)
+    (clips / NAME).write_text('{"schema": 1, "clips": {}}')
+    (clips / "01-a.mp4").write_bytes(b"clip")
+    (out / "zh" / "notes").mkdir(parents=True)  # no manifest: not ours
+    (out / ".speech").mkdir()
+    (out / ".work" / f"{dead_pid()}-0-gone").mkdir(parents=True)
+    (out / "keep.txt").write_text("mine")
+    (out / "mydocs").mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "480p15").mkdir(parents=True)
+    (elsewhere / "480p15" / NAME).write_text("{}")
+    (out / "preview").symlink_to(elsewhere / "480p15")
+    (out / "zh" / "720p30").symlink_to(elsewhere / "480p15")
+    return out, elsewhere
+
+
+def test_clean_all_removes_only_project_folders_and_never_follows_links(outputs):
+    out, elsewhere = outputs
+    result = run("clean", "--all", "--yes", "--output", str(out))
+    assert result.exit_code == 0, result.output
+    left = sorted(str(p.relative_to(out)) for p in out.rglob("*"))
+    assert left == ["en", "keep.txt", "mydocs", "zh", "zh/720p30", "zh/notes"]
+    assert (elsewhere / "480p15" / NAME).exists()  # behind two symlinks, untouched
+    assert "en/480p15" in result.output  # named before it went
+
+
+def test_clean_all_without_yes_from_a_script_deletes_nothing(outputs):
+    out, _ = outputs
+    refused = run("clean", "--all", "--output", str(out), input="y\n")
+    assert refused.exit_code == 2 and "pass --yes to confirm" in refused.output
+    assert (out / "en" / "480p15" / "01-a.mp4").exists() and (out / ".speech").exists()
+
+
+def test_clean_without_all_keeps_finished_outputs(outputs):
+    out, _ = outputs
+    assert run("clean", "--output", str(out)).exit_code == 0
+    assert (out / "en" / "480p15" / "01-a.mp4").exists()
+    assert not (out / ".speech").exists() and not (out / ".work").exists()
+    assert not (out / "preview").exists()  # the link went ...
+    assert (out.parent / "elsewhere" / "480p15" / NAME).exists()  # ... not its target
+
+
+@pytest.mark.parametrize(
+    "text,why",
+    [
+        ("[]", "is not a manifest"),
+        ("{broken", "cannot be read"),
+        ('{"schema": 9, "clips": {}}', "schema 9"),
+    ],
+)
+def test_a_damaged_manifest_is_reset_with_a_warning_and_a_backup(tmp_path, capsys, text, why):
+    (tmp_path / NAME).write_text(text)
+    manifest = Manifest.load(tmp_path)
+    assert manifest.clips == {}
+    err = capsys.readouterr().err
+    assert why in err and "rendered again" in err and err.count("\n") == 1
+    assert (tmp_path / BACKUP).read_text() == text
+    Manifest.load(tmp_path)
+    assert capsys.readouterr().err == ""  # said once
+
+
+def test_a_damaged_manifest_does_not_crash_list_or_dry_run(tmp_path):
+    folder = tmp_path / "en" / "480p15"
+    folder.mkdir(parents=True)
+    (folder / NAME).write_text("[]")
+    for args in (["list"], ["render", "--all", "--dry-run"]):
+        result = run(*args, "--voice", "none", "--output", str(tmp_path))
+        assert result.exit_code == 0, result.output
+        assert "never rendered" in result.output
+
+
+def test_manifest_updates_under_the_lock_never_drop_an_entry(tmp_path):
+    def add(n):
+        for i in range(10):
+            with Manifest.update(tmp_path) as manifest:
+                manifest.record(f"s{n}-{i}", "mp4", {"n": n})
+
+    threads = [threading.Thread(target=add, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(json.loads((tmp_path / NAME).read_text())["clips"]) == 40
+
+
+def test_published_files_get_the_umask_mode_not_0600(tmp_path):
+    old = os.umask(0o022)
+    try:
+        atomic_write_text(tmp_path / "index.html", "<p>")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "index.html").stat().st_mode) == 0o644
+
+
+def test_an_unwritable_clip_folder_stops_the_run_before_rendering(tmp_path):
+    (tmp_path / "en").mkdir()
+    (tmp_path / "en" / "480p15").write_text("a file where the clip folder should be")
+    result = run("render", "clock-hands", "--voice", "none", "--output", str(tmp_path))
+    assert result.exit_code == 2
+    assert result.output.startswith("error: cannot write to") and "480p15" in result.output
+    assert not (tmp_path / ".work").exists()
