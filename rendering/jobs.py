@@ -73,7 +73,7 @@ class Job:
         return {
             "code": keys.code_hash(info.module, catalogues),
             "renderer": keys.files_hash(RENDERER_FILES),
-            "params": self.params.digest(info.fields),
+            "params": self.params.digest(info.fields_for(self.lang)),
             "settings": hashlib.sha256(job_settings.encode()).hexdigest()[:16],
             "manim": keys.manim_version(),
             "speech": self.narration.digest() if self.narration else "silent",

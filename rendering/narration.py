@@ -20,9 +20,9 @@ from pathlib import Path
 import numpy as np
 
 from rendering import audio, keys, voices
-from rendering.captions import sentences
 from rendering.files import atomic_write_text
 from scenes.catalogue import catalogue
+from scenes.text_layout import sentences
 from scenes.timing import BREATH
 
 CACHE = ".speech"

@@ -124,7 +124,7 @@ def install(job: Job, result: dict, root: Path) -> Path:
         "titles": {lang: job.info.title(lang) for lang in ("zh", "en")},
         "key": job.key(),
         "key_parts": job.key_parts(),
-        "params": job.params.as_dict(job.info.fields),
+        "params": job.params.as_dict(job.info.fields_for(job.lang)),
         "format": job.fmt,
         "transparent": job.transparent,
         "burn_captions": job.burn_captions,

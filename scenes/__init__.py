@@ -27,6 +27,10 @@ class SceneInfo:
     order: int
     fields: tuple[str, ...]  # the Params fields the scene reads
 
+    def fields_for(self, lang: str) -> tuple[str, ...]:
+        """The fields a clip in `lang` reads: the other language's words are left out."""
+        return tuple(f for f in self.fields if LANGUAGE_FIELDS.get(f, lang) == lang)
+
     def title(self, lang: str) -> str:
         return lookup(lang, self.slug, "title")
 
@@ -41,6 +45,7 @@ class SceneInfo:
 
 
 SINUSOID = ("d_model", "base", "layout", "variant")
+LANGUAGE_FIELDS = {"tokens": "zh", "tokens_en": "en"}  # words shown in one language only
 
 MISSION = (
     SceneInfo(

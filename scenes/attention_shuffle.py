@@ -355,13 +355,15 @@ class AttentionShuffle(LessonScene):
 
         It is set as a single Text so every word sits on the same baseline.
         """
-        line = self.text(self._says(order), size=theme.HEADING_SIZE)
+        said = self._says(order)
+        line = self.text(said, size=theme.HEADING_SIZE)  # one glyph per character, spaces too
         words: dict[int, VGroup] = {}
         start = 0
         for t in order:
-            count = len("".join(self.words[t].split()))
-            words[t] = VGroup(*line[start : start + count]).set_color(self._color(t))
-            start += count
+            start = said.index(self.words[t], start)
+            end = start + len(self.words[t])
+            words[t] = VGroup(*line[start:end]).set_color(self._color(t))
+            start = end
         return VGroup(*[words[t] for t in range(len(self.words))])
 
     def _grid(self, matrix, order, colormap, vmin, vmax) -> HeatGrid:

@@ -22,9 +22,10 @@ from manim import (
 )
 
 from pe_math import Params
-from rendering.captions import wrap
 from scenes import theme
 from scenes.catalogue import caption, lookup
+from scenes.components import text
+from scenes.text_layout import wrap
 from scenes.timing import BREATH
 
 BeatHook = Callable[["LessonScene", str], None]
@@ -82,7 +83,7 @@ class LessonScene(Scene):
     def text(
         self, content: str, size: float = theme.BODY_SIZE, color=theme.FOREGROUND, **kwargs: Any
     ) -> Text:
-        return Text(content, font=theme.FONT, font_size=size, color=color, **kwargs)
+        return text(content, size=size, color=color, **kwargs)
 
     def label(
         self, key: str, size: float = theme.BODY_SIZE, color=theme.FOREGROUND, **values: Any

@@ -20,7 +20,6 @@ from manim import (
     RoundedRectangle,
     Square,
     Text,
-    ValueTracker,
     VGroup,
     always_redraw,
 )
@@ -29,8 +28,14 @@ from scenes import theme
 
 
 def text(content: str, size: float = theme.BODY_SIZE, color=theme.FOREGROUND, **kwargs) -> Text:
-    """Text in the lesson font (Latin and Han alike)."""
-    return Text(content, font=theme.FONT, font_size=size, color=color, **kwargs)
+    """Text in the lesson font (Latin and Han alike), one glyph per character.
+
+    Ligatures are off: the font would join "fi" or "ff" into one glyph, and code that
+    colours a word by counting characters would then colour the wrong glyphs.
+    """
+    return Text(
+        content, font=theme.FONT, font_size=size, color=color, disable_ligatures=True, **kwargs
+    )
 
 
 class VectorColumn(VGroup):
@@ -237,32 +242,6 @@ class ClockFace(VGroup):
 
 def _dir(angle: float) -> np.ndarray:
     return np.array([np.sin(angle), np.cos(angle), 0.0])
-
-
-class Readout(VGroup):
-    """`label value` where value follows a function (usually of a ValueTracker)."""
-
-    def __init__(
-        self,
-        label: str,
-        value_of: Callable[[], float],
-        digits: int = 3,
-        color=theme.FOREGROUND,
-        size: float = theme.BODY_SIZE,
-    ) -> None:
-        super().__init__()
-        self.caption = text(label, size=size, color=theme.MUTED)
-        self.number = DecimalNumber(
-            value_of(), num_decimal_places=digits, font_size=size * 1.25, color=color
-        )
-        self.number.next_to(self.caption, RIGHT, buff=0.2)
-        self.number.add_updater(lambda m: m.set_value(value_of()))
-        self.add(self.caption, self.number)
-
-
-def tracker_index(tracker: ValueTracker, n: int) -> int:
-    """The tracker's value as an index into a table of n samples."""
-    return int(np.clip(round(tracker.get_value()), 0, n - 1))
 
 
 def formula(tex: str, size: float = 40, color=theme.FOREGROUND, **values: str) -> MathTex:

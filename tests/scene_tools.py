@@ -33,8 +33,10 @@ OVERLAP_TOLERANCE = 0.01  # scene units² two texts' boxes may share (anti-alias
 class LayoutReport:
     problems: list[str] = field(default_factory=list)
     checked_beats: list[str] = field(default_factory=list)
-    words: dict[str, list[str]] = field(default_factory=dict)  # beat -> texts and TeX on stage
-    values: dict[str, list[float]] = field(default_factory=dict)  # beat -> live DecimalNumbers
+    # What is on stage as each beat STARTS (so it shows how the beat before it ended):
+    # beat -> texts and TeX, and beat -> live DecimalNumbers; "<end>" is the final frame.
+    words_at_start: dict[str, list[str]] = field(default_factory=dict)
+    values_at_start: dict[str, list[float]] = field(default_factory=dict)
 
     def assert_clean(self) -> None:
         assert not self.problems, "layout problems:\n" + "\n".join(self.problems)
@@ -88,8 +90,8 @@ def check_layout(scene: LessonScene, beat: str, report: LayoutReport) -> None:
     report.checked_beats.append(beat)
     half_w, half_h = config.frame_width / 2, config.frame_height / 2
     texts = visible_texts(scene)
-    report.words[beat] = words(texts)
-    report.values[beat] = [m.get_value() for m in texts if isinstance(m, DecimalNumber)]
+    report.words_at_start[beat] = words(texts)
+    report.values_at_start[beat] = [m.get_value() for m in texts if isinstance(m, DecimalNumber)]
     for m in texts:
         x0, y0, x1, y1 = _box(m)
         if (

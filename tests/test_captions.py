@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rendering import captions
-from rendering.captions import LINE_CHARS, MAX_LINES, MERGE_BELOW, MIN_CUE, cell_width, wrap
+from rendering.captions import MERGE_BELOW, MIN_CUE
 from scenes.catalogue import caption, catalogue
+from scenes.text_layout import LINE_CHARS, MAX_LINES, cell_width, wrap
 
 ZH = (
     "把位置向量两两分组，每一对 sin 与 cos 就是一根指针的针尖；每个时钟按自己的角速度 ω 旋转。"

@@ -107,7 +107,7 @@ def test_builds_clean_and_shows_the_swapped_tokens_digits(params, lang):
     # when the comparison ends, the moved token's output is on screen twice, digit for digit
     n = AttentionShuffle.numbers(params)
     i, j = params.swap
-    shown = report.words["inject_position"]
+    shown = report.words_at_start["inject_position"]
     for before, after in zip(n["output"][i], n["output_perm"][j], strict=True):
         assert theme.fmt(before, 4) == theme.fmt(after, 4)
         assert shown.count(theme.fmt(before, 4)) >= 2
@@ -123,3 +123,22 @@ def test_builds_clean_and_shows_the_swapped_tokens_digits(params, lang):
 def test_renders_and_decodes(tmp_path):
     clip = render_scene(AttentionShuffle, tmp_path)
     assert_lesson_clip(clip, BEATS)
+
+
+def test_each_word_of_the_sentence_is_coloured_on_its_own_glyphs():
+    # "fi", "fl" and "ff" are ligatures in the theme font: with them on, counting
+    # characters would colour part of the next word
+    params = Params(tokens_en=["fish", "flies", "off"])
+    scene, _ = build_scene(AttentionShuffle, params, "en")
+    for t, word in enumerate(params.tokens_en):
+        group = scene.sentence[t]
+        assert len(group) == len(word)
+        alone = theme_text(word, group)
+        assert group.width == pytest.approx(alone.width, rel=0.02)
+        assert {sub.get_color().to_hex() for sub in group} == {scene._color(t).to_hex()}
+
+
+def theme_text(word, like):
+    from scenes.components import text
+
+    return text(word, size=theme.HEADING_SIZE).scale_to_fit_height(like.height)

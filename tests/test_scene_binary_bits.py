@@ -15,7 +15,7 @@ CASES = {"defaults": Params(), "n_bits=2": Params(n_bits=2), "n_bits=8": Params(
 def build_and_read(params: Params, lang: str):
     """Build the scene, checking layout; the report keeps the words at each beat."""
     scene, report = build_scene(BinaryBits, params, lang)
-    return scene, report, report.words
+    return scene, report, report.words_at_start
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -5,6 +5,7 @@ import pytest
 
 import pe_math as pm
 from pe_math import Params
+from scenes.catalogue import lookup
 from scenes.clock_hands import MAX_CLOCKS, ClockHands
 from scenes.components import compact
 from scenes.theme import fmt
@@ -32,7 +33,7 @@ CASES = {
 def build_and_read(params: Params, lang: str):
     """Build the scene, checking layout; the report keeps the words at each beat."""
     scene, report = build_scene(ClockHands, params, lang)
-    return scene, report, report.words
+    return scene, report, report.words_at_start
 
 
 def expected(params: Params) -> dict:
@@ -71,10 +72,14 @@ def test_builds_clean_and_shows_its_numbers(case, lang):
     report.assert_clean()
     assert [b for b, _ in scene.beats] == BEATS
     want = expected(params)
+
     # every shown clock is labelled with its index, its dims and its speed
-    on_clocks = " | ".join(seen["tick"])
+    def ui(key, **values):
+        return lookup(lang, "clock-hands", f"ui.{key}").format(**values)
+
     for i, (da, db), w in zip(want["shown"], want["dims"], want["omega"], strict=True):
-        assert f"{i}" in on_clocks and f"{da}" in on_clocks and f"{db}" in on_clocks
+        assert ui("clock", i=i) in seen["tick"]
+        assert ui("dims", a=da, b=db) in seen["tick"]
         assert f"ω = {compact(w)}" in seen["tick"]
     # the ambiguity beat ends with the angle gaps and the fingerprint distance on stage
     on_gaps = " | ".join(seen["periods"])

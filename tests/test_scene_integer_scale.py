@@ -86,7 +86,10 @@ def test_cosine_is_cut_not_rounded():
 )
 def test_builds_clean_and_shows_pe_maths_values(params, lang):
     scene, report = build_scene(IntegerScale, params, lang)
-    seen = {beat: (report.words[beat], report.values[beat]) for beat in report.words}
+    seen = {
+        beat: (report.words_at_start[beat], report.values_at_start[beat])
+        for beat in report.words_at_start
+    }
     report.assert_clean()
     assert [b for b, _ in scene.beats] == BEATS
     n = IntegerScale.numbers(params)

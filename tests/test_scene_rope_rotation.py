@@ -25,7 +25,7 @@ CASES = {
 def build_and_read(params: Params, lang: str):
     """Build the scene, checking layout; the report keeps the words and live numbers at each beat."""
     scene, report = build_scene(RopeRotation, params, lang)
-    return scene, report, report.words, report.values
+    return scene, report, report.words_at_start, report.values_at_start
 
 
 def plane(params: Params, m: float, n: float) -> dict:

@@ -1,0 +1,126 @@
+"""How narration text breaks into lines, cues and sentences, in both languages.
+
+Scenes use it to burn captions into the frame; the subtitle files use it for their cues,
+so a burned caption and its subtitle always break the same way.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+
+# Characters per line, counted in full-width cells (a Latin letter is half a cell in zh).
+LINE_CHARS = {"zh": 16, "en": 42}
+MAX_LINES = 2
+_SENTENCE = {"zh": r"(?<=[。！？；])", "en": r"(?<=[.!?;])\s+"}
+_CLAUSE = {"zh": r"(?<=[，、：])", "en": r"(?<=[,:;])\s+|\s+(?=—)|(?<=—)\s+"}
+# Never at the start of a Chinese line (kinsoku): closing marks and clause punctuation.
+_NO_LINE_START = set("，。、；：！？）》」』”’…—·,.;:!?)]}%")
+
+
+def cell_width(text: str, lang: str) -> float:
+    """Display width in cells: in zh a wide (Han, full-width) character is 1, others 1/2."""
+    if lang != "zh":
+        return float(len(text))
+    return sum(1.0 if unicodedata.east_asian_width(ch) in "WF" else 0.5 for ch in text)
+
+
+def _zh_units(text: str) -> list[str]:
+    """Unbreakable units of Chinese text: one wide character, or a run of narrow ones.
+
+    A run of narrow characters (a Latin word, a number, a formula) stays together with
+    its trailing space, so a wrap never cuts "sin" or "2π/ω" in half.
+    """
+    return re.findall(r"[^\s\u2e80-\u9fff\u3000-\u303f\uff00-\uffef]+\s*|\s+|.", text)
+
+
+def wrap(text: str, lang: str) -> list[str]:
+    """Break one cue's text into lines no wider than LINE_CHARS[lang]."""
+    limit = LINE_CHARS[lang]
+    text = " ".join(text.split())
+    if not text:
+        return [""]
+    if lang == "zh":
+        rows: list[list[str]] = [[]]
+        for unit in _zh_units(text):
+            row = rows[-1]
+            if row and cell_width("".join(row) + unit.rstrip(), lang) > limit:
+                if unit[0] in _NO_LINE_START and len(row) > 1:
+                    # carry the last unit down so the mark does not open a line
+                    rows.append([row.pop(), unit])
+                else:
+                    rows.append([unit.lstrip()] if unit.strip() else [])
+            else:
+                row.append(unit)
+        return ["".join(r).strip() for r in rows if "".join(r).strip()] or [""]
+    out: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        while len(word) > limit:  # a word longer than a line (a URL) is cut
+            if line:
+                out.append(line)
+                line = ""
+            out.append(word[:limit])
+            word = word[limit:]
+        if line and len(line) + 1 + len(word) > limit:
+            out.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    if line:
+        out.append(line)
+    return out or [""]
+
+
+def _sep(lang: str) -> str:
+    return "" if lang == "zh" else " "
+
+
+def join_words(a: str, b: str, lang: str) -> str:
+    if lang == "zh" and a and b and (a[-1].isascii() and a[-1].isalnum() or b[0].isascii()):
+        return f"{a} {b}"  # a Latin run keeps its space to its Han neighbour
+    return a + _sep(lang) + b if a else b
+
+
+def _unwrap(lines: Sequence[str], lang: str) -> str:
+    out = ""
+    for line in lines:
+        out = join_words(out, line, lang)
+    return out
+
+
+def fits(text: str, lang: str) -> bool:
+    return len(wrap(text, lang)) <= MAX_LINES
+
+
+def sentences(text: str, lang: str) -> list[str]:
+    """The sentences of one narration line (a voice speaks each one on its own)."""
+    text = " ".join(text.split())
+    return [s for s in (p.strip() for p in re.split(_SENTENCE[lang], text)) if s]
+
+
+def chunks(text: str, lang: str) -> list[str]:
+    """Pieces of one narration line that each fit in one cue of at most MAX_LINES lines."""
+    pieces: list[str] = []
+    for sentence in sentences(text, lang):
+        parts = [sentence]
+        if not fits(sentence, lang):
+            parts = [p.strip() for p in re.split(_CLAUSE[lang], sentence) if p and p.strip()]
+        for part in parts:
+            lines = wrap(part, lang)
+            if len(lines) <= MAX_LINES:
+                pieces.append(part)
+                continue
+            while len(lines) > MAX_LINES:
+                pieces.append(_unwrap(lines[:MAX_LINES], lang))
+                lines = wrap(_unwrap(lines[MAX_LINES:], lang), lang)
+            pieces.append(_unwrap(lines, lang))
+    # join neighbours that still fit together, so cues are not needlessly short
+    merged: list[str] = []
+    for piece in pieces:
+        if merged and fits(join_words(merged[-1], piece, lang), lang):
+            merged[-1] = join_words(merged[-1], piece, lang)
+        else:
+            merged.append(piece)
+    return merged

@@ -1,0 +1,44 @@
+"""The registry's hand-kept `fields` match what each scene really reads.
+
+The cache is only right while they do: a field read but not declared would leave a
+stale clip "up to date"; one declared but never read re-renders for nothing.
+"""
+
+from dataclasses import fields
+
+import pytest
+
+import scenes
+from pe_math import Params
+from tests.scene_tools import build_scene
+
+NAMES = frozenset(f.name for f in fields(Params))
+READS: set[str] = set()
+
+
+class TracingParams(Params):
+    """Params that note every field a scene reads."""
+
+    def __getattribute__(self, name):
+        if name in NAMES:
+            READS.add(name)
+        return super().__getattribute__(name)
+
+
+def reads(info: scenes.SceneInfo, lang: str) -> set[str]:
+    params = TracingParams()
+    READS.clear()  # construction validated every field
+    cls = info.load()
+    cls.numbers(params)
+    build_scene(cls, params, lang)
+    return set(READS)
+
+
+CASES = [(info, "en") for info in (*scenes.MISSION, *scenes.CARDS)] + [
+    (info, "zh") for info in scenes.MISSION if any(f in scenes.LANGUAGE_FIELDS for f in info.fields)
+]
+
+
+@pytest.mark.parametrize("info,lang", CASES, ids=lambda v: getattr(v, "slug", v))
+def test_declared_fields_are_exactly_the_fields_read(info, lang):
+    assert reads(info, lang) == set(info.fields_for(lang))
