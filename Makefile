@@ -7,11 +7,13 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 setup:
 	@bash scripts/setup.sh
 
-render: setup
-	$(PY) render.py render --all --lesson --jobs $(JOBS)
+# A lesson to publish renders at 720p30; quick looks use `render.py preview` or -q l.
+QUALITY ?= m
 
-test: setup
-	$(PY) -m ruff check .
+render: setup
+	$(PY) render.py render --all --lesson --quality $(QUALITY) --jobs $(JOBS)
+
+test: lint
 	$(PY) -m pytest -q
 
 lint: setup
@@ -28,5 +30,5 @@ bench: setup
 	$(PY) bench/bench_voice.py
 
 clean:
-	rm -rf .work build *.egg-info .pytest_cache .ruff_cache .hypothesis
+	rm -rf build *.egg-info .pytest_cache .ruff_cache .hypothesis
 	find . -name __pycache__ -type d -prune -not -path './.venv/*' -exec rm -rf {} +

@@ -279,9 +279,8 @@ class AttentionShuffle(LessonScene):
         self.fit(board, 1.0, 0.75).next_to(self.sentence, DOWN, buff=0.5)
         self.moved_parent.remove(self.moved_row)
         self.add(self.moved_row)
-        keep = {id(self.sentence), id(self.moved_row)}
         self.play(
-            *[FadeOut(m) for m in self.mobjects if id(m) not in keep and m is not self._caption],
+            *[FadeOut(m) for m in self.stage_mobjects(self.sentence, self.moved_row)],
             ReplacementTransform(self.moved_row, after_row),
             FadeIn(after_lab),
             run_time=theme.NORMAL,
@@ -303,11 +302,7 @@ class AttentionShuffle(LessonScene):
     def inject_position(self) -> None:
         self.beat("inject_position")
         self.play(
-            *[
-                FadeOut(m)
-                for m in self.mobjects
-                if m is not self.sentence and m is not self._caption
-            ],
+            *[FadeOut(m) for m in self.stage_mobjects(self.sentence)],
             run_time=theme.SHORT,
         )
         pieces = VGroup(
@@ -339,7 +334,7 @@ class AttentionShuffle(LessonScene):
     # ---------------------------------------------------------------- layout
     def _settle(self, *groups: Mobject) -> None:
         """Replace the loose pieces on stage by the groups they belong to (same look)."""
-        self.remove(*[m for m in self.mobjects if m is not self._caption])
+        self.remove(*self.stage_mobjects())
         self.add(*groups)
 
     def _color(self, token: int):

@@ -120,6 +120,12 @@ class LessonScene(Scene):
         self._run_hooks("<end>")
         super().tear_down()
 
+    def stage_mobjects(self, *keep: Mobject) -> list[Mobject]:
+        """What is on stage: every mobject but the burned caption and those in `keep`."""
+        return [
+            m for m in self.mobjects if m is not self._caption and all(m is not k for k in keep)
+        ]
+
     def _run_hooks(self, key: str) -> None:
         for hook in type(self).beat_hooks:
             hook(self, key)
@@ -163,10 +169,8 @@ class LessonScene(Scene):
     def takeaway(self, key: str = "takeaway") -> Mobject:
         """Start the `key` beat, clear the stage and leave the one-line takeaway on screen."""
         self.beat(key)
-        if self.mobjects:
-            self.play(
-                *[FadeOut(m) for m in self.mobjects if m is not self._caption], run_time=theme.SHORT
-            )
+        if self.stage_mobjects():
+            self.play(*[FadeOut(m) for m in self.stage_mobjects()], run_time=theme.SHORT)
         line = self.text(
             lookup(self.lang, self.slug, key), size=theme.HEADING_SIZE, color=theme.ACCENT
         )

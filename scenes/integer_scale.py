@@ -149,9 +149,7 @@ class IntegerScale(LessonScene):
         self.chart.clear_updaters()
         for readout in self.readouts:
             readout.clear_updaters()
-        self.play(
-            *[FadeOut(m) for m in self.mobjects if m is not self._caption], run_time=theme.SHORT
-        )
+        self.play(*[FadeOut(m) for m in self.stage_mobjects()], run_time=theme.SHORT)
         size = theme.BODY_SIZE
         head = [
             self.label("col_word", size=size, color=theme.MUTED),
