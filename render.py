@@ -25,6 +25,7 @@ from pe_math import ParamError, Params, parse_assignment
 from rendering import settings, voices
 from rendering.gallery import publish
 from rendering.jobs import Job, plan
+from rendering.lesson import join_folders
 from rendering.pipeline import (
     WORK,
     PipelineError,
@@ -430,10 +431,12 @@ def render(
         click.echo(f"error: {o.job.slug}: {o.message}", err=True)
         if o.detail:
             click.echo(o.detail, err=True)
-    join = lesson and not report.failed and not report.interrupted
-    if lesson and not join:
-        click.echo("error: lesson: not joined, because some clips did not render", err=True)
-    problems = publish([p.job for p in planned], output, console, lesson=join, force=force)
+    problems = []
+    if lesson and (report.failed or report.interrupted):
+        problems.append("lesson: not joined, because some clips did not render")
+    elif lesson:
+        problems += join_folders(jobs_, output, console, force=force)
+    publish(jobs_, output, console)
     for message in problems:
         click.echo(f"error: {message}", err=True)
     if report.interrupted:

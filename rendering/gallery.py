@@ -18,8 +18,8 @@ from rich.console import Console
 from rich.table import Table
 
 from rendering import encoders
-from rendering import lesson as lesson_mod
 from rendering.files import atomic_write_text
+from rendering.jobs import by_folder
 from rendering.manifest import Manifest
 from scenes.catalogue import LANGS
 
@@ -113,7 +113,7 @@ document.querySelectorAll("a[data-seek]").forEach(function (a) {
 """
 
 
-def _clock(seconds: float) -> str:
+def clock(seconds: float) -> str:
     s = int(round(seconds))
     return f"{s // 60}:{s % 60:02d}"
 
@@ -216,7 +216,7 @@ def _clip_card(slug: str, variants: dict[str, dict], lang: str, ui: dict) -> str
     head = (
         f"<h3>{int(main.get('order', 0)):02d} · {escape(title)}</h3>"
         f'<p class="meta">{escape(slug)} · {escape(ui["duration"])} '
-        f"{escape(_clock(main.get('duration', 0)))} ({main.get('duration', 0):.2f} s)</p>"
+        f"{escape(clock(main.get('duration', 0)))} ({main.get('duration', 0):.2f} s)</p>"
         f"{_voice_line(main, ui)}"
     )
     sources = video_sources(variants)
@@ -278,13 +278,13 @@ def _lesson_section(record: dict, lang: str, ui: dict) -> str:
     chapters = "".join(
         f'<li><a href="#lesson" data-video="lesson" data-seek="{c["start"]:.3f}">'
         f"{escape(c['title'])}</a> "
-        f'<span class="muted">{escape(_clock(c["start"]))}</span></li>'
+        f'<span class="muted">{escape(clock(c["start"]))}</span></li>'
         for c in record.get("chapters", [])
     )
     return (
         f'<section class="lesson card"><h2>{escape(ui["lesson"])}</h2>'
         f'<p class="meta">{escape(record["file"])} · {escape(ui["duration"])} '
-        f"{escape(_clock(record['duration']))} · "
+        f"{escape(clock(record['duration']))} · "
         f"{escape(encoders.human_bytes(record.get('bytes', 0)))}</p>{tag}"
         f'<h3>{escape(ui["chapters"])}</h3><ol class="chapters">{chapters}</ol>'
         f"{_snippet(snippet, 'embed-lesson', ui)}</section>"
@@ -334,32 +334,11 @@ def write(folder: Path) -> Path:
     return path
 
 
-def publish(
-    jobs: list, root: Path, console: Console, lesson: bool = False, force: bool = False
-) -> list[str]:
-    """After a run: join the lesson (if asked), rewrite galleries, report GIF sizes.
-
-    Returns one-line error messages (empty when all went well).
-    """
-    errors: list[str] = []
-    folders: dict[Path, list] = {}
-    for job in jobs:
-        folders.setdefault(job.out_dir(root), []).append(job)
-    for folder, folder_jobs in folders.items():
-        if lesson:
-            variant = folder_jobs[0].variant
-            slugs = [j.slug for j in folder_jobs if j.variant == variant]
-            try:
-                record = lesson_mod.build(folder, slugs, variant, force=force)
-                console.print(
-                    f"lesson: {folder / record['file']} ({_clock(record['duration'])}, "
-                    f"{len(record['chapters'])} chapters, {record['joined']})"
-                )
-            except (lesson_mod.LessonError, OSError, ValueError) as exc:
-                errors.append(f"lesson: {exc}")
+def publish(jobs: list, root: Path, console: Console) -> None:
+    """After a run: rewrite each output folder's gallery and report GIF sizes."""
+    for folder, folder_jobs in by_folder(jobs, root).items():
         if folder.exists():
-            page = write(folder)
-            console.print(f"gallery: {page}")
+            console.print(f"gallery: {write(folder)}")
         manifest = Manifest.load(folder)
         gif_entries = [
             e
@@ -376,4 +355,3 @@ def publish(
             total = sum(e["bytes"] for e in gif_entries)
             table.caption = f"total {encoders.human_bytes(total)}"
             console.print(table)
-    return errors

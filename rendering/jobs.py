@@ -84,6 +84,14 @@ class Job:
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
+def by_folder(jobs: list[Job], root: Path) -> dict[Path, list[Job]]:
+    """Jobs grouped by the output folder they write into, in order."""
+    folders: dict[Path, list[Job]] = {}
+    for job in jobs:
+        folders.setdefault(job.out_dir(root), []).append(job)
+    return folders
+
+
 @dataclass(frozen=True)
 class Planned:
     job: Job

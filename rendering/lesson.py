@@ -24,6 +24,8 @@ import numpy as np
 
 from rendering import audio, captions
 from rendering.files import atomic_write_text, publish_mode
+from rendering.gallery import clock
+from rendering.jobs import by_folder
 from rendering.manifest import Manifest
 from rendering.validate import InvalidOutput, check_video
 from scenes.catalogue import LANGS
@@ -156,6 +158,24 @@ def build(folder: Path, slugs: list[str], variant: str = "mp4", force: bool = Fa
     with Manifest.update(folder) as manifest:
         manifest.data["lesson"] = record
     return record
+
+
+def join_folders(jobs: list, root: Path, console, force: bool = False) -> list[str]:
+    """Join the lesson in every output folder the jobs wrote; one-line problems back."""
+    errors = []
+    for folder, folder_jobs in by_folder(jobs, root).items():
+        variant = folder_jobs[0].variant
+        slugs = [j.slug for j in folder_jobs if j.variant == variant]
+        try:
+            record = build(folder, slugs, variant, force=force)
+        except (LessonError, OSError, ValueError) as exc:
+            errors.append(f"lesson: {exc}")
+            continue
+        console.print(
+            f"lesson: {folder / record['file']} ({clock(record['duration'])}, "
+            f"{len(record['chapters'])} chapters, {record['joined']})"
+        )
+    return errors
 
 
 def lesson_track(folder: Path, entries: list[dict]) -> np.ndarray | None:

@@ -21,7 +21,7 @@ from rendering import captions
 from rendering.files import publish_mode
 from rendering.jobs import Job, Planned
 from rendering.manifest import Manifest
-from rendering.worker import child_main
+from rendering.worker import Message, child_main
 
 WORK = ".work"  # temporary job folders live under the output root: same filesystem, atomic renames
 
@@ -173,136 +173,146 @@ def execute(
 ) -> RunReport:
     """Render every job that is not cached, `jobs` processes at a time."""
     report = RunReport()
-    todo: list[tuple[int, Job]] = []
+    todo: list[Job] = []
     for p in planned:
         if p.cached:
-            folder = p.job.out_dir(root)
             refresh_sidecars(p.job, root)
-            report.outcomes.append(
-                Outcome(p.job, "cached", path=folder / p.job.filename, message=p.reason)
-            )
+            path = p.job.out_dir(root) / p.job.filename
+            report.outcomes.append(Outcome(p.job, "cached", path=path, message=p.reason))
         else:
-            todo.append((len(todo), p.job))
-    if not todo:
-        return report
+            todo.append(p.job)
+    if todo:
+        with Progress(
+            TextColumn("[bold]{task.description:<28}"),
+            BarColumn(),
+            TextColumn("{task.fields[status]}"),
+            TimeElapsedColumn(),
+            console=console,
+            transient=False,
+        ) as progress:
+            Runner(todo, root, jobs, progress, report, verbose).run()
+    return report
 
-    ctx = mp.get_context("spawn")
-    messages = ctx.Queue()
-    work_root = root / WORK
-    remove_stale_work(work_root)
-    running: dict[int, tuple[mp.Process, Job, Path, float]] = {}
-    # Longest first (by the last render's duration) keeps the workers busy until the end.
-    expected = {i: _expected(job, root) for i, job in todo}
-    pending = sorted(todo, key=lambda item: -(expected[item[0]] or 0.0))
 
-    with Progress(
-        TextColumn("[bold]{task.description:<28}"),
-        BarColumn(),
-        TextColumn("{task.fields[status]}"),
-        TimeElapsedColumn(),
-        console=console,
-        transient=False,
-    ) as progress:
-        tasks = {
+@dataclass
+class Running:
+    process: mp.Process
+    job: Job
+    work_dir: Path
+    started: float
+
+    def outcome(self, status: str, **kwargs) -> Outcome:
+        return Outcome(self.job, status, time.monotonic() - self.started, **kwargs)
+
+
+class Runner:
+    """Worker processes for a list of jobs, each in its own work folder, longest first."""
+
+    def __init__(self, todo, root, jobs, progress, report, verbose) -> None:
+        self.root, self.slots, self.progress = root, max(1, jobs), progress
+        self.report, self.verbose = report, verbose
+        self.ctx = mp.get_context("spawn")
+        self.messages = self.ctx.Queue()
+        self.work_root = root / WORK
+        self.running: dict[int, Running] = {}
+        # Longest first (by the last render's duration) keeps the workers busy until the end.
+        expected = [_expected(job, root) for job in todo]
+        self.pending = sorted(enumerate(todo), key=lambda item: -(expected[item[0]] or 0.0))
+        self.tasks = {
             i: progress.add_task(job.info.stem, total=expected[i], status="waiting")
-            for i, job in todo
+            for i, job in enumerate(todo)
         }
 
-        def finish(index: int, outcome: Outcome) -> None:
-            process, _, work_dir, _ = running.pop(index)
-            process.join(timeout=5)
-            shutil.rmtree(work_dir, ignore_errors=True)
-            report.outcomes.append(outcome)
-            task = tasks[index]
-            total = progress.tasks[task].total
-            style = {"rendered": "[green]rendered", "failed": "[red]failed"}[outcome.status]
-            progress.update(task, completed=total or 1, total=total or 1, status=style)
-
+    def run(self) -> None:
+        remove_stale_work(self.work_root)
         try:
-            while pending or running:
-                while pending and len(running) < max(1, jobs):
-                    index, job = pending.pop(0)
-                    work_dir = work_root / f"{os.getpid()}-{index}-{job.slug}"
-                    shutil.rmtree(work_dir, ignore_errors=True)
-                    work_dir.mkdir(parents=True)
-                    process = ctx.Process(
-                        target=child_main,
-                        args=(job, str(work_dir), messages, index, verbose),
-                        daemon=True,
-                    )
-                    process.start()
-                    running[index] = (process, job, work_dir, time.monotonic())
-                    progress.update(tasks[index], status="rendering")
-                try:
-                    msg = messages.get(timeout=0.2)
-                except queue_mod.Empty:
-                    msg = None
-                if msg is not None:
-                    index, kind, payload, *rest = msg
-                    if index not in running:
-                        continue
-                    job, started = running[index][1], running[index][3]
-                    if kind == "progress":
-                        progress.update(tasks[index], completed=payload)
-                    elif kind == "done":
-                        try:
-                            path = install(job, payload, root)
-                            finish(
-                                index, Outcome(job, "rendered", time.monotonic() - started, path)
-                            )
-                        except OSError as exc:
-                            finish(
-                                index,
-                                Outcome(
-                                    job,
-                                    "failed",
-                                    time.monotonic() - started,
-                                    message=f"could not install the output ({exc})",
-                                ),
-                            )
-                    elif kind == "error":
-                        finish(
-                            index,
-                            Outcome(
-                                job,
-                                "failed",
-                                time.monotonic() - started,
-                                message=payload,
-                                detail=rest[0] if rest else None,
-                            ),
-                        )
-                    continue
-                for index, (process, job, _, started) in list(running.items()):
-                    if not process.is_alive() and process.exitcode is not None:
-                        time.sleep(0.2)  # let a last message arrive before calling it a crash
-                        if _drain_for(messages, index, running):
-                            continue
-                        finish(
-                            index,
-                            Outcome(
-                                job,
-                                "failed",
-                                time.monotonic() - started,
-                                message=f"worker died (exit code {process.exitcode}); "
-                                "rerun, or lower --jobs if memory ran out",
-                            ),
-                        )
+            while self.pending or self.running:
+                self.start_workers()
+                message = self.next_message()
+                if message is not None:
+                    self.handle(message)
+                else:
+                    self.reap_dead()
         except KeyboardInterrupt:
-            report.interrupted = True
-            for process, job, work_dir, started in list(running.values()):
-                process.terminate()
-                process.join(timeout=3)
-                if process.is_alive():
-                    process.kill()
-                    process.join()
-                shutil.rmtree(work_dir, ignore_errors=True)
-                report.outcomes.append(
-                    Outcome(job, "failed", time.monotonic() - started, message="interrupted")
-                )
-            running.clear()
-    messages.close()
-    _remove_if_empty(work_root)
-    return report
+            self.stop_all()
+        finally:
+            self.messages.close()
+            _remove_if_empty(self.work_root)
+
+    def start_workers(self) -> None:
+        while self.pending and len(self.running) < self.slots:
+            index, job = self.pending.pop(0)
+            work_dir = self.work_root / f"{os.getpid()}-{index}-{job.slug}"
+            shutil.rmtree(work_dir, ignore_errors=True)
+            work_dir.mkdir(parents=True)
+            process = self.ctx.Process(
+                target=child_main,
+                args=(job, str(work_dir), self.messages, index, self.verbose),
+                daemon=True,
+            )
+            process.start()
+            self.running[index] = Running(process, job, work_dir, time.monotonic())
+            self.progress.update(self.tasks[index], status="rendering")
+
+    def next_message(self) -> Message | None:
+        try:
+            return self.messages.get(timeout=0.2)
+        except queue_mod.Empty:
+            return None
+
+    def handle(self, message: Message) -> None:
+        run = self.running.get(message.index)
+        if run is None:
+            return
+        if message.kind == "progress":
+            self.progress.update(self.tasks[message.index], completed=message.payload)
+        elif message.kind == "done":
+            try:
+                path = install(run.job, message.payload, self.root)
+                self.finish(message.index, run.outcome("rendered", path=path))
+            except OSError as exc:
+                problem = f"could not install the output ({exc})"
+                self.finish(message.index, run.outcome("failed", message=problem))
+        else:
+            failed = run.outcome("failed", message=message.payload, detail=message.detail)
+            self.finish(message.index, failed)
+
+    def reap_dead(self) -> None:
+        """A worker that exited without a last word crashed (killed, out of memory)."""
+        for index, run in list(self.running.items()):
+            if run.process.is_alive() or run.process.exitcode is None:
+                continue
+            time.sleep(0.2)  # let a last message arrive before calling it a crash
+            if _drain_for(self.messages, index):
+                continue
+            problem = (
+                f"worker died (exit code {run.process.exitcode}); "
+                "rerun, or lower --jobs if memory ran out"
+            )
+            self.finish(index, run.outcome("failed", message=problem))
+
+    def finish(self, index: int, outcome: Outcome) -> None:
+        run = self.running.pop(index)
+        run.process.join(timeout=5)
+        shutil.rmtree(run.work_dir, ignore_errors=True)
+        self.report.outcomes.append(outcome)
+        task = self.tasks[index]
+        total = self.progress.tasks[task].total or 1
+        style = {"rendered": "[green]rendered", "failed": "[red]failed"}[outcome.status]
+        self.progress.update(task, completed=total, total=total, status=style)
+
+    def stop_all(self) -> None:
+        """Ctrl-C or SIGTERM: stop every worker; the previous outputs stay untouched."""
+        self.report.interrupted = True
+        for run in self.running.values():
+            run.process.terminate()
+            run.process.join(timeout=3)
+            if run.process.is_alive():
+                run.process.kill()
+                run.process.join()
+            shutil.rmtree(run.work_dir, ignore_errors=True)
+            self.report.outcomes.append(run.outcome("failed", message="interrupted"))
+        self.running.clear()
 
 
 def work_folders(work_root: Path) -> tuple[list[Path], list[Path]]:
@@ -331,18 +341,18 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _drain_for(messages, index: int, running: dict) -> bool:
-    """Put back any message still queued; True if one belongs to `index` (so it did not crash)."""
+def _drain_for(messages, index: int) -> bool:
+    """Put back any message still queued; True if one ends job `index` (so it did not crash)."""
     held, found = [], False
     while True:
         try:
-            msg = messages.get_nowait()
+            message = messages.get_nowait()
         except queue_mod.Empty:
             break
-        held.append(msg)
-        found |= msg[0] == index and msg[1] in ("done", "error")
-    for msg in held:
-        messages.put(msg)
+        held.append(message)
+        found |= message.index == index and message.kind in ("done", "error")
+    for message in held:
+        messages.put(message)
     return found
 
 

@@ -14,6 +14,7 @@ import os
 import shutil
 import threading
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -157,14 +158,26 @@ def exit_with_parent(work_dir: Path) -> None:
         threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
+@dataclass(frozen=True)
+class Message:
+    """What a worker tells the driver: progress (scene seconds), done (the result) or error."""
+
+    index: int
+    kind: str  # progress | done | error
+    payload: Any
+    detail: str | None = None  # the traceback, with --verbose
+
+
 def child_main(job: Job, work_dir: str, queue, index: int, verbose: bool) -> None:
-    """Process entry point: sends ('progress', t), then ('done', result) or ('error', message)."""
+    """Process entry point: sends progress messages, then one done or error message."""
     exit_with_parent(Path(work_dir))
     try:
-        result = render(job, Path(work_dir), report=lambda t: queue.put((index, "progress", t)))
-        queue.put((index, "done", result))
+        result = render(
+            job, Path(work_dir), report=lambda t: queue.put(Message(index, "progress", t))
+        )
+        queue.put(Message(index, "done", result))
     except KeyboardInterrupt:
-        queue.put((index, "error", "interrupted"))
+        queue.put(Message(index, "error", "interrupted"))
     except BaseException as exc:  # noqa: BLE001 - every failure becomes one line for the summary
         detail = traceback.format_exc() if verbose else None
-        queue.put((index, "error", describe_error(exc), detail))
+        queue.put(Message(index, "error", describe_error(exc), detail))

@@ -220,18 +220,18 @@ def test_publish_rewrites_the_gallery_and_reports_gif_sizes(tmp_path):
     jobs = [Job("clock-hands", Params(), "en", "l", "gif")]
     console = Console(record=True, width=120)
     (folder / gallery.NAME).unlink(missing_ok=True)
-    problems = gallery.publish(jobs, tmp_path, console)
-    assert problems == []
+    gallery.publish(jobs, tmp_path, console)
     assert (folder / gallery.NAME).exists()
     out = console.export_text()
     assert "GIF sizes" in out and "05-clock-hands.gif" in out and "640x360@10" in out
 
 
-def test_publish_reports_a_lesson_it_cannot_join(tmp_path):
+def test_a_lesson_that_cannot_be_joined_is_one_problem_line(tmp_path):
     from pe_math import Params
     from rendering.jobs import Job
+    from rendering.lesson import join_folders
 
     _folder(tmp_path, with_lesson=False)
     jobs = [Job("clock-hands", Params(), "en", "l", "gif")]
-    problems = gallery.publish(jobs, tmp_path, Console(record=True), lesson=True)
+    problems = join_folders(jobs, tmp_path, Console(record=True))
     assert problems and "mp4 or webm" in problems[0]
