@@ -8,6 +8,7 @@ python render.py preview clock-hands
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -581,6 +582,8 @@ def numbers(slug, as_json, sets, config, seed) -> None:
     except scenes.UnknownScene as exc:
         raise Fail(str(exc)) from None
     values = info.load().numbers(params)
+    if dataclasses.is_dataclass(values):
+        values = dataclasses.asdict(values)
     if as_json:
         click.echo(json.dumps(values, indent=2, ensure_ascii=False))
     else:

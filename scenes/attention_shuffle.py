@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 from manim import (
@@ -54,36 +54,54 @@ def _luminance(color) -> float:
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
 
+@dataclass(frozen=True)
+class AttentionShuffleNumbers:
+    """Every number AttentionShuffle shows, computed by pe_math (JSON-ready)."""
+
+    X: list[list[float]]
+    swap: list[int]
+    order: list[int]
+    proj_seed: int
+    proj_scale: float
+    P: list[list[float]]
+    scores: list[list[float]]
+    weights: list[list[float]]
+    output: list[list[float]]
+    weights_perm: list[list[float]]
+    output_perm: list[list[float]]
+    equivariance_error: float
+
+
 class AttentionShuffle(LessonScene):
     """猫咬狗 → 狗咬猫: the weight grid permutes and the outputs travel with their tokens."""
 
     slug = "attention-shuffle"
 
     @classmethod
-    def numbers(cls, params: Params) -> dict[str, Any]:
+    def numbers(cls, params: Params) -> AttentionShuffleNumbers:
         case = pm.attention_for(params)
         order = pm.swap_order(len(case.X), *params.swap)
-        return {
-            "X": case.X.tolist(),
-            "swap": [int(i) for i in params.swap],
-            "order": [int(i) for i in order],
-            "proj_seed": int(params.proj_seed),
-            "proj_scale": float(params.proj_scale),
-            "P": case.P.tolist(),
-            "scores": case.scores.tolist(),
-            "weights": case.weights.tolist(),
-            "output": case.output.tolist(),
-            "weights_perm": case.weights_perm.tolist(),
-            "output_perm": case.output_perm.tolist(),
-            "equivariance_error": float(case.equivariance_error),
-        }
+        return AttentionShuffleNumbers(
+            X=case.X.tolist(),
+            swap=[int(i) for i in params.swap],
+            order=[int(i) for i in order],
+            proj_seed=int(params.proj_seed),
+            proj_scale=float(params.proj_scale),
+            P=case.P.tolist(),
+            scores=case.scores.tolist(),
+            weights=case.weights.tolist(),
+            output=case.output.tolist(),
+            weights_perm=case.weights_perm.tolist(),
+            output_perm=case.output_perm.tolist(),
+            equivariance_error=float(case.equivariance_error),
+        )
 
     # ------------------------------------------------------------------ story
     def construct(self) -> None:
         self.n = self.numbers(self.params)
         tokens = self.params.tokens if self.lang == "zh" else self.params.tokens_en
         self.words = list(tokens)
-        self.x_digits = theme.digits_for(self.n["X"])
+        self.x_digits = theme.digits_for(self.n.X)
         self.identity = list(range(len(self.words)))
         self.title_card()
         self.show_tokens()
@@ -107,12 +125,10 @@ class AttentionShuffle(LessonScene):
                 stroke_color=self._color(t),
                 stroke_width=2,
             )
-            column = VectorColumn(self.n["X"][t], digits=self.x_digits, color=self._color(t))
+            column = VectorColumn(self.n.X[t], digits=self.x_digits, color=self._color(t))
             cards.add(VGroup(VGroup(box, name.move_to(box)), column).arrange(DOWN, buff=0.25))
         cards.arrange(RIGHT, buff=0.9, aligned_edge=UP)
-        note = self.label(
-            "embedding", size=theme.LABEL_SIZE, color=theme.MUTED, d=len(self.n["X"][0])
-        )
+        note = self.label("embedding", size=theme.LABEL_SIZE, color=theme.MUTED, d=len(self.n.X[0]))
         board = VGroup(cards, note).arrange(DOWN, buff=0.45)
         self.fit(board, 1.0, 0.72).next_to(self.sentence, DOWN, buff=0.45)
         self.play(
@@ -133,11 +149,11 @@ class AttentionShuffle(LessonScene):
     def compute_attention(self) -> None:
         self.beat("compute_attention")
         n = self.n
-        self.stage = self._stage(self.identity, n["weights"], n["output"], perm=False)
+        self.stage = self._stage(self.identity, n.weights, n.output, perm=False)
         st = self.stage
         # the scores sit where the weights will be, in a diverging colour scale
-        m = max(abs(v) for row in n["scores"] for v in row) or 1.0
-        scores = self._grid(n["scores"], self.identity, theme.diverging, -m, m)
+        m = max(abs(v) for row in n.scores for v in row) or 1.0
+        scores = self._grid(n.scores, self.identity, theme.diverging, -m, m)
         scores.scale(self.stage_scale).move_to(st["grid"])
         scores_head = self.label("scores", size=theme.LABEL_SIZE, color=theme.MUTED)
         scores_head.scale(self.stage_scale).move_to(st["grid_head"])
@@ -176,12 +192,12 @@ class AttentionShuffle(LessonScene):
     def swap_tokens(self) -> None:
         self.beat("swap_tokens")
         n, old = self.n, self.stage
-        order = n["order"]
+        order = n.order
         slot_of = {t: k for k, t in enumerate(order)}  # where token t sits after the swap
-        i, j = n["swap"]
-        new = self._stage(order, n["weights_perm"], n["output_perm"], perm=True)
+        i, j = n.swap
+        new = self._stage(order, n.weights_perm, n.output_perm, perm=True)
         new_sentence = self._sentence(order).move_to(self.sentence)
-        p_tex = formula("P = " + bmatrix(n["P"]), size=34)
+        p_tex = formula("P = " + bmatrix(n.P), size=34)
         p_note = self.label("swap_note", size=theme.LABEL_SIZE, color=theme.ACCENT, i=i, j=j)
         p_group = VGroup(p_tex, p_note).arrange(RIGHT, buff=0.4)
         self.fit(p_group, 1.0, 0.2).move_to(old["seed"]).align_to(old["seed"], UP)
@@ -239,12 +255,10 @@ class AttentionShuffle(LessonScene):
     def compare_outputs(self) -> None:
         self.beat("compare_outputs")
         n = self.n
-        i, j = n["swap"]
+        i, j = n.swap
         token = self.words[i]
-        before_row = VectorColumn(n["output"][i], digits=4, color=self._color(i), horizontal=True)
-        after_row = VectorColumn(
-            n["output_perm"][j], digits=4, color=self._color(i), horizontal=True
-        )
+        before_row = VectorColumn(n.output[i], digits=4, color=self._color(i), horizontal=True)
+        after_row = VectorColumn(n.output_perm[j], digits=4, color=self._color(i), horizontal=True)
         before_lab = self.label(
             "at_position",
             size=theme.LABEL_SIZE,
@@ -257,7 +271,7 @@ class AttentionShuffle(LessonScene):
             size=theme.LABEL_SIZE,
             token=token,
             pos=j,
-            sentence=self._says(n["order"]),
+            sentence=self._says(n.order),
         )
         rows = VGroup(before_row, after_row).arrange(DOWN, buff=0.25)
         labels = VGroup(before_lab, after_lab).arrange(DOWN, aligned_edge=LEFT)
@@ -269,7 +283,7 @@ class AttentionShuffle(LessonScene):
         same.next_to(rows, DOWN, buff=0.2)
         error = formula(
             r"\max\left|\,\mathrm{out}(PX)-P\,\mathrm{out}(X)\,\right| = "
-            + sci_tex(n["equivariance_error"]),
+            + sci_tex(n.equivariance_error),
             size=36,
         )
         rounding = self.label("rounding", size=theme.LABEL_SIZE, color=theme.MUTED)
@@ -314,14 +328,14 @@ class AttentionShuffle(LessonScene):
         ).arrange(RIGHT, buff=0.3)
         # every slot of the sentence gets its own position vector
         slots = VGroup()
-        for k, t in enumerate(self.n["order"]):
+        for k, t in enumerate(self.n.order):
             tag = self.label("pos_tag", size=theme.LABEL_SIZE, color=theme.ACCENT, k=k)
             slots.add(VGroup(self.sentence[t].copy(), tag).arrange(DOWN, buff=0.3))
         slots.arrange(RIGHT, buff=0.9, aligned_edge=DOWN)
         board = VGroup(slots, pieces).arrange(DOWN, buff=0.9)
         self.fit(board, 1.0, 0.7).move_to(ORIGIN)
         self.play(
-            *[Transform(self.sentence[t], slots[k][0]) for k, t in enumerate(self.n["order"])],
+            *[Transform(self.sentence[t], slots[k][0]) for k, t in enumerate(self.n.order)],
             run_time=theme.NORMAL,
         )
         self.play(
@@ -401,7 +415,7 @@ class AttentionShuffle(LessonScene):
         x_rows and out_rows are indexed by slot; the grid by slot too.
         """
         grid = self._grid(weights, order, theme.sequential, 0.0, 1.0)
-        x_rows = VGroup(*[self._row(t, self.n["X"][t], self.x_digits) for t in order])
+        x_rows = VGroup(*[self._row(t, self.n.X[t], self.x_digits) for t in order])
         out_rows = VGroup(*[self._row(t, outputs[k], OUT_DIGITS) for k, t in enumerate(order)])
         for rows in (x_rows, out_rows):
             rows.arrange(DOWN, buff=0, aligned_edge=RIGHT)
@@ -440,8 +454,8 @@ class AttentionShuffle(LessonScene):
                 "seed",
                 size=theme.LABEL_SIZE,
                 color=theme.MUTED,
-                seed=self.n["proj_seed"],
-                scale=theme.fmt(self.n["proj_scale"], theme.digits_for([self.n["proj_scale"]])),
+                seed=self.n.proj_seed,
+                scale=theme.fmt(self.n.proj_scale, theme.digits_for([self.n.proj_scale])),
             ),
         ).arrange(DOWN, buff=0.2)
         seed.next_to(grid, DOWN, buff=0.8)

@@ -70,8 +70,8 @@ class LessonScene(Scene):
 
     # --------------------------------------------------------------- numbers
     @classmethod
-    def numbers(cls, params: Params) -> dict[str, Any]:
-        """Every number this scene shows, from pe_math, as plain JSON values."""
+    def numbers(cls, params: Params) -> Any:
+        """Every number this scene shows, from pe_math: a frozen dataclass of plain JSON values."""
         raise NotImplementedError
 
     # ----------------------------------------------------------------- words

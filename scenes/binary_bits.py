@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -46,11 +47,30 @@ def bit_color(k: int):
     return theme.SERIES_COLORS[k % len(theme.SERIES_COLORS)]
 
 
+@dataclass(frozen=True)
+class BinaryBitsNumbers:
+    """Every number BinaryBits shows, computed by pe_math (JSON-ready)."""
+
+    n_bits: int
+    positions: int
+    total_positions: int
+    table: list[list[int]]
+    flip_every: list[int]
+    trace_bits: int
+    cliff: list[int]
+    cliff_bits: list[list[int]]
+    cliff_flips: int
+    cliff_distance: float
+    bar_steps: list[int]
+    bar_heights: list[float]
+    first_distance: float
+
+
 class BinaryBits(LessonScene):
     slug = "binary-bits"
 
     @classmethod
-    def numbers(cls, params: pm.Params) -> dict[str, Any]:
+    def numbers(cls, params: pm.Params) -> BinaryBitsNumbers:
         n = params.n_bits
         shown = 2 ** min(n, ANIMATED_BITS)
         table = pm.binary_encoding(np.arange(shown), n)
@@ -63,25 +83,25 @@ class BinaryBits(LessonScene):
         if cliff - 1 not in bar_steps:  # the cliff lies beyond the animated count
             bar_steps.append(cliff - 1)
             bar_heights.append(cliff_distance)
-        return {
-            "n_bits": n,
-            "positions": shown,
-            "total_positions": 2**n,
-            "table": table.astype(int).tolist(),
-            "flip_every": [2**k for k in range(n)],
-            "trace_bits": min(n, ANIMATED_BITS),
-            "cliff": [cliff - 1, cliff],
-            "cliff_bits": cliff_bits.astype(int).tolist(),
-            "cliff_flips": int(np.abs(np.diff(cliff_bits, axis=0)).sum()),
-            "cliff_distance": cliff_distance,
-            "bar_steps": bar_steps,
-            "bar_heights": bar_heights,
-            "first_distance": bar_heights[0],
-        }
+        return BinaryBitsNumbers(
+            n_bits=n,
+            positions=shown,
+            total_positions=2**n,
+            table=table.astype(int).tolist(),
+            flip_every=[2**k for k in range(n)],
+            trace_bits=min(n, ANIMATED_BITS),
+            cliff=[cliff - 1, cliff],
+            cliff_bits=cliff_bits.astype(int).tolist(),
+            cliff_flips=int(np.abs(np.diff(cliff_bits, axis=0)).sum()),
+            cliff_distance=cliff_distance,
+            bar_steps=bar_steps,
+            bar_heights=bar_heights,
+            first_distance=bar_heights[0],
+        )
 
     # ------------------------------------------------------------------ beats
     def construct(self) -> None:
-        self.nums = self.numbers(self.params)
+        self.n = self.numbers(self.params)
         self.title_card()
         self.show_counter()
         self.run_counter()
@@ -92,10 +112,10 @@ class BinaryBits(LessonScene):
 
     def show_counter(self) -> None:
         self.beat("counter")
-        nums = self.nums
-        n = nums["n_bits"]
+        nums = self.n
+        n = nums.n_bits
         self.position = ValueTracker(0)
-        table = nums["table"]
+        table = nums.table
 
         self.bits = BitRow(table[0], cell=CELL)
         index = VGroup(
@@ -108,7 +128,7 @@ class BinaryBits(LessonScene):
         )
         rhythm = VGroup(
             *[
-                self.text(str(nums["flip_every"][k]), theme.SMALL_SIZE, bit_color(k)).next_to(
+                self.text(str(nums.flip_every[k]), theme.SMALL_SIZE, bit_color(k)).next_to(
                     self.bits.bit_cell(k), DOWN, buff=0.12
                 )
                 for k in range(n)
@@ -119,7 +139,7 @@ class BinaryBits(LessonScene):
         self.fit(self.bit_block)
 
         # The counter sits left of the bits when there is room, above them otherwise.
-        widest = self.label("counter", theme.HEADING_SIZE, p=nums["total_positions"] - 1)
+        widest = self.label("counter", theme.HEADING_SIZE, p=nums.total_positions - 1)
         avail = config.frame_width - 2 * theme.MARGIN
         beside = widest.width + 0.6 + self.bit_block.width <= avail
 
@@ -158,16 +178,16 @@ class BinaryBits(LessonScene):
 
     def shown_position(self) -> int:
         """The integer position the counter shows (the tracker runs continuously to the end)."""
-        shown = self.nums["positions"]
+        shown = self.n.positions
         return int(np.clip(np.floor(self.position.get_value()), 0, shown - 1))
 
     def run_counter(self) -> None:
         self.beat("rhythm")
-        nums = self.nums
-        shown, table = nums["positions"], nums["table"]
+        nums = self.n
+        shown, table = nums.positions, nums.table
         rows = VGroup()
         self.areas: dict[int, Rectangle] = {}
-        for k in reversed(range(nums["trace_bits"])):
+        for k in reversed(range(nums.trace_bits)):
             area = Rectangle(width=TRACE_WIDTH, height=TRACE_HEIGHT, stroke_width=0)
             floor = Line(area.get_corner(DOWN + LEFT), area.get_corner(DOWN + RIGHT))
             floor.set_stroke(theme.MUTED, 1.5, opacity=0.6)
@@ -193,9 +213,9 @@ class BinaryBits(LessonScene):
             ]
         )
         axis = self.label("axis", theme.SMALL_SIZE, theme.MUTED).next_to(ticks, DOWN, buff=0.12)
-        if shown < nums["total_positions"]:
+        if shown < nums.total_positions:
             note = self.label(
-                "first_steps", theme.SMALL_SIZE, shown=shown, total=nums["total_positions"]
+                "first_steps", theme.SMALL_SIZE, shown=shown, total=nums.total_positions
             )
         else:
             note = self.label("all_steps", theme.SMALL_SIZE, last=shown - 1)
@@ -218,8 +238,8 @@ class BinaryBits(LessonScene):
 
             return always_redraw(draw)
 
-        waves = VGroup(*[trace(k) for k in range(nums["trace_bits"])])
-        top_area = self.areas[nums["trace_bits"] - 1]
+        waves = VGroup(*[trace(k) for k in range(nums.trace_bits)])
+        top_area = self.areas[nums.trace_bits - 1]
 
         def cursor_line():
             foot = at(0, self.position.get_value(), 0)
@@ -241,12 +261,12 @@ class BinaryBits(LessonScene):
 
     def show_cliff(self) -> None:
         self.beat("cliff")
-        nums = self.nums
-        n = nums["n_bits"]
-        before, after = nums["cliff"]
-        if after < nums["positions"]:  # the cliff is inside the traces: every wave jumps there
-            top_area = self.areas[nums["trace_bits"] - 1]
-            x = self.areas[0].get_left()[0] + after * self.areas[0].width / nums["positions"]
+        nums = self.n
+        n = nums.n_bits
+        before, after = nums.cliff
+        if after < nums.positions:  # the cliff is inside the traces: every wave jumps there
+            top_area = self.areas[nums.trace_bits - 1]
+            x = self.areas[0].get_left()[0] + after * self.areas[0].width / nums.positions
             wall = Line(
                 [x, self.areas[0].get_bottom()[1] - 0.1, 0],
                 [x, top_area.get_top()[1] + 0.1, 0],
@@ -261,7 +281,7 @@ class BinaryBits(LessonScene):
         self.play(FadeOut(self.traces), FadeOut(self.bit_block), FadeOut(self.counter))
 
         rows = VGroup()
-        for p, bits in zip(nums["cliff"], nums["cliff_bits"], strict=True):
+        for p, bits in zip(nums.cliff, nums.cliff_bits, strict=True):
             row = BitRow(bits, cell=CELL)
             name = self.label("counter", theme.BODY_SIZE, theme.FOREGROUND, p=p)
             rows.add(VGroup(row, name.next_to(row, LEFT, buff=0.4)))
@@ -274,12 +294,12 @@ class BinaryBits(LessonScene):
                     bottom.bit_cell(k).get_top() + 0.08 * UP,
                     color=theme.ACCENT if a != b else theme.MUTED,
                 )
-                for k, (a, b) in enumerate(zip(*nums["cliff_bits"], strict=True))
+                for k, (a, b) in enumerate(zip(*nums.cliff_bits, strict=True))
             ]
         )
-        said = self.label("flips", theme.BODY_SIZE, theme.ACCENT, flips=nums["cliff_flips"], n=n)
+        said = self.label("flips", theme.BODY_SIZE, theme.ACCENT, flips=nums.cliff_flips, n=n)
         dist = MathTex(
-            rf"\lVert b({after}) - b({before}) \rVert = {theme.fmt(nums['cliff_distance'])}",
+            rf"\lVert b({after}) - b({before}) \rVert = {theme.fmt(nums.cliff_distance)}",
             font_size=theme.HEADING_SIZE,
             color=theme.FOREGROUND,
         )
@@ -297,9 +317,9 @@ class BinaryBits(LessonScene):
 
     def show_distances(self) -> None:
         self.beat("distances")
-        nums = self.nums
-        steps, heights = nums["bar_steps"], nums["bar_heights"]
-        cliff_step = nums["cliff"][0]
+        nums = self.n
+        steps, heights = nums.bar_steps, nums.bar_heights
+        cliff_step = nums.cliff[0]
         gap = len(steps) > 1 and steps[-1] != steps[-2] + 1
         top = int(np.ceil(max(heights)))
         width, height = 10.0, 3.2

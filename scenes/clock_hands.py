@@ -8,7 +8,8 @@ Hand i points at angle p·ω_i, clockwise from 12 o'clock, so its tip is
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from manim import (
@@ -59,6 +60,30 @@ def stepwise(t: float, steps: int) -> float:
     return (whole + smooth(frac)) / steps
 
 
+@dataclass(frozen=True)
+class ClockHandsNumbers:
+    """Every number ClockHands shows, computed by pe_math (JSON-ready)."""
+
+    d_model: int
+    n_clocks: int
+    shown: list[int]
+    dims: list[list[int]]
+    omega: list[float]
+    period: list[float]
+    positions: list[int]
+    angles: list[list[float]]
+    readout_dims: list[int]
+    pe: list[list[float]]
+    a: int
+    b: int
+    angles_a: list[float]
+    angles_b: list[float]
+    gap_deg: list[float]
+    fast_period: float
+    fast_distance: float
+    pe_distance: float
+
+
 class ClockHands(LessonScene):
     """d/2 clocks, one per sin/cos pair; a position counter turns them all."""
 
@@ -66,7 +91,7 @@ class ClockHands(LessonScene):
 
     # ------------------------------------------------------------------ numbers
     @classmethod
-    def numbers(cls, params: Params) -> dict[str, Any]:
+    def numbers(cls, params: Params) -> ClockHandsNumbers:
         p = params
         d, base, layout, variant = p.d_model, p.base, p.layout, p.variant
         shown = spread_indices(d // 2, min(p.clocks_shown, MAX_CLOCKS))
@@ -77,27 +102,27 @@ class ClockHands(LessonScene):
         pe_ab = pm.sinusoidal([a, b], d, base, layout, variant)
         tips_a = pm.clock_hand_tips(a, d, base, variant)
         tips_b = pm.clock_hand_tips(b, d, base, variant)
-        return {
-            "d_model": d,
-            "n_clocks": d // 2,
-            "shown": shown,
-            "dims": dims.tolist(),
-            "omega": pm.frequencies(d, base, variant)[shown].tolist(),
-            "period": pm.periods(d, base, variant)[shown].tolist(),
-            "positions": positions.tolist(),
-            "angles": [pm.clock_angles(q, d, base, variant)[shown].tolist() for q in positions],
+        return ClockHandsNumbers(
+            d_model=d,
+            n_clocks=d // 2,
+            shown=shown,
+            dims=dims.tolist(),
+            omega=pm.frequencies(d, base, variant)[shown].tolist(),
+            period=pm.periods(d, base, variant)[shown].tolist(),
+            positions=positions.tolist(),
+            angles=[pm.clock_angles(q, d, base, variant)[shown].tolist() for q in positions],
             # the readout: PE values of the shown pairs' dims at every whole position
-            "readout_dims": dims.ravel().tolist(),
-            "pe": table[:, dims.ravel()].tolist(),
-            "a": int(a),
-            "b": int(b),
-            "angles_a": pm.clock_angles(a, d, base, variant)[shown].tolist(),
-            "angles_b": pm.clock_angles(b, d, base, variant)[shown].tolist(),
-            "gap_deg": np.degrees(pm.clock_angle_gaps(a, b, d, base, variant))[shown].tolist(),
-            "fast_period": float(pm.periods(d, base, variant)[0]),
-            "fast_distance": float(pm.adjacent_distances(np.stack([tips_a[0], tips_b[0]]))[0]),
-            "pe_distance": float(pm.adjacent_distances(pe_ab)[0]),
-        }
+            readout_dims=dims.ravel().tolist(),
+            pe=table[:, dims.ravel()].tolist(),
+            a=int(a),
+            b=int(b),
+            angles_a=pm.clock_angles(a, d, base, variant)[shown].tolist(),
+            angles_b=pm.clock_angles(b, d, base, variant)[shown].tolist(),
+            gap_deg=np.degrees(pm.clock_angle_gaps(a, b, d, base, variant))[shown].tolist(),
+            fast_period=float(pm.periods(d, base, variant)[0]),
+            fast_distance=float(pm.adjacent_distances(np.stack([tips_a[0], tips_b[0]]))[0]),
+            pe_distance=float(pm.adjacent_distances(pe_ab)[0]),
+        )
 
     # ---------------------------------------------------------------- construct
     def construct(self) -> None:
@@ -124,14 +149,14 @@ class ClockHands(LessonScene):
         """PE(p)[dim] at the counter's whole position: the table row, or pe_math past its end."""
         p, n = self.params, self.n
         q = self.whole_position()
-        if 0 <= q < len(n["positions"]):
-            return float(n["pe"][q][n["readout_dims"].index(dim)])
+        if 0 <= q < len(n.positions):
+            return float(n.pe[q][n.readout_dims.index(dim)])
         return float(pm.sinusoidal([q], p.d_model, p.base, p.layout, p.variant)[0, dim])
 
     # ------------------------------------------------------------------- layout
     def build_stage(self) -> None:
         n = self.n
-        shown = n["shown"]
+        shown = n.shown
         self.colors = [theme.SERIES_COLORS[j % len(theme.SERIES_COLORS)] for j in range(len(shown))]
         self.convention = self.label("convention", theme.LABEL_SIZE)
 
@@ -144,7 +169,7 @@ class ClockHands(LessonScene):
         # the labels under the dials decide the narrowest a clock's column can be
         deltas = [
             self.label("delta", theme.SMALL_SIZE, theme.ACCENT, g=theme.fmt(g, 1))
-            for g in n["gap_deg"]
+            for g in n.gap_deg
         ]
         label_w = max(d.width for d in deltas)
         usable = config.frame_width - 2 * theme.MARGIN - right.width - 0.6
@@ -155,10 +180,8 @@ class ClockHands(LessonScene):
             color = self.colors[j]
             face = ClockFace(radius=radius, color=color)
             head = self.label("clock", theme.LABEL_SIZE, color, i=i)
-            dims = self.label(
-                "dims", theme.SMALL_SIZE, theme.MUTED, a=n["dims"][j][0], b=n["dims"][j][1]
-            )
-            omega = self.label("omega", theme.SMALL_SIZE, w=compact(n["omega"][j]))
+            dims = self.label("dims", theme.SMALL_SIZE, theme.MUTED, a=n.dims[j][0], b=n.dims[j][1])
+            omega = self.label("omega", theme.SMALL_SIZE, w=compact(n.omega[j]))
             cell = VGroup(head, dims, face, omega).arrange(DOWN, buff=0.12)
             delta = deltas[j]
             # an invisible strut as wide as the widest dial label keeps neighbours apart
@@ -172,7 +195,7 @@ class ClockHands(LessonScene):
         self.cells.arrange(RIGHT, buff=gap, aligned_edge=UP)
         which = ", ".join(str(i) for i in shown)
         self.shown_note = self.label(
-            "shown", theme.SMALL_SIZE, theme.MUTED, which=which, n=n["n_clocks"]
+            "shown", theme.SMALL_SIZE, theme.MUTED, which=which, n=n.n_clocks
         )
 
         self.counter_label = self.label("position", theme.BODY_SIZE)
@@ -181,24 +204,24 @@ class ClockHands(LessonScene):
         )
         counter = VGroup(self.counter_label, self.counter).arrange(RIGHT, buff=0.2)
 
-        fmt_vals = dict(a=n["a"], b=n["b"], d=n["d_model"])
+        fmt_vals = dict(a=n.a, b=n.b, d=n.d_model)
         self.note_fast = self.label(
             "fast_alone",
             theme.LABEL_SIZE,
             self.colors[0],
-            dist=theme.fmt(n["fast_distance"]),
-            period=theme.fmt(n["fast_period"]),
+            dist=theme.fmt(n.fast_distance),
+            period=theme.fmt(n.fast_period),
             **fmt_vals,
         )
         self.note_all = VGroup(
-            self.label("whole", theme.LABEL_SIZE, theme.ACCENT, d=n["d_model"]),
+            self.label("whole", theme.LABEL_SIZE, theme.ACCENT, d=n.d_model),
             formula(
                 r"\lVert \mathrm{{PE}}({a}) - \mathrm{{PE}}({b}) \rVert = {dist}",
                 size=theme.LABEL_SIZE * 1.3,
                 color=theme.ACCENT,
-                a=str(n["a"]),
-                b=str(n["b"]),
-                dist=theme.fmt(n["pe_distance"]),
+                a=str(n.a),
+                b=str(n.b),
+                dist=theme.fmt(n.pe_distance),
             ),
         ).arrange(RIGHT, buff=0.2)
         notes = VGroup(self.note_fast, self.note_all).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
@@ -217,13 +240,13 @@ class ClockHands(LessonScene):
         n = self.n
         header = self.label("pe_head", theme.LABEL_SIZE, theme.ACCENT)
         rows = VGroup()
-        for j, pair in enumerate(n["dims"]):
+        for j, pair in enumerate(n.dims):
             for k, dim in enumerate(pair):
                 name = self.label(
                     "pe_row", theme.SMALL_SIZE, theme.MUTED, dim=dim, fn=("sin", "cos")[k]
                 )
                 value = DecimalNumber(
-                    n["pe"][0][2 * j + k],
+                    n.pe[0][2 * j + k],
                     num_decimal_places=3,
                     include_sign=True,
                     font_size=theme.LABEL_SIZE * 1.25,
@@ -235,7 +258,7 @@ class ClockHands(LessonScene):
         x = names.get_right()[0] + 0.25
         for name, value in rows:
             value.move_to([x, name.get_y(), 0], aligned_edge=LEFT)
-        note = self.label("dims_note", theme.SMALL_SIZE, theme.MUTED, k=len(rows), d=n["d_model"])
+        note = self.label("dims_note", theme.SMALL_SIZE, theme.MUTED, k=len(rows), d=n.d_model)
         body = VGroup(header, rows, note).arrange(DOWN, buff=0.2)
         return VGroup(panel(body.width + 0.4, body.height + 0.4).move_to(body), body)
 
@@ -246,12 +269,12 @@ class ClockHands(LessonScene):
             for k in ("col_clock", "col_omega", "col_period")
         ]
         cells = list(head)
-        for j, i in enumerate(n["shown"]):
+        for j, i in enumerate(n.shown):
             color = self.colors[j]
             cells += [
                 self.text(str(i), theme.LABEL_SIZE, color),
-                self.text(compact(n["omega"][j]), theme.LABEL_SIZE, color),
-                self.text(compact(n["period"][j]), theme.LABEL_SIZE, color),
+                self.text(compact(n.omega[j]), theme.LABEL_SIZE, color),
+                self.text(compact(n.period[j]), theme.LABEL_SIZE, color),
             ]
         grid = VGroup(*cells).arrange_in_grid(cols=3, buff=(0.35, 0.18), col_alignments="lrr")
         title = self.label("table_title", theme.LABEL_SIZE, theme.ACCENT)
@@ -264,7 +287,7 @@ class ClockHands(LessonScene):
         self.beat("clocks")
         self.build_stage()
         self.hands = []
-        for j, i in enumerate(self.n["shown"]):
+        for j, i in enumerate(self.n.shown):
             hand = self.faces[j].hand(lambda i=i: self.angle_now(i))
             hand.set_z_index(2)
             self.hands.append(hand)
@@ -282,7 +305,7 @@ class ClockHands(LessonScene):
             run_time=theme.SHORT,
         )
         self.wait(theme.SHORT)
-        steps = self.n["positions"][-1]
+        steps = self.n.positions[-1]
         self.play(
             self.pos.animate.set_value(steps),
             rate_func=lambda t: stepwise(t, steps),
@@ -293,10 +316,10 @@ class ClockHands(LessonScene):
     def near_repeat(self) -> None:
         self.beat("repeat")
         n = self.n
-        self.play(self.pos.animate.set_value(n["a"]), run_time=theme.NORMAL)
+        self.play(self.pos.animate.set_value(n.a), run_time=theme.NORMAL)
         self.ghosts = VGroup()
         for j, face in enumerate(self.faces):
-            tip = face.tip(n["angles_a"][j])
+            tip = face.tip(n.angles_a[j])
             self.ghosts.add(
                 VGroup(
                     Line(face.dial.get_center(), tip, stroke_color=theme.MUTED, stroke_width=3),
@@ -304,7 +327,7 @@ class ClockHands(LessonScene):
                 )
             )
         self.play(FadeIn(self.ghosts), run_time=theme.SHORT)
-        self.play(self.pos.animate.set_value(n["b"]), rate_func=linear, run_time=3.0)
+        self.play(self.pos.animate.set_value(n.b), rate_func=linear, run_time=3.0)
         self.play(FadeIn(self.note_fast, shift=0.1 * UP), run_time=theme.NORMAL)
         self.wait(theme.LONG)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 from manim import (
@@ -56,13 +56,28 @@ def tick_text(value: float) -> str:
     return theme.fmt(value, theme.digits_for([value], most=4))
 
 
+@dataclass(frozen=True)
+class IntegerScaleNumbers:
+    """Every number IntegerScale shows, computed by pe_math (JSON-ready)."""
+
+    word_a: list[float]
+    word_b: list[float]
+    positions: list[int]
+    position_vectors: list[list[float]]
+    a: list[list[float]]
+    b: list[list[float]]
+    cosine: list[float]
+    ratio: list[float]
+    table: dict
+
+
 class IntegerScale(LessonScene):
     """cat and dog plus p·1: the axis stretches, the meaning shrinks to a sliver, cos → 1."""
 
     slug = "integer-scale"
 
     @classmethod
-    def numbers(cls, params: Params) -> dict[str, Any]:
+    def numbers(cls, params: Params) -> IntegerScaleNumbers:
         top = params.int_max_position
         positions = np.unique(
             np.concatenate(
@@ -73,16 +88,16 @@ class IntegerScale(LessonScene):
         d = len(params.word_a)
         run = pm.integer_mix(params.word_a, params.word_b, positions)
         at = pm.integer_mix(params.word_a, params.word_b, [params.int_position])
-        return {
-            "word_a": [float(v) for v in params.word_a],
-            "word_b": [float(v) for v in params.word_b],
-            "positions": positions.tolist(),
-            "position_vectors": pm.integer_encoding(positions, d).tolist(),
-            "a": run["a"].tolist(),
-            "b": run["b"].tolist(),
-            "cosine": run["cosine"].tolist(),
-            "ratio": run["ratio"].tolist(),
-            "table": {
+        return IntegerScaleNumbers(
+            word_a=[float(v) for v in params.word_a],
+            word_b=[float(v) for v in params.word_b],
+            positions=positions.tolist(),
+            position_vectors=pm.integer_encoding(positions, d).tolist(),
+            a=run["a"].tolist(),
+            b=run["b"].tolist(),
+            cosine=run["cosine"].tolist(),
+            ratio=run["ratio"].tolist(),
+            table={
                 "position": int(params.int_position),
                 "position_vector": pm.integer_encoding([params.int_position], d)[0].tolist(),
                 "a": at["a"][0].tolist(),
@@ -90,16 +105,16 @@ class IntegerScale(LessonScene):
                 "cosine": float(at["cosine"][0]),
                 "ratio": float(at["ratio"][0]),
             },
-        }
+        )
 
     # ------------------------------------------------------------------ story
     def construct(self) -> None:
         self.n = self.numbers(self.params)
-        self.pos = np.asarray(self.n["positions"], dtype=float)
-        self.a = np.asarray(self.n["a"])
-        self.b = np.asarray(self.n["b"])
-        self.pe = np.asarray(self.n["position_vectors"])
-        self.digits = theme.digits_for(self.n["word_a"] + self.n["word_b"])
+        self.pos = np.asarray(self.n.positions, dtype=float)
+        self.a = np.asarray(self.n.a)
+        self.b = np.asarray(self.n.b)
+        self.pe = np.asarray(self.n.position_vectors)
+        self.digits = theme.digits_for(self.n.word_a + self.n.word_b)
         self.p = ValueTracker(0.0)
         self.title_card()
         self.show_words()
@@ -145,7 +160,7 @@ class IntegerScale(LessonScene):
 
     def table(self) -> None:
         self.beat("table")
-        t = self.n["table"]
+        t = self.n.table
         self.chart.clear_updaters()
         for readout in self.readouts:
             readout.clear_updaters()
@@ -159,8 +174,8 @@ class IntegerScale(LessonScene):
         ]
         rows = [head]
         for key, word, combined, color in (
-            ("word_a", self.n["word_a"], t["a"], theme.WORD_A),
-            ("word_b", self.n["word_b"], t["b"], theme.WORD_B),
+            ("word_a", self.n.word_a, t["a"], theme.WORD_A),
+            ("word_b", self.n.word_b, t["b"], theme.WORD_B),
         ):
             rows.append(
                 [
@@ -210,7 +225,7 @@ class IntegerScale(LessonScene):
     def _layout(self) -> None:
         """Legend and recipe on top, the plot box (with room for ticks and dim labels) at the
         left, the live readouts at the right; then fit everything into the frame."""
-        d = len(self.n["word_a"])
+        d = len(self.n.word_a)
         self.plot_box = Rectangle(width=CHART_W, height=CHART_H, stroke_opacity=0)
         tick_zone = Rectangle(width=TICK_ZONE, height=CHART_H, stroke_opacity=0)
         tick_zone.next_to(self.plot_box, LEFT, buff=0)
@@ -225,11 +240,11 @@ class IntegerScale(LessonScene):
         chart_area = VGroup(tick_zone, self.plot_box, dims)
 
         # readouts: a muted label above a live value, stacked
-        cos = [truncate(c, COS_DIGITS) for c in self.n["cosine"]]
+        cos = [truncate(c, COS_DIGITS) for c in self.n.cosine]
         self.readouts = VGroup(
-            self._live("p_readout", self.n["positions"], 0, theme.FOREGROUND),
+            self._live("p_readout", self.n.positions, 0, theme.FOREGROUND),
             self._live("cosine", cos, COS_DIGITS, theme.ACCENT),
-            self._live("ratio", self.n["ratio"], 1, theme.ACCENT),
+            self._live("ratio", self.n.ratio, 1, theme.ACCENT),
         ).arrange(DOWN, buff=0.5, aligned_edge=LEFT)
         slots = self.readouts
         stage = VGroup(chart_area, slots).arrange(RIGHT, buff=0.8)

@@ -5,7 +5,7 @@ Render alone with `manim -ql scenes/lesson_cards.py LessonIntro` (or LessonOutro
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
 from manim import (
     DOWN,
@@ -36,14 +36,21 @@ def chapter_numbers() -> list[int]:
     return [info.order for info in scenes.ordered() if FIRST < info.order < LAST]
 
 
+@dataclass(frozen=True)
+class LessonIntroNumbers:
+    """Every number LessonIntro shows, computed by pe_math (JSON-ready)."""
+
+    chapters: list[int]
+
+
 class LessonIntro(LessonScene):
     """Title, one line on what the lesson is about, and a track of numbered chapter stops."""
 
     slug = "lesson-intro"
 
     @classmethod
-    def numbers(cls, params: Params) -> dict[str, Any]:
-        return {"chapters": chapter_numbers()}
+    def numbers(cls, params: Params) -> LessonIntroNumbers:
+        return LessonIntroNumbers(**{"chapters": chapter_numbers()})
 
     def construct(self) -> None:
         self.beat("welcome")
@@ -82,6 +89,11 @@ class LessonIntro(LessonScene):
         return track
 
 
+@dataclass(frozen=True)
+class LessonOutroNumbers:
+    """Every number LessonOutro shows, computed by pe_math (JSON-ready)."""
+
+
 class LessonOutro(LessonScene):
     """What to remember, then a closing line."""
 
@@ -89,8 +101,8 @@ class LessonOutro(LessonScene):
     POINTS = ("point_order", "point_clocks", "point_rotation")
 
     @classmethod
-    def numbers(cls, params: Params) -> dict[str, Any]:
-        return {}
+    def numbers(cls, params: Params) -> LessonOutroNumbers:
+        return LessonOutroNumbers(**{})
 
     def construct(self) -> None:
         self.beat("recap")

@@ -8,6 +8,7 @@ product; changing n − m changes the dot product.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -43,6 +44,28 @@ PLANE_RADIUS = 1.9  # scene units of the longer of q and k
 MOVE = 2.5  # seconds for a rotation
 
 
+@dataclass(frozen=True)
+class RopeRotationNumbers:
+    """Every number RopeRotation shows, computed by pe_math (JSON-ready)."""
+
+    d_model: int
+    pair: int
+    pairing: str
+    dims: list[int]
+    theta: float
+    q: list[float]
+    k: list[float]
+    extra: int
+    dials: list[int]
+    dial_theta: list[float]
+    dial_dims: list[list[int]]
+    raw: dict
+    start: dict
+    shifted: dict
+    regapped: dict
+    turned: dict
+
+
 class RopeRotation(LessonScene):
     """q and k in one RoPE plane: a common shift keeps the score, a new gap changes it."""
 
@@ -50,7 +73,7 @@ class RopeRotation(LessonScene):
 
     # ------------------------------------------------------------------ numbers
     @classmethod
-    def numbers(cls, params: Params) -> dict[str, Any]:
+    def numbers(cls, params: Params) -> RopeRotationNumbers:
         p = params
         d, base, pairing, pair = p.d_model, p.base, p.rope_pairing, p.rope_pair
         thetas = pm.frequencies(d, base)
@@ -99,7 +122,7 @@ class RopeRotation(LessonScene):
                 "full_score": pm.rope_score(q_full, k_full, mm, nn, base, pairing),
                 "dial_angles": (mm * thetas[dials]).tolist(),
             }
-        return out
+        return RopeRotationNumbers(**out)
 
     # ---------------------------------------------------------------- construct
     def construct(self) -> None:
@@ -118,23 +141,21 @@ class RopeRotation(LessonScene):
     def plane_now(self) -> dict[str, Any]:
         """The pair's plane at the trackers' positions, straight from pe_math."""
         n = self.n
-        return pm.rope_plane(
-            n["q"], n["k"], self.m_at.get_value(), self.n_at.get_value(), n["theta"]
-        )
+        return pm.rope_plane(n.q, n.k, self.m_at.get_value(), self.n_at.get_value(), n.theta)
 
     # ------------------------------------------------------------------- layout
     def build_stage(self) -> None:
         n = self.n
         self.header = VGroup(
-            self.label(f"pairing_{n['pairing']}", theme.LABEL_SIZE),
+            self.label(f"pairing_{n.pairing}", theme.LABEL_SIZE),
             self.label(
                 "plane_note",
                 theme.SMALL_SIZE,
                 theme.MUTED,
-                pair=n["pair"],
-                a=n["dims"][0],
-                b=n["dims"][1],
-                theta=compact(n["theta"]),
+                pair=n.pair,
+                a=n.dims[0],
+                b=n.dims[1],
+                theta=compact(n.theta),
             ),
         ).arrange(DOWN, buff=0.12)
         self.plane = self.build_plane()
@@ -152,7 +173,7 @@ class RopeRotation(LessonScene):
 
     def build_plane(self) -> VGroup:
         n = self.n
-        longest = max(n["raw"]["q_norm"], n["raw"]["k_norm"], 1e-9)
+        longest = max(n.raw["q_norm"], n.raw["k_norm"], 1e-9)
         self.unit = PLANE_RADIUS / longest
         reach = PLANE_RADIUS + 0.3
         axes = VGroup(
@@ -170,7 +191,7 @@ class RopeRotation(LessonScene):
                     ),
                     num_dashes=48,
                 )
-                for r, c in ((n["raw"]["q_norm"], theme.WORD_A), (n["raw"]["k_norm"], theme.WORD_B))
+                for r, c in ((n.raw["q_norm"], theme.WORD_A), (n.raw["k_norm"], theme.WORD_B))
             ]
         )
         self.rings = rings
@@ -260,11 +281,8 @@ class RopeRotation(LessonScene):
         n = self.n
         self.unsettled: list[tuple[DecimalNumber, float]] = []
         # reserve room for the longest position or gap the scene reaches, sign included
-        reached = [
-            v
-            for st in ("start", "shifted", "regapped", "turned")
-            for v in (n[st]["m"], n[st]["n"], n[st]["n"] - n[st]["m"])
-        ]
+        states = (n.start, n.shifted, n.regapped, n.turned)
+        reached = [v for st in states for v in (st["m"], st["n"], st["n"] - st["m"])]
         widest = -max(max(abs(v) for v in reached), 10)
 
         def row(key: str, value: DecimalNumber, color=theme.MUTED, **fmt: Any) -> VGroup:
@@ -279,16 +297,16 @@ class RopeRotation(LessonScene):
             row("m", self.m_num), row("n", self.n_num), row("gap", self.gap_num)
         ).arrange(RIGHT, buff=0.45)
         self.angle_num = self.number(
-            n["raw"]["angle_deg"], 1, theme.ACCENT, widest=-179.9, unit=r"^\circ"
+            n.raw["angle_deg"], 1, theme.ACCENT, widest=-179.9, unit=r"^\circ"
         )
-        self.dot_num = self.number(n["raw"]["dot"], 3, theme.ACCENT, widest=-9.999)
-        self.qn_num = self.number(n["raw"]["q_norm"], 3, theme.WORD_A)
-        self.kn_num = self.number(n["raw"]["k_norm"], 3, theme.WORD_B)
+        self.dot_num = self.number(n.raw["dot"], 3, theme.ACCENT, widest=-9.999)
+        self.qn_num = self.number(n.raw["q_norm"], 3, theme.WORD_A)
+        self.kn_num = self.number(n.raw["k_norm"], 3, theme.WORD_B)
         self.angle_row = row("angle", self.angle_num)
         self.dot_row = row("dot", self.dot_num)
         self.norm_rows = VGroup(
-            row("q_norm", self.qn_num, before=theme.fmt(n["raw"]["q_norm"], 3)),
-            row("k_norm", self.kn_num, before=theme.fmt(n["raw"]["k_norm"], 3)),
+            row("q_norm", self.qn_num, before=theme.fmt(n.raw["q_norm"], 3)),
+            row("k_norm", self.kn_num, before=theme.fmt(n.raw["k_norm"], 3)),
         ).arrange(DOWN, buff=0.18, aligned_edge=LEFT)
         body = VGroup(positions, self.angle_row, self.dot_row, self.norm_rows).arrange(
             DOWN, buff=0.25, aligned_edge=LEFT
@@ -306,7 +324,7 @@ class RopeRotation(LessonScene):
 
     def build_formulas(self) -> VGroup:
         n = self.n
-        r = n["regapped"]
+        r = n.regapped
         general = formula(
             r"\langle R_m q,\, R_n k \rangle = \langle q,\, R_{{n-m}}\, k \rangle",
             size=theme.BODY_SIZE * 1.4,
@@ -324,8 +342,8 @@ class RopeRotation(LessonScene):
             "full",
             theme.SMALL_SIZE,
             theme.MUTED,
-            d=n["d_model"],
-            pairing=self.ui(f"name_{n['pairing']}"),
+            d=n.d_model,
+            pairing=self.ui(f"name_{n.pairing}"),
             score=theme.fmt(r["full_score"], 3),
         )
         return VGroup(general, example, full).arrange(DOWN, buff=0.18)
@@ -334,8 +352,8 @@ class RopeRotation(LessonScene):
         n = self.n
         dials = VGroup()
         self.dial_hands = []
-        for j, i in enumerate(n["dials"]):
-            mine = i == n["pair"]
+        for j, i in enumerate(n.dials):
+            mine = i == n.pair
             color = theme.ACCENT if mine else theme.WORD_A
             face = Circle(
                 radius=0.42,
@@ -344,10 +362,10 @@ class RopeRotation(LessonScene):
             )
             head = self.label("dial", theme.SMALL_SIZE, color, i=i)
             foot = self.label(
-                "dial_theta", theme.SMALL_SIZE, theme.FOREGROUND, theta=compact(n["dial_theta"][j])
+                "dial_theta", theme.SMALL_SIZE, theme.FOREGROUND, theta=compact(n.dial_theta[j])
             )
             dials.add(VGroup(head, face, foot).arrange(DOWN, buff=0.1))
-            self.dial_hands.append((face, float(n["dial_theta"][j]), color))
+            self.dial_hands.append((face, float(n.dial_theta[j]), color))
         dials.arrange(RIGHT, buff=0.3)
         title = self.label("strip", theme.LABEL_SIZE, theme.FOREGROUND)
         body = VGroup(title, dials).arrange(DOWN, buff=0.25)
@@ -383,7 +401,7 @@ class RopeRotation(LessonScene):
         )
         self.play(Write(self.header), FadeIn(self.readouts), run_time=theme.NORMAL)
         self.wait(theme.SHORT)
-        start = self.n["start"]
+        start = self.n.start
         self.play(
             self.m_at.animate.set_value(start["m"]),
             self.n_at.animate.set_value(start["n"]),
@@ -393,7 +411,7 @@ class RopeRotation(LessonScene):
 
     def shift_both(self) -> None:
         self.beat("shift")
-        target = self.n["shifted"]
+        target = self.n.shifted
         self.play(Indicate(self.dot_row), Indicate(self.angle_row), run_time=theme.NORMAL)
         self.play(
             self.m_at.animate.set_value(target["m"]),
@@ -405,7 +423,7 @@ class RopeRotation(LessonScene):
 
     def change_gap(self) -> None:
         self.beat("gap")
-        self.play(self.n_at.animate.set_value(self.n["regapped"]["n"]), run_time=MOVE)
+        self.play(self.n_at.animate.set_value(self.n.regapped["n"]), run_time=MOVE)
         self.play(Indicate(self.dot_row), run_time=theme.NORMAL)
         self.wait(theme.READ)
 

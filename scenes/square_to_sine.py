@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 from manim import (
@@ -124,6 +124,30 @@ class PixelMap(VGroup):
             self.add(cells)
 
 
+@dataclass(frozen=True)
+class SquareToSineNumbers:
+    """Every number SquareToSine shows, computed by pe_math (JSON-ready)."""
+
+    shown_bits: int
+    bit: int
+    window: int
+    pairs: int
+    n_bits: int
+    period: float
+    terms: list[int]
+    peaks: list[float]
+    family_periods: list[float]
+    omega_binary: list[float]
+    omega_pe: list[float]
+    d_model: int
+    base: float
+    layout: str
+    variant: str
+    max_len: int
+    table: list[list[float]]
+    table_range: list[float]
+
+
 class SquareToSine(LessonScene):
     slug = "square-to-sine"
 
@@ -147,40 +171,40 @@ class SquareToSine(LessonScene):
         return np.linspace(0.0, s["window"], samples)
 
     @classmethod
-    def numbers(cls, params: pm.Params) -> dict[str, Any]:
+    def numbers(cls, params: pm.Params) -> SquareToSineNumbers:
         s = cls.layout_sizes(params)
         grid = cls.grid(params)
         bits = np.arange(s["shown_bits"])
         table = pm.sinusoidal(
             np.arange(params.max_len), params.d_model, params.base, params.layout, params.variant
         )
-        return {
+        return SquareToSineNumbers(
             **s,
-            "n_bits": params.n_bits,
-            "period": float(2 * np.pi / pm.binary_frequencies(s["bit"] + 1)[-1]),
-            "terms": list(params.fourier_terms),
-            "peaks": [
+            n_bits=params.n_bits,
+            period=float(2 * np.pi / pm.binary_frequencies(s["bit"] + 1)[-1]),
+            terms=list(params.fourier_terms),
+            peaks=[
                 float(pm.fourier_partial_sum(grid, s["bit"], t).max()) for t in params.fourier_terms
             ],
-            "family_periods": [float(v) for v in 2 * np.pi / pm.binary_frequencies(len(bits))],
-            "omega_binary": pm.frequency_slide(
+            family_periods=[float(v) for v in 2 * np.pi / pm.binary_frequencies(len(bits))],
+            omega_binary=pm.frequency_slide(
                 s["pairs"], params.d_model, params.base, params.variant, 0.0
             ).tolist(),
-            "omega_pe": pm.frequency_slide(
+            omega_pe=pm.frequency_slide(
                 s["pairs"], params.d_model, params.base, params.variant, 1.0
             ).tolist(),
-            "d_model": params.d_model,
-            "base": params.base,
-            "layout": params.layout,
-            "variant": params.variant,
-            "max_len": params.max_len,
-            "table": table.tolist(),
-            "table_range": [float(table.min()), float(table.max())],
-        }
+            d_model=params.d_model,
+            base=params.base,
+            layout=params.layout,
+            variant=params.variant,
+            max_len=params.max_len,
+            table=table.tolist(),
+            table_range=[float(table.min()), float(table.max())],
+        )
 
     # ------------------------------------------------------------------ beats
     def construct(self) -> None:
-        self.nums = self.numbers(self.params)
+        self.n = self.numbers(self.params)
         self.title_card()
         self.show_square()
         self.show_fourier()
@@ -193,8 +217,8 @@ class SquareToSine(LessonScene):
 
     def show_square(self) -> None:
         self.beat("square")
-        nums = self.nums
-        k, window = nums["bit"], nums["window"]
+        nums = self.n
+        k, window = nums.bit, nums.window
         self.xs = self.grid(self.params)
         plot = WavePlot(PLOT_WIDTH, PLOT_HEIGHT, window, 1.35)
         guides = VGroup()
@@ -226,13 +250,13 @@ class SquareToSine(LessonScene):
 
     def show_fourier(self) -> None:
         self.beat("fourier")
-        nums = self.nums
-        k = nums["bit"]
+        nums = self.n
+        k = nums.bit
         plot = self.plot
         self.square.set_stroke(theme.MUTED, 2, opacity=0.7)
         wave = None
         tag = None
-        for terms, peak in zip(nums["terms"], nums["peaks"], strict=True):
+        for terms, peak in zip(nums.terms, nums.peaks, strict=True):
             new = plot.curve(self.xs, pm.fourier_partial_sum(self.xs, k, terms), theme.ACCENT)
             words = self.label("terms", theme.BODY_SIZE, theme.ACCENT, n=terms)
             if terms == 1:
@@ -251,11 +275,11 @@ class SquareToSine(LessonScene):
 
     def show_fundamental(self) -> None:
         self.beat("fundamental")
-        nums = self.nums
-        k = nums["bit"]
+        nums = self.n
+        k = nums.bit
         smooth = self.plot.curve(self.xs, pm.fourier_partial_sum(self.xs, k, 1), series(k))
         words = self.label(
-            "fundamental", theme.BODY_SIZE, series(k), period=number_text(nums["period"])
+            "fundamental", theme.BODY_SIZE, series(k), period=number_text(nums.period)
         )
         words.next_to(self.board, DOWN, buff=0.3)
         self.play(Transform(self.wave, smooth), ReplacementTransform(self.tag, words))
@@ -264,8 +288,8 @@ class SquareToSine(LessonScene):
 
     def show_family(self) -> None:
         self.beat("family")
-        nums = self.nums
-        m, window = nums["shown_bits"], nums["window"]
+        nums = self.n
+        m, window = nums.shown_bits, nums.window
         xs = np.linspace(0.0, window, ROW_SAMPLES)
         self.row_xs = xs
         rows = VGroup()
@@ -278,7 +302,7 @@ class SquareToSine(LessonScene):
             square = plot.curve(xs, pm.square_wave(xs, k), theme.MUTED, 1.5, 0.6)
             smooth = plot.curve(xs, pm.fourier_partial_sum(xs, k, 1), series(k))
             name = self.label("bit", theme.LABEL_SIZE, series(k), k=k).next_to(plot, LEFT, 0.3)
-            period = number_text(nums["family_periods"][k])
+            period = number_text(nums.family_periods[k])
             tag = self.label("period", theme.LABEL_SIZE, theme.MUTED, period=period)
             tag.next_to(plot, RIGHT, buff=0.3)
             rows.add(VGroup(plot, square, smooth, name, tag))
@@ -290,8 +314,8 @@ class SquareToSine(LessonScene):
         for row in rows[1:]:  # line the plots up whatever the label widths
             row.shift((rows[0][0].get_x() - row[0].get_x()) * RIGHT)
         footer = VGroup()
-        if nums["n_bits"] > m:
-            footer = self.label("more_bits", theme.SMALL_SIZE, shown=m, total=nums["n_bits"])
+        if nums.n_bits > m:
+            footer = self.label("more_bits", theme.SMALL_SIZE, shown=m, total=nums.n_bits)
             footer.next_to(rows, DOWN, buff=0.3)
         self.family = VGroup(rows, footer)
         self.fit(self.family, 1.0, 0.82)
@@ -303,8 +327,8 @@ class SquareToSine(LessonScene):
 
     def show_slide(self) -> None:
         self.beat("slide")
-        nums = self.nums
-        R = nums["pairs"]
+        nums = self.n
+        R = nums.pairs
         xs = self.row_xs
         p = self.params
         t = ValueTracker(0.0)
@@ -335,7 +359,7 @@ class SquareToSine(LessonScene):
             ]
         )
         # Enough decimals that the slowest pair never reads as zero.
-        places = int(np.clip(np.ceil(-np.log10(min(nums["omega_pe"]))) + 1, 3, 6))
+        places = int(np.clip(np.ceil(-np.log10(min(nums.omega_pe))) + 1, 3, 6))
         readouts = VGroup()
         for i in range(R):
             name = self.label("omega", theme.LABEL_SIZE, theme.FOREGROUND)
@@ -390,8 +414,8 @@ class SquareToSine(LessonScene):
 
     def show_heatmap(self) -> None:
         self.beat("heatmap")
-        nums = self.nums
-        table = np.asarray(nums["table"])
+        nums = self.n
+        table = np.asarray(nums.table)
         positions, dims = table.shape
         image = PixelMap(table.T, HEAT_WIDTH, HEAT_HEIGHT)  # dims down, positions across
         title = self.label("heat_title", theme.BODY_SIZE, positions=positions, dims=dims)
@@ -429,13 +453,13 @@ class SquareToSine(LessonScene):
 
     def show_formula(self) -> None:
         self.beat("formula")
-        nums = self.nums
-        d, base = nums["d_model"], number_text(nums["base"])
-        if nums["variant"] == "paper":
+        nums = self.n
+        d, base = nums.d_model, number_text(nums.base)
+        if nums.variant == "paper":
             exponent = rf"2i/{d}"
         else:
             exponent = rf"i/{max(d // 2 - 1, 1)}"
-        if nums["layout"] == "interleaved":
+        if nums.layout == "interleaved":
             dims = (r"2i", r"2i+1")
         else:
             dims = (r"i", rf"i+{d // 2}")

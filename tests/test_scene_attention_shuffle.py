@@ -1,6 +1,7 @@
 """Scene 1, attention-shuffle: its numbers are pe_math's, its layout holds, it renders."""
 
 import json
+from dataclasses import asdict
 
 import numpy as np
 import pytest
@@ -61,32 +62,32 @@ def direct(params: Params) -> dict:
 @pytest.mark.parametrize("params", [Params(), CHANGED, TINY], ids=["defaults", "4x6", "2x3"])
 def test_numbers_are_pe_maths(params):
     got = AttentionShuffle.numbers(params)
-    json.dumps(got)  # JSON-ready: no numpy types
+    json.dumps(asdict(got))  # JSON-ready: no numpy types
     want = direct(params)
     for key in ("P", "scores", "weights", "output", "weights_perm", "output_perm"):
-        np.testing.assert_allclose(got[key], want[key], rtol=0, atol=1e-15, err_msg=key)
-    assert got["equivariance_error"] == pytest.approx(want["equivariance_error"], abs=1e-18)
-    assert got["equivariance_error"] < 1e-12
-    np.testing.assert_array_equal(got["X"], params.X)
+        np.testing.assert_allclose(getattr(got, key), want[key], rtol=0, atol=1e-15, err_msg=key)
+    assert got.equivariance_error == pytest.approx(want["equivariance_error"], abs=1e-18)
+    assert got.equivariance_error < 1e-12
+    np.testing.assert_array_equal(got.X, params.X)
     # the swapped token's output is the same before (position i) and after (position j)
     i, j = params.swap
-    np.testing.assert_allclose(got["output"][i], got["output_perm"][j], atol=1e-12)
+    np.testing.assert_allclose(got.output[i], got.output_perm[j], atol=1e-12)
 
 
 def test_numbers_follow_the_params():
     default, changed = AttentionShuffle.numbers(Params()), AttentionShuffle.numbers(CHANGED)
-    assert np.shape(default["weights"]) == (3, 3) and np.shape(changed["weights"]) == (4, 4)
-    assert np.shape(changed["output"]) == (4, 6)
-    assert default["order"] == [2, 1, 0] and changed["order"] == [0, 3, 2, 1]
+    assert np.shape(default.weights) == (3, 3) and np.shape(changed.weights) == (4, 4)
+    assert np.shape(changed.output) == (4, 6)
+    assert default.order == [2, 1, 0] and changed.order == [0, 3, 2, 1]
     reseeded = AttentionShuffle.numbers(Params(proj_seed=8))
-    assert not np.allclose(reseeded["weights"], default["weights"])
+    assert not np.allclose(reseeded.weights, default.weights)
 
 
 def test_default_weights_match_the_seed_demo():
     # seed 7, scale 0.5 and the 猫/咬/狗 embeddings: the first row of weights, to 4 decimals
     got = AttentionShuffle.numbers(Params())
-    np.testing.assert_allclose(got["weights"][0], [0.3062, 0.3722, 0.3216], atol=5e-5)
-    np.testing.assert_allclose(got["output"][0], [-0.3682, 0.2508, -0.0232, -0.1772], atol=5e-5)
+    np.testing.assert_allclose(got.weights[0], [0.3062, 0.3722, 0.3216], atol=5e-5)
+    np.testing.assert_allclose(got.output[0], [-0.3682, 0.2508, -0.0232, -0.1772], atol=5e-5)
 
 
 def test_error_is_written_honestly():
@@ -108,14 +109,14 @@ def test_builds_clean_and_shows_the_swapped_tokens_digits(params, lang):
     n = AttentionShuffle.numbers(params)
     i, j = params.swap
     shown = report.words_at_start["inject_position"]
-    for before, after in zip(n["output"][i], n["output_perm"][j], strict=True):
+    for before, after in zip(n.output[i], n.output_perm[j], strict=True):
         assert theme.fmt(before, 4) == theme.fmt(after, 4)
         assert shown.count(theme.fmt(before, 4)) >= 2
-    assert any(sci_tex(n["equivariance_error"]) in s for s in shown)
+    assert any(sci_tex(n.equivariance_error) in s for s in shown)
     # the sentence after the swap reads in the new order (猫咬狗 → 狗咬猫)
     words = params.tokens if lang == "zh" else params.tokens_en
     glue = "" if lang == "zh" else " "
-    swapped = glue.join(words[t] for t in n["order"])
+    swapped = glue.join(words[t] for t in n.order)
     assert any(swapped in s for s in shown)
 
 

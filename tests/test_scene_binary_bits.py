@@ -44,23 +44,23 @@ def test_builds_clean_and_shows_its_numbers(case, lang):
 def test_numbers_are_pe_maths_binary_table_cliff_and_distances():
     nums = BinaryBits.numbers(Params())
     table = pm.binary_encoding(np.arange(16), 4)
-    np.testing.assert_array_equal(nums["table"], table)
-    assert nums["positions"] == nums["total_positions"] == 16
-    np.testing.assert_allclose(nums["bar_heights"], pm.adjacent_distances(table))
-    assert nums["bar_steps"] == list(range(15))
-    assert nums["cliff"] == [7, 8]
-    np.testing.assert_array_equal(nums["cliff_bits"], [[1, 1, 1, 0], [0, 0, 0, 1]])
-    assert nums["cliff_flips"] == 4
-    assert nums["cliff_distance"] == pytest.approx(2.0)
-    assert nums["first_distance"] == pytest.approx(1.0)
+    np.testing.assert_array_equal(nums.table, table)
+    assert nums.positions == nums.total_positions == 16
+    np.testing.assert_allclose(nums.bar_heights, pm.adjacent_distances(table))
+    assert nums.bar_steps == list(range(15))
+    assert nums.cliff == [7, 8]
+    np.testing.assert_array_equal(nums.cliff_bits, [[1, 1, 1, 0], [0, 0, 0, 1]])
+    assert nums.cliff_flips == 4
+    assert nums.cliff_distance == pytest.approx(2.0)
+    assert nums.first_distance == pytest.approx(1.0)
     # the cliff bar towers over the first step, and is the tallest
-    assert nums["bar_heights"][7] == max(nums["bar_heights"]) > nums["bar_heights"][0]
+    assert nums.bar_heights[7] == max(nums.bar_heights) > nums.bar_heights[0]
 
 
 def test_each_bits_rhythm_label_matches_when_the_bit_really_flips():
     nums = BinaryBits.numbers(Params(n_bits=5))
     table = pm.binary_encoding(np.arange(64), 5)
-    for k, every in enumerate(nums["flip_every"]):
+    for k, every in enumerate(nums.flip_every):
         flips = np.nonzero(np.diff(table[:, k]))[0] + 1
         np.testing.assert_array_equal(flips, np.arange(every, 64, every))
 
@@ -68,17 +68,17 @@ def test_each_bits_rhythm_label_matches_when_the_bit_really_flips():
 def test_numbers_follow_n_bits_and_cap_the_animated_count():
     small, wide = BinaryBits.numbers(Params(n_bits=2)), BinaryBits.numbers(Params(n_bits=8))
     assert small != BinaryBits.numbers(Params()) != wide
-    np.testing.assert_array_equal(small["table"], pm.binary_encoding(np.arange(4), 2))
-    np.testing.assert_allclose(small["bar_heights"], [1, np.sqrt(2), 1])
-    assert small["cliff"] == [1, 2] and small["trace_bits"] == 2
+    np.testing.assert_array_equal(small.table, pm.binary_encoding(np.arange(4), 2))
+    np.testing.assert_allclose(small.bar_heights, [1, np.sqrt(2), 1])
+    assert small.cliff == [1, 2] and small.trace_bits == 2
     # 8 bits: 256 positions, only the first 32 are counted one by one ...
-    assert wide["positions"] == 32 and wide["total_positions"] == 256 and wide["trace_bits"] == 5
-    np.testing.assert_array_equal(wide["table"], pm.binary_encoding(np.arange(32), 8))
+    assert wide.positions == 32 and wide.total_positions == 256 and wide.trace_bits == 5
+    np.testing.assert_array_equal(wide.table, pm.binary_encoding(np.arange(32), 8))
     # ... and the 127 → 128 cliff, out of that range, still gets its own bar
-    assert wide["bar_steps"] == [*range(31), 127]
+    assert wide.bar_steps == [*range(31), 127]
     cliff = pm.adjacent_distances(pm.binary_encoding([127, 128], 8))[0]
-    assert wide["bar_heights"][-1] == pytest.approx(cliff) == pytest.approx(np.sqrt(8))
-    assert wide["cliff_flips"] == 8
+    assert wide.bar_heights[-1] == pytest.approx(cliff) == pytest.approx(np.sqrt(8))
+    assert wide.cliff_flips == 8
 
 
 @pytest.mark.render

@@ -97,35 +97,31 @@ def test_builds_clean_and_shows_its_numbers(case, lang):
 def test_numbers_are_pe_maths(case):
     params = CASES[case]
     nums, want = ClockHands.numbers(params), expected(params)
-    assert nums["shown"] == want["shown"]
-    assert len(nums["shown"]) <= min(params.clocks_shown, MAX_CLOCKS)
-    assert (
-        nums["shown"][0] == 0
-        and nums["shown"][-1] == params.d_model // 2 - 1
-        or len(nums["shown"]) == 1
-    )
-    np.testing.assert_array_equal(nums["dims"], want["dims"])
+    assert nums.shown == want["shown"]
+    assert len(nums.shown) <= min(params.clocks_shown, MAX_CLOCKS)
+    assert nums.shown[0] == 0 and nums.shown[-1] == params.d_model // 2 - 1 or len(nums.shown) == 1
+    np.testing.assert_array_equal(nums.dims, want["dims"])
     for key in ("omega", "period", "pe", "angles", "gap_deg"):
-        np.testing.assert_allclose(nums[key], want[key], atol=1e-12, err_msg=key)
-    assert nums["pe_distance"] == pytest.approx(want["pe_distance"])
-    assert nums["fast_distance"] == pytest.approx(want["fast_distance"])
-    assert nums["fast_period"] == pytest.approx(
+        np.testing.assert_allclose(getattr(nums, key), want[key], atol=1e-12, err_msg=key)
+    assert nums.pe_distance == pytest.approx(want["pe_distance"])
+    assert nums.fast_distance == pytest.approx(want["fast_distance"])
+    assert nums.fast_period == pytest.approx(
         2 * np.pi / pm.frequencies(params.d_model, params.base, params.variant)[0]
     )
 
 
 def test_defaults_tell_the_near_repeat_story():
     nums = ClockHands.numbers(Params())
-    assert nums["shown"] == [0, 1, 2, 3] and nums["dims"] == [[0, 1], [2, 3], [4, 5], [6, 7]]
-    assert (nums["a"], nums["b"]) == (0, 6)
-    assert nums["fast_period"] == pytest.approx(6.2832, abs=1e-4)
+    assert nums.shown == [0, 1, 2, 3] and nums.dims == [[0, 1], [2, 3], [4, 5], [6, 7]]
+    assert (nums.a, nums.b) == (0, 6)
+    assert nums.fast_period == pytest.approx(6.2832, abs=1e-4)
     # the fast hand is almost home (−16°), yet the whole fingerprint moved much further
-    assert nums["gap_deg"][0] == pytest.approx(np.degrees(6 - 2 * np.pi))
-    assert nums["fast_distance"] == pytest.approx(2 * np.sin((2 * np.pi - 6) / 2))
-    assert nums["pe_distance"] == pytest.approx(0.6577, abs=1e-4)
-    assert nums["pe_distance"] > 2 * nums["fast_distance"]
+    assert nums.gap_deg[0] == pytest.approx(np.degrees(6 - 2 * np.pi))
+    assert nums.fast_distance == pytest.approx(2 * np.sin((2 * np.pi - 6) / 2))
+    assert nums.pe_distance == pytest.approx(0.6577, abs=1e-4)
+    assert nums.pe_distance > 2 * nums.fast_distance
     # the readout row at p = 1 is the published PE(1) for d = 8
-    np.testing.assert_allclose(nums["pe"][1][:2], [0.84147098, 0.54030231])
+    np.testing.assert_allclose(nums.pe[1][:2], [0.84147098, 0.54030231])
 
 
 def test_numbers_follow_the_params():
@@ -139,10 +135,10 @@ def test_numbers_follow_the_params():
         other = ClockHands.numbers(changed)
         assert other != base
     # concat keeps the (sin, cos) pair of clock i in dims i and i + d/2
-    assert ClockHands.numbers(Params(layout="concat"))["dims"][1] == [1, 5]
+    assert ClockHands.numbers(Params(layout="concat")).dims[1] == [1, 5]
     # a wide model shows an evenly spread subset, fastest and slowest included
     wide = ClockHands.numbers(Params(d_model=64))
-    assert wide["shown"] == [0, 10, 21, 31] and wide["n_clocks"] == 32
+    assert wide.shown == [0, 10, 21, 31] and wide.n_clocks == 32
 
 
 @pytest.mark.render

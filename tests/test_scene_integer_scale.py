@@ -1,6 +1,7 @@
 """Scene 2, integer-scale: its numbers are pe_math's, its layout holds, it renders."""
 
 import json
+from dataclasses import asdict
 
 import numpy as np
 import pytest
@@ -34,18 +35,18 @@ LONG = Params(int_max_position=5000, int_position=4321)
 @pytest.mark.parametrize("params", [Params(), WIDE, LONG], ids=["defaults", "wide", "long"])
 def test_numbers_are_pe_maths(params):
     got = IntegerScale.numbers(params)
-    json.dumps(got)  # JSON-ready: no numpy types
-    positions = np.asarray(got["positions"])
+    json.dumps(asdict(got))  # JSON-ready: no numpy types
+    positions = np.asarray(got.positions)
     assert positions[0] == 0 and positions[-1] == params.int_max_position
     assert np.all(np.diff(positions) > 0) and len(positions) <= SAMPLES + 2
-    assert params.int_position in got["positions"]
+    assert params.int_position in got.positions
     want = pm.integer_mix(params.word_a, params.word_b, positions)
     for key in ("cosine", "ratio", "a", "b"):
-        np.testing.assert_allclose(got[key], want[key], rtol=0, atol=0, err_msg=key)
+        np.testing.assert_allclose(getattr(got, key), want[key], rtol=0, atol=0, err_msg=key)
     np.testing.assert_array_equal(
-        got["position_vectors"], pm.integer_encoding(positions, len(params.word_a))
+        got.position_vectors, pm.integer_encoding(positions, len(params.word_a))
     )
-    table = got["table"]
+    table = got.table
     at = pm.integer_mix(params.word_a, params.word_b, [params.int_position])
     assert table["position"] == params.int_position
     np.testing.assert_array_equal(table["a"], at["a"][0])
@@ -58,19 +59,19 @@ def test_numbers_are_pe_maths(params):
 
 def test_defaults_are_the_seed_table_and_drown_towards_one():
     got = IntegerScale.numbers(Params())
-    assert got["positions"] == list(range(501))
-    np.testing.assert_allclose(got["table"]["a"], [300.2, 299.9, 300.5])
-    np.testing.assert_allclose(got["table"]["b"], [300.4, 300.3, 299.8])
-    cos = np.asarray(got["cosine"])
+    assert got.positions == list(range(501))
+    np.testing.assert_allclose(got.table["a"], [300.2, 299.9, 300.5])
+    np.testing.assert_allclose(got.table["b"], [300.4, 300.3, 299.8])
+    cos = np.asarray(got.cosine)
     assert cos[0] < 0 < 0.9999 < cos[-1] < 1  # opposite-ish words end up nearly parallel
-    assert got["ratio"][0] == 0 and got["ratio"][-1] > 1000
+    assert got.ratio[0] == 0 and got.ratio[-1] > 1000
 
 
 def test_numbers_follow_the_params():
     default, wide = IntegerScale.numbers(Params()), IntegerScale.numbers(WIDE)
-    assert np.shape(wide["a"]) == (51, 5) and np.shape(default["a"]) == (501, 3)
-    assert wide["table"]["a"] != default["table"]["a"]
-    assert wide["cosine"][-1] != default["cosine"][-1]
+    assert np.shape(wide.a) == (51, 5) and np.shape(default.a) == (501, 3)
+    assert wide.table["a"] != default.table["a"]
+    assert wide.cosine[-1] != default.cosine[-1]
 
 
 def test_cosine_is_cut_not_rounded():
@@ -95,20 +96,20 @@ def test_builds_clean_and_shows_pe_maths_values(params, lang):
     n = IntegerScale.numbers(params)
     # at p = 0 the readouts show the bare words; once p has run to the end, the last sample
     _, start = seen["add_position"]
-    assert start == [0, truncate(n["cosine"][0], COS_DIGITS), n["ratio"][0]]
+    assert start == [0, truncate(n.cosine[0], COS_DIGITS), n.ratio[0]]
     texts, end = seen["sliver"]
-    assert end == [params.int_max_position, truncate(n["cosine"][-1], COS_DIGITS), n["ratio"][-1]]
+    assert end == [params.int_max_position, truncate(n.cosine[-1], COS_DIGITS), n.ratio[-1]]
     # the axis ticks are pe_math's nice ticks for the range of the last sample, grown with p
     ticks = [t for t in texts if t.replace("−", "").replace(".", "", 1).isdigit()]
-    lo, hi = scene._range(len(n["positions"]) - 1)
+    lo, hi = scene._range(len(n.positions) - 1)
     assert sorted(ticks) == sorted(tick_text(v) for v in pm.nice_ticks(lo, hi, 5))
     assert hi > params.int_max_position
     # the table writes out the combined vectors at p = int_position
     texts, _ = seen["takeaway"]
     digits = theme.digits_for(params.word_a + params.word_b)
-    for vec in (n["table"]["a"], n["table"]["b"]):
+    for vec in (n.table["a"], n.table["b"]):
         assert "[" + ", ".join(theme.fmt(v, digits) for v in vec) + "]" in texts
-    assert truncated(n["table"]["cosine"], COS_DIGITS) in texts
+    assert truncated(n.table["cosine"], COS_DIGITS) in texts
 
 
 @pytest.mark.render

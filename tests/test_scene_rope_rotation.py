@@ -84,9 +84,9 @@ def test_numbers_are_pe_maths(case):
     nums = RopeRotation.numbers(params)
     d, base = params.d_model, params.base
     theta = pm.frequencies(d, base)[params.rope_pair]
-    assert nums["theta"] == pytest.approx(theta)
+    assert nums.theta == pytest.approx(theta)
     m, n, s, extra = params.rope_m, params.rope_n, params.rope_shift, extra_steps(params)
-    assert nums["extra"] == extra
+    assert nums.extra == extra
     states = {
         "raw": (0, 0),
         "start": (m, n),
@@ -95,9 +95,9 @@ def test_numbers_are_pe_maths(case):
         "turned": (m + 2 * s, n + 2 * s + extra),
     }
     dims = pm.pair_dims(d, params.rope_pairing)[params.rope_pair]
-    assert nums["dims"] == dims.tolist()
+    assert nums.dims == dims.tolist()
     for name, (mm, nn) in states.items():
-        got, want = nums[name], plane(params, mm, nn)
+        got, want = getattr(nums, name), plane(params, mm, nn)
         assert (got["m"], got["n"]) == (mm, nn)
         np.testing.assert_allclose(got["q_rot"], want["q_rot"])
         np.testing.assert_allclose(got["k_rot"], want["k_rot"])
@@ -111,16 +111,16 @@ def test_numbers_are_pe_maths(case):
             pm.rope_score(q, k, mm, nn, base, params.rope_pairing)
         )
         assert got["full_score"] == pytest.approx(want["dot"])
-        np.testing.assert_allclose(got["dial_angles"], mm * pm.frequencies(d, base)[nums["dials"]])
-    np.testing.assert_allclose(nums["dial_theta"], pm.frequencies(d, base)[nums["dials"]])
-    assert params.rope_pair in nums["dials"] and 0 in nums["dials"]
-    assert nums["dials"][-1] == d // 2 - 1
+        np.testing.assert_allclose(got["dial_angles"], mm * pm.frequencies(d, base)[nums.dials])
+    np.testing.assert_allclose(nums.dial_theta, pm.frequencies(d, base)[nums.dials])
+    assert params.rope_pair in nums.dials and 0 in nums.dials
+    assert nums.dials[-1] == d // 2 - 1
 
 
 def test_defaults_tell_the_rope_story():
     nums = RopeRotation.numbers(Params())
-    assert nums["theta"] == 1.0  # d_model = 8, pair 0: one radian per position
-    start, shifted, regapped = nums["start"], nums["shifted"], nums["regapped"]
+    assert nums.theta == 1.0  # d_model = 8, pair 0: one radian per position
+    start, shifted, regapped = nums.start, nums.shifted, nums.regapped
     # a common shift turns both vectors but keeps the dot product and the angle
     assert not np.allclose(start["q_rot"], shifted["q_rot"])
     assert shifted["dot"] == pytest.approx(start["dot"])
@@ -131,7 +131,7 @@ def test_defaults_tell_the_rope_story():
         assert state["q_norm"] == pytest.approx(np.hypot(1.0, 0.4))
         assert state["k_norm"] == pytest.approx(np.hypot(0.7, -0.6))
         assert state["dot"] == pytest.approx(state["relative_dot"])
-    assert nums["dims"] == [0, 1] and RopeRotation.numbers(Params(rope_pairing="half"))["dims"] == [
+    assert nums.dims == [0, 1] and RopeRotation.numbers(Params(rope_pairing="half")).dims == [
         0,
         4,
     ]

@@ -44,36 +44,36 @@ def test_builds_clean_and_shows_its_numbers(case, lang):
 
 def test_numbers_are_pe_maths_fourier_sums_ladders_and_table():
     nums = SquareToSine.numbers(Params())
-    assert (nums["bit"], nums["window"], nums["period"]) == (3, 16, 16.0)
+    assert (nums.bit, nums.window, nums.period) == (3, 16, 16.0)
     grid = SquareToSine.grid(Params())
-    for terms, peak in zip([1, 3, 5, 15], nums["peaks"], strict=True):
+    for terms, peak in zip([1, 3, 5, 15], nums.peaks, strict=True):
         assert peak == pytest.approx(pm.fourier_partial_sum(grid, 3, terms).max())
     # one term peaks at 4/π; more terms overshoot the square wave's 1 (Gibbs) by about 18 %
-    assert nums["peaks"][0] == pytest.approx(4 / np.pi, abs=1e-4)
-    assert 1.15 < nums["peaks"][-1] < 1.2
-    assert nums["family_periods"] == [2.0, 4.0, 8.0, 16.0]
-    np.testing.assert_allclose(nums["omega_binary"], pm.binary_frequencies(4))
-    np.testing.assert_allclose(nums["omega_pe"], [1, 0.1, 0.01, 0.001])
-    np.testing.assert_allclose(nums["table"], pm.sinusoidal(np.arange(64), 8, 10000.0))
-    assert nums["table_range"][0] >= -1 and nums["table_range"][1] <= 1
+    assert nums.peaks[0] == pytest.approx(4 / np.pi, abs=1e-4)
+    assert 1.15 < nums.peaks[-1] < 1.2
+    assert nums.family_periods == [2.0, 4.0, 8.0, 16.0]
+    np.testing.assert_allclose(nums.omega_binary, pm.binary_frequencies(4))
+    np.testing.assert_allclose(nums.omega_pe, [1, 0.1, 0.01, 0.001])
+    np.testing.assert_allclose(nums.table, pm.sinusoidal(np.arange(64), 8, 10000.0))
+    assert nums.table_range[0] >= -1 and nums.table_range[1] <= 1
 
 
 def test_numbers_follow_base_width_and_bits():
     default = SquareToSine.numbers(Params())
     changed = SquareToSine.numbers(Params(base=100.0, d_model=16))
     assert changed != default
-    np.testing.assert_allclose(changed["omega_pe"], pm.frequencies(16, 100.0)[:4])
-    np.testing.assert_allclose(changed["table"], pm.sinusoidal(np.arange(64), 16, 100.0))
+    np.testing.assert_allclose(changed.omega_pe, pm.frequencies(16, 100.0)[:4])
+    np.testing.assert_allclose(changed.table, pm.sinusoidal(np.arange(64), 16, 100.0))
     narrow = SquareToSine.numbers(Params(d_model=4))
-    assert narrow["pairs"] == 2
-    np.testing.assert_allclose(narrow["omega_pe"], pm.frequencies(4, 10000.0))
+    assert narrow.pairs == 2
+    np.testing.assert_allclose(narrow.omega_pe, pm.frequencies(4, 10000.0))
     concat = SquareToSine.numbers(Params(layout="concat", variant="t2t", max_len=32))
     np.testing.assert_allclose(
-        concat["table"], pm.sinusoidal(np.arange(32), 8, 10000.0, "concat", "t2t")
+        concat.table, pm.sinusoidal(np.arange(32), 8, 10000.0, "concat", "t2t")
     )
     two_bits = SquareToSine.numbers(Params(n_bits=2))
-    assert (two_bits["bit"], two_bits["period"], two_bits["window"]) == (1, 4.0, 8)
-    assert two_bits["family_periods"] == [2.0, 4.0]
+    assert (two_bits.bit, two_bits.period, two_bits.window) == (1, 4.0, 8)
+    assert two_bits.family_periods == [2.0, 4.0]
 
 
 @pytest.mark.render
