@@ -643,10 +643,10 @@ def preview(ctx, slug, lang, output, sets, config, seed, voice, voice_dir) -> No
 
     folder = job.out_dir(root)
     entry = Manifest.load(folder).entry(job.slug, job.variant)
-    clip = folder / entry["file"]
+    clip = folder / entry.file
     last = stills.last_frame(clip, folder / f"{job.info.stem}.last.png")
     sheet = stills.contact_sheet(
-        clip, entry["beats"], entry["duration"], folder / f"{job.info.stem}.sheet.png"
+        clip, entry.beats, entry.duration, folder / f"{job.info.stem}.sheet.png"
     )
     console.print(f"clip:          {clip}\nlast frame:    {last}\ncontact sheet: {sheet}")
 

@@ -125,18 +125,18 @@ def to_gif(
     return count
 
 
-def size_report(entries: list[dict]) -> list[tuple[str, str, str, str]]:
+def size_report(entries: list) -> list[tuple[str, str, str, str]]:
     """Rows (file, size, pixels@fps, duration) for the GIFs of a run, for the summary."""
     rows = []
     for e in entries:
-        if e.get("format") != "gif":
+        if e.format != "gif":
             continue
         rows.append(
             (
-                e["file"],
-                human_bytes(e["bytes"]),
-                f"{e['width']}x{e['height']}@{e['fps']}",
-                f"{e['duration']:.1f}s",
+                e.file,
+                human_bytes(e.bytes),
+                f"{e.width}x{e.height}@{e.fps}",
+                f"{e.duration:.1f}s",
             )
         )
     return rows

@@ -20,7 +20,7 @@ from rich.table import Table
 from rendering import encoders
 from rendering.files import atomic_write_text
 from rendering.jobs import by_folder
-from rendering.manifest import Manifest
+from rendering.manifest import ClipEntry, Manifest
 from scenes.catalogue import LANGS
 
 NAME = "index.html"
@@ -122,18 +122,18 @@ def _attr(value) -> str:
     return escape(str(value), quote=True)
 
 
-def video_sources(variants: dict[str, dict]) -> list[tuple[str, str]]:
+def video_sources(variants: dict[str, ClipEntry]) -> list[tuple[str, str]]:
     """(file, MIME type) of the playable, uncaptioned videos of one clip; mp4 first."""
     out = []
     for fmt in ("mp4", "webm"):
         entry = variants.get(fmt) or variants.get(f"{fmt}.alpha")
         if entry is not None:
-            out.append((entry["file"], VIDEO_TYPES[fmt]))
+            out.append((entry.file, VIDEO_TYPES[fmt]))
     if not out:  # only burned-in variants were rendered
         for variant, entry in sorted(variants.items()):
             fmt = variant.partition(".")[0]
             if fmt in VIDEO_TYPES:
-                out.append((entry["file"], VIDEO_TYPES[fmt]))
+                out.append((entry.file, VIDEO_TYPES[fmt]))
                 break
     return out
 
@@ -181,14 +181,13 @@ def _params_table(params: dict, ui: dict) -> str:
     return f'<table class="params"><caption class="muted">{escape(ui["params"])}</caption>{rows}</table>'
 
 
-def _files_list(variants: dict[str, dict], ui: dict) -> str:
+def _files_list(variants: dict[str, ClipEntry], ui: dict) -> str:
     items = []
     for variant, e in sorted(variants.items()):
-        size = encoders.human_bytes(e.get("bytes", 0))
         items.append(
-            f'<a href="{_attr(e["file"])}">{escape(e["file"])}</a> '
-            f'<span class="muted">{escape(variant)}, {escape(size)}, '
-            f"{int(e.get('width', 0))}×{int(e.get('height', 0))}</span>"
+            f'<a href="{_attr(e.file)}">{escape(e.file)}</a> '
+            f'<span class="muted">{escape(variant)}, {escape(encoders.human_bytes(e.bytes))}, '
+            f"{int(e.width)}×{int(e.height)}</span>"
         )
     return (
         f'<p class="muted">{escape(ui["files"])}:</p><ul><li>'
@@ -206,58 +205,49 @@ def _snippet(code: str, ident: str, ui: dict) -> str:
     )
 
 
-def _clip_card(slug: str, variants: dict[str, dict], lang: str, ui: dict) -> str:
-    main = next(iter(sorted(variants.values(), key=lambda e: e["file"])))
+def _clip_card(slug: str, variants: dict[str, ClipEntry], lang: str, ui: dict) -> str:
+    main = next(iter(sorted(variants.values(), key=lambda e: e.file)))
     for variant in ("mp4", "webm", "mp4.captioned", "webm.captioned", "gif", "png"):
         if variant in variants:
             main = variants[variant]
             break
-    title = main.get("titles", {}).get(lang) or main.get("title", slug)
+    title = main.titles.get(lang) or main.title or slug
     head = (
-        f"<h3>{int(main.get('order', 0)):02d} · {escape(title)}</h3>"
+        f"<h3>{int(main.order):02d} · {escape(title)}</h3>"
         f'<p class="meta">{escape(slug)} · {escape(ui["duration"])} '
-        f"{escape(clock(main.get('duration', 0)))} ({main.get('duration', 0):.2f} s)</p>"
+        f"{escape(clock(main.duration))} ({main.duration:.2f} s)</p>"
         f"{_voice_line(main, ui)}"
     )
     sources = video_sources(variants)
     body = ""
     if sources:
-        with_video = variants.get(next(k for k in variants if variants[k]["file"] == sources[0][0]))
-        tracks = with_video.get("captions", {}).get("vtt", {})
-        args = (
-            sources,
-            with_video.get("poster"),
-            tracks,
-            lang,
-            with_video["width"],
-            with_video["height"],
-        )
+        with_video = next(e for e in variants.values() if e.file == sources[0][0])
+        tracks = with_video.captions.get("vtt", {})
+        args = (sources, with_video.poster, tracks, lang, with_video.width, with_video.height)
         tag = video_tag(*args, element_id=f"clip-{slug}")
         body += tag.replace("<video ", f'<video data-slug="{_attr(slug)}" ', 1)
         body += _snippet(video_tag(*args), f"embed-{slug}", ui)
     elif "gif" in variants:
         gif = variants["gif"]
-        body += f'<img class="gif" src="{_attr(gif["file"])}" alt="{_attr(title)}">'
+        body += f'<img class="gif" src="{_attr(gif.file)}" alt="{_attr(title)}">'
         body += _snippet(
-            f'<img src="{_attr(gif["file"])}" alt="{_attr(title)}" '
-            f'width="{int(gif["width"])}" height="{int(gif["height"])}">',
+            f'<img src="{_attr(gif.file)}" alt="{_attr(title)}" '
+            f'width="{int(gif.width)}" height="{int(gif.height)}">',
             f"embed-{slug}",
             ui,
         )
-    elif main.get("file"):
-        body += f'<img class="gif" src="{_attr(main["file"])}" alt="{_attr(title)}">'
-    body += _params_table(main.get("params", {}), ui) + _files_list(variants, ui)
+    else:
+        body += f'<img class="gif" src="{_attr(main.file)}" alt="{_attr(title)}">'
+    body += _params_table(main.params, ui) + _files_list(variants, ui)
     return f'<article class="card" id="{_attr(slug)}">{head}{body}</article>'
 
 
-def _voice_line(entry: dict, ui: dict) -> str:
+def _voice_line(entry: ClipEntry, ui: dict) -> str:
     """Who spoke the clip, with the licence note of each voice."""
-    voice = entry.get("voice") or "silent"
+    voice = entry.voice or "silent"
     if voice == "silent":
         return f'<p class="meta voice">{escape(ui["voice"])}: {escape(ui["silent"])}</p>'
-    notes = "; ".join(
-        c.get("licence", "") for c in entry.get("voice_cards", []) if c.get("licence")
-    )
+    notes = "; ".join(c.get("licence", "") for c in entry.voice_cards if c.get("licence"))
     return (
         f'<p class="meta voice" title="{_attr(notes)}">{escape(ui["voice"])}: {escape(voice)}</p>'
     )
@@ -297,11 +287,11 @@ def render_html(manifest: Manifest) -> str:
     ui = UI.get(lang, UI["en"])
     folder = manifest.folder
     clips = {
-        slug: {v: e for v, e in variants.items() if (folder / e["file"]).exists()}
-        for slug, variants in data.get("clips", {}).items()
+        slug: {v: e for v, e in variants.items() if (folder / e.file).exists()}
+        for slug, variants in manifest.entries().items()
     }
     clips = {s: v for s, v in clips.items() if v}
-    order = sorted(clips, key=lambda s: (min(e.get("order", 0) for e in clips[s].values()), s))
+    order = sorted(clips, key=lambda s: (min(e.order for e in clips[s].values()), s))
     parts = [
         "<!doctype html>",
         f'<html lang="{_attr(lang)}"><head><meta charset="utf-8">',
@@ -343,7 +333,7 @@ def publish(jobs: list, root: Path, console: Console) -> None:
         gif_entries = [
             e
             for job in folder_jobs
-            if (e := manifest.entry(job.slug, job.variant)) and e.get("format") == "gif"
+            if (e := manifest.entry(job.slug, job.variant)) and e.format == "gif"
         ]
         rows = encoders.size_report(gif_entries)
         if rows:
@@ -352,6 +342,6 @@ def publish(jobs: list, root: Path, console: Console) -> None:
                 table.add_column(col)
             for row in rows:
                 table.add_row(*row)
-            total = sum(e["bytes"] for e in gif_entries)
+            total = sum(e.bytes for e in gif_entries)
             table.caption = f"total {encoders.human_bytes(total)}"
             console.print(table)

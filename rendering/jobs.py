@@ -122,14 +122,12 @@ def plan(jobs: list[Job], root: Path, force: bool = False) -> list[Planned]:
             out.append(Planned(job, False, "--force"))
         elif entry is None:
             out.append(Planned(job, False, "never rendered"))
-        elif not (folder / entry["file"]).exists():
+        elif not (folder / entry.file).exists():
             out.append(Planned(job, False, "output file missing"))
         elif parts["speech"] == "pending":
             out.append(Planned(job, False, "narration not synthesised yet"))
-        elif entry.get("key") != job.key():
-            changed = [
-                PART_NAMES[k] for k, v in parts.items() if entry.get("key_parts", {}).get(k) != v
-            ]
+        elif entry.key != job.key():
+            changed = [PART_NAMES[k] for k, v in parts.items() if entry.key_parts.get(k) != v]
             out.append(Planned(job, False, ", ".join(changed) or "key changed"))
         else:
             out.append(Planned(job, True, "up to date"))

@@ -26,7 +26,7 @@ from rendering import audio, captions
 from rendering.files import atomic_write_text, publish_mode
 from rendering.gallery import clock
 from rendering.jobs import by_folder
-from rendering.manifest import Manifest
+from rendering.manifest import ClipEntry, Manifest
 from rendering.validate import InvalidOutput, check_video
 from scenes.catalogue import LANGS
 
@@ -54,8 +54,8 @@ def filename(variant: str) -> str:
     return f"{STEM}.{middle}.{fmt}" if middle else f"{STEM}.{fmt}"
 
 
-def lesson_key(variant: str, entries: list[dict]) -> str:
-    blob = json.dumps([variant, [(e["slug"], e["key"], e["bytes"]) for e in entries]])
+def lesson_key(variant: str, entries: list[ClipEntry]) -> str:
+    blob = json.dumps([variant, [(e.slug, e.key, e.bytes) for e in entries]])
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
@@ -75,7 +75,7 @@ def build(folder: Path, slugs: list[str], variant: str = "mp4", force: bool = Fa
     missing = []
     for slug in slugs:
         entry = manifest.entry(slug, variant)
-        if entry is None or not (folder / entry["file"]).exists():
+        if entry is None or not (folder / entry.file).exists():
             missing.append(slug)
         else:
             entries.append(entry)
@@ -86,7 +86,7 @@ def build(folder: Path, slugs: list[str], variant: str = "mp4", force: bool = Fa
         )
     if not entries:
         raise LessonError("cannot join the lesson: no clips were chosen")
-    entries.sort(key=lambda e: (e["order"], e["slug"]))
+    entries.sort(key=lambda e: (e.order, e.slug))
     key = lesson_key(variant, entries)
     name = filename(variant)
     old = manifest.data.get("lesson")
@@ -97,8 +97,8 @@ def build(folder: Path, slugs: list[str], variant: str = "mp4", force: bool = Fa
     chapters: list[Chapter] = []
     t = Fraction(0)
     for e in entries:
-        length = Fraction(e["frames"], 1) / Fraction(e["fps"])
-        chapters.append(Chapter(e["slug"], e["titles"][lang], float(t), float(t + length)))
+        length = Fraction(e.frames, 1) / Fraction(e.fps)
+        chapters.append(Chapter(e.slug, e.titles[lang], float(t), float(t + length)))
         t += length
 
     target = folder / name
@@ -106,17 +106,17 @@ def build(folder: Path, slugs: list[str], variant: str = "mp4", force: bool = Fa
     os.close(fd)
     tmp = Path(tmp_name)
     try:
-        files = [folder / e["file"] for e in entries]
+        files = [folder / e.file for e in entries]
         starts = [Fraction(c.start).limit_denominator(10**6) for c in chapters]
         track = lesson_track(folder, entries)
         method = join(files, starts, tmp, [(c.start, c.end, c.title) for c in chapters], track)
         first = entries[0]
-        checked = check_video(tmp, first["width"], first["height"], first["fps"])
-        expected = sum(e["frames"] for e in entries)
+        checked = check_video(tmp, first.width, first.height, first.fps)
+        expected = sum(e.frames for e in entries)
         if checked.frames != expected:
             raise InvalidOutput(f"{name} has {checked.frames} frames, expected {expected}")
         if track is not None:
-            audio.check_sound(tmp, checked.duration, first["fps"])
+            audio.check_sound(tmp, checked.duration, first.fps)
         found = read_chapters(tmp)
         if [title for _, _, title in found] != [c.title for c in chapters]:
             raise InvalidOutput(f"{name}: chapters read back as {found}")
@@ -139,9 +139,9 @@ def build(folder: Path, slugs: list[str], variant: str = "mp4", force: bool = Fa
         "frames": checked.frames,
         "width": checked.width,
         "height": checked.height,
-        "fps": first["fps"],
+        "fps": first.fps,
         "bytes": target.stat().st_size,
-        "poster": first.get("poster"),
+        "poster": first.poster,
         "chapters": [
             {
                 "slug": c.slug,
@@ -152,7 +152,7 @@ def build(folder: Path, slugs: list[str], variant: str = "mp4", force: bool = Fa
             for c in chapters
         ],
         "chapters_vtt": CHAPTERS_VTT,
-        "voice": sorted({e.get("voice", "silent") for e in entries}),
+        "voice": sorted({e.voice for e in entries}),
         "captions": subtitles,
     }
     with Manifest.update(folder) as manifest:
@@ -178,19 +178,19 @@ def join_folders(jobs: list, root: Path, console, force: bool = False) -> list[s
     return errors
 
 
-def lesson_track(folder: Path, entries: list[dict]) -> np.ndarray | None:
+def lesson_track(folder: Path, entries: list[ClipEntry]) -> np.ndarray | None:
     """The lesson's sound: each clip's sound, cut or padded to its picture, end to end.
 
     Joining decoded samples rather than coded packets keeps every clip's sound exactly
     as long as its frames, so nothing drifts however many clips there are. None when
     no clip has sound.
     """
-    if not any(e.get("sound") for e in entries):
+    if not any(e.sound for e in entries):
         return None
     parts = []
     for e in entries:
-        length = round(Fraction(e["frames"]) / Fraction(e["fps"]) * audio.RATE)
-        samples = audio.decode(folder / e["file"]) if e.get("sound") else np.zeros(0, np.float32)
+        length = round(Fraction(e.frames) / Fraction(e.fps) * audio.RATE)
+        samples = audio.decode(folder / e.file) if e.sound else np.zeros(0, np.float32)
         part = np.zeros(length, np.float32)
         part[: min(length, len(samples))] = samples[:length]
         parts.append(part)
@@ -198,7 +198,7 @@ def lesson_track(folder: Path, entries: list[dict]) -> np.ndarray | None:
 
 
 def write_subtitles(
-    folder: Path, entries: list[dict], chapters: list[Chapter], voice_lang: str
+    folder: Path, entries: list[ClipEntry], chapters: list[Chapter], voice_lang: str
 ) -> dict:
     """lesson.<lang>.vtt/.srt: every clip's cues, shifted to where the clip starts.
 
@@ -208,9 +208,9 @@ def write_subtitles(
     for lang in LANGS:
         cues: list[captions.Cue] = []
         for e, chapter in zip(entries, chapters, strict=True):
-            spoken = e.get("speech") if lang == voice_lang else None
+            spoken = e.speech if lang == voice_lang else None
             clip = captions.cues_for(
-                [(k, float(t)) for k, t in e["beats"]], e["duration"], e["slug"], lang, spoken
+                [(k, float(t)) for k, t in e.beats], e.duration, e.slug, lang, spoken
             )
             cues.extend(c.shifted(chapter.start) for c in clip)
         by_lang[lang] = cues

@@ -7,8 +7,9 @@ import json
 import shutil
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
+from typing import Any
 
 from rendering.files import atomic_write_text, locked
 
@@ -16,6 +17,51 @@ SCHEMA = 1
 NAME = "manifest.json"
 BACKUP = "manifest.unreadable.json"
 _reported: set[Path] = set()
+
+
+@dataclass(frozen=True)
+class ClipEntry:
+    """One validated clip as the manifest records it."""
+
+    slug: str
+    file: str
+    duration: float
+    frames: int
+    width: int
+    height: int
+    fps: int
+    order: int = 0
+    title: str = ""
+    titles: dict[str, str] = field(default_factory=dict)
+    key: str = ""
+    key_parts: dict[str, str] = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
+    format: str = "mp4"
+    transparent: bool = False
+    burn_captions: bool = False
+    poster: str | None = None
+    bytes: int = 0
+    beats: list[list] = field(default_factory=list)  # [beat key, start second]
+    captions: dict[str, dict[str, str]] = field(default_factory=dict)  # vtt/srt -> lang -> file
+    voice: str = "silent"
+    voice_cards: list[dict] = field(default_factory=list)
+    recorded_beats: list[str] = field(default_factory=list)
+    speech: dict[str, list] = field(default_factory=dict)  # beat -> spoken sentence spans
+    sound: dict[str, Any] | None = None  # codec, rate, seconds, lufs, true_peak_dbtp
+
+    @classmethod
+    def from_dict(cls, data: object) -> ClipEntry | None:
+        """The entry, or None when `data` lacks what a clip needs (then it renders again)."""
+        if not isinstance(data, dict):
+            return None
+        known = {f.name for f in fields(cls)}
+        try:
+            return cls(**{k: v for k, v in data.items() if k in known})
+        except TypeError:
+            return None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 @dataclass
@@ -54,13 +100,23 @@ class Manifest:
     def clips(self) -> dict[str, dict[str, dict]]:
         return self.data["clips"]
 
-    def entry(self, slug: str, variant: str) -> dict | None:
+    def entry(self, slug: str, variant: str) -> ClipEntry | None:
         variants = self.clips.get(slug)
-        entry = variants.get(variant) if isinstance(variants, dict) else None
-        return entry if isinstance(entry, dict) else None
+        return ClipEntry.from_dict(variants.get(variant)) if isinstance(variants, dict) else None
 
-    def record(self, slug: str, variant: str, entry: dict) -> None:
-        self.clips.setdefault(slug, {})[variant] = entry
+    def entries(self) -> dict[str, dict[str, ClipEntry]]:
+        """Every readable entry: slug -> variant -> entry."""
+        out: dict[str, dict[str, ClipEntry]] = {}
+        for slug, variants in self.clips.items():
+            if not isinstance(variants, dict):
+                continue
+            for variant, data in variants.items():
+                if (entry := ClipEntry.from_dict(data)) is not None:
+                    out.setdefault(slug, {})[variant] = entry
+        return out
+
+    def record(self, slug: str, variant: str, entry: ClipEntry) -> None:
+        self.clips.setdefault(slug, {})[variant] = entry.to_dict()
 
     def save(self) -> Path:
         path = self.folder / NAME

@@ -20,8 +20,8 @@ from rich.table import Table
 from rendering import captions
 from rendering.files import publish_mode
 from rendering.jobs import Job, Planned
-from rendering.manifest import Manifest
-from rendering.worker import Message, child_main
+from rendering.manifest import ClipEntry, Manifest
+from rendering.worker import Message, RenderResult, child_main
 
 WORK = ".work"  # temporary job folders live under the output root: same filesystem, atomic renames
 
@@ -91,59 +91,52 @@ def _has_cjk_font() -> bool:
 
 
 # ----------------------------------------------------------------- install
-def install(job: Job, result: dict, root: Path) -> Path:
+def install(job: Job, result: RenderResult, root: Path) -> Path:
     """Move a validated output into place, write its subtitles, record it in the manifest."""
     folder = job.out_dir(root)
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / job.filename
-    publish_mode(Path(result["file"]))
-    os.replace(result["file"], target)
+    publish_mode(Path(result.file))
+    os.replace(result.file, target)
     poster = None
-    if result.get("poster"):
+    if result.poster:
         poster = folder / f"{job.info.stem}.png"
-        publish_mode(Path(result["poster"]))
-        os.replace(result["poster"], poster)
-    speech = result.get("speech")
-    subtitle_files = (
-        captions.write_sidecars(
-            folder,
-            job.info.stem,
-            job.slug,
-            result["beats"],
-            result["duration"],
-            {job.lang: speech} if speech else None,
+        publish_mode(Path(result.poster))
+        os.replace(result.poster, poster)
+    subtitle_files = {}
+    if job.fmt != "png":
+        spoken = {job.lang: result.speech} if result.speech else None
+        subtitle_files = captions.write_sidecars(
+            folder, job.info.stem, job.slug, result.beats, result.duration, spoken
         )
-        if job.fmt != "png"
-        else {}
+    narration = job.narration if result.speech else None
+    entry = ClipEntry(
+        slug=job.slug,
+        order=job.info.order,
+        title=job.info.title(job.lang),
+        titles={lang: job.info.title(lang) for lang in ("zh", "en")},
+        key=job.key(),
+        key_parts=job.key_parts(),
+        params=job.params.as_dict(job.info.fields_for(job.lang)),
+        format=job.fmt,
+        transparent=job.transparent,
+        burn_captions=job.burn_captions,
+        file=target.name,
+        poster=poster.name if poster else None,
+        duration=round(result.duration, 3),
+        frames=result.frames,
+        width=result.width,
+        height=result.height,
+        fps=result.fps,
+        bytes=target.stat().st_size,
+        beats=result.beats,
+        captions=subtitle_files,
+        voice=narration.voice if narration else "silent",
+        voice_cards=json.loads(narration.cards) if narration else [],
+        recorded_beats=narration.recorded if narration else [],
+        speech=result.speech or {},
+        sound=result.sound,
     )
-    narration = job.narration if speech else None
-    entry = {
-        "slug": job.slug,
-        "order": job.info.order,
-        "title": job.info.title(job.lang),
-        "titles": {lang: job.info.title(lang) for lang in ("zh", "en")},
-        "key": job.key(),
-        "key_parts": job.key_parts(),
-        "params": job.params.as_dict(job.info.fields_for(job.lang)),
-        "format": job.fmt,
-        "transparent": job.transparent,
-        "burn_captions": job.burn_captions,
-        "file": target.name,
-        "poster": poster.name if poster else None,
-        "duration": round(result["duration"], 3),
-        "frames": result["frames"],
-        "width": result["width"],
-        "height": result["height"],
-        "fps": result["fps"],
-        "bytes": target.stat().st_size,
-        "beats": result["beats"],
-        "captions": subtitle_files,
-        "voice": narration.voice if narration else "silent",
-        "voice_cards": json.loads(narration.cards) if narration else [],
-        "recorded_beats": narration.recorded if narration else [],
-        "speech": speech or {},
-        "sound": result.get("sound"),
-    }
     with Manifest.update(folder) as manifest:
         manifest.data.update({"lang": job.lang, "quality": job.quality, "aspect": job.aspect})
         manifest.record(job.slug, job.variant, entry)
@@ -156,15 +149,8 @@ def refresh_sidecars(job: Job, root: Path) -> None:
     entry = Manifest.load(folder).entry(job.slug, job.variant)
     if entry is None or job.fmt == "png":
         return
-    speech = entry.get("speech")
-    captions.write_sidecars(
-        folder,
-        job.info.stem,
-        job.slug,
-        entry["beats"],
-        entry["duration"],
-        {job.lang: speech} if speech else None,
-    )
+    spoken = {job.lang: entry.speech} if entry.speech else None
+    captions.write_sidecars(folder, job.info.stem, job.slug, entry.beats, entry.duration, spoken)
 
 
 # ----------------------------------------------------------------- running
@@ -358,7 +344,7 @@ def _drain_for(messages, index: int) -> bool:
 
 def _expected(job: Job, root: Path) -> float | None:
     entry = Manifest.load(job.out_dir(root)).entry(job.slug, job.variant)
-    return entry["duration"] if entry else None
+    return entry.duration if entry else None
 
 
 def _remove_if_empty(folder: Path) -> None:

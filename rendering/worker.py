@@ -46,7 +46,23 @@ def manim_config(job: Job, media_dir: Path) -> dict[str, Any]:
     return encoders.adjust_config(job, cfg)
 
 
-def render(job: Job, work_dir: Path, report=None) -> dict[str, Any]:
+@dataclass(frozen=True)
+class RenderResult:
+    """A validated output in the worker's folder, and what the manifest needs to know of it."""
+
+    file: str
+    poster: str | None
+    duration: float
+    frames: int
+    width: int
+    height: int
+    fps: int
+    beats: list[list]  # [beat key, start second]
+    sound: dict[str, Any] | None = None  # measured codec, rate, loudness and peak
+    speech: dict[str, list] | None = None  # beat -> spoken sentence spans
+
+
+def render(job: Job, work_dir: Path, report=None) -> RenderResult:
     """Render, validate and make a poster; returns what the manifest needs."""
     from manim import tempconfig
 
@@ -88,32 +104,34 @@ def render(job: Job, work_dir: Path, report=None) -> dict[str, Any]:
             final, geo.width, geo.height, None if job.fmt == "gif" else geo.fps, poster
         )
     beats = [(k, round(t, 3)) for k, t in scene.beats]
-    result = {
-        "poster": str(poster) if poster else None,
-        "duration": checked.duration,
-        "frames": checked.frames,
-        "width": checked.width,
-        "height": checked.height,
-        "fps": geo.fps,
-        "beats": [[k, t] for k, t in beats],
-    }
+    sound = speech = None
     if voiced:
         track = narration.track(beats, checked.duration)
         voiced_file = work_dir / job.filename
-        sound = audio.voice_clip(final, track, voiced_file, geo.fps)
+        measured = audio.voice_clip(final, track, voiced_file, geo.fps)
         final.unlink()
         final = voiced_file
         check_video(final, geo.width, geo.height, geo.fps)
-        result["sound"] = {
-            "codec": sound.codec,
-            "rate": sound.rate,
-            "seconds": round(sound.duration, 3),
-            "lufs": round(sound.lufs, 2),
-            "true_peak_dbtp": round(sound.true_peak, 2),
+        sound = {
+            "codec": measured.codec,
+            "rate": measured.rate,
+            "seconds": round(measured.duration, 3),
+            "lufs": round(measured.lufs, 2),
+            "true_peak_dbtp": round(measured.true_peak, 2),
         }
-        result["speech"] = narration.spans(beats)
-    result["file"] = str(final)
-    return result
+        speech = narration.spans(beats)
+    return RenderResult(
+        file=str(final),
+        poster=str(poster) if poster else None,
+        duration=checked.duration,
+        frames=checked.frames,
+        width=checked.width,
+        height=checked.height,
+        fps=geo.fps,
+        beats=[[k, t] for k, t in beats],
+        sound=sound,
+        speech=speech,
+    )
 
 
 def animation_times(job: Job, work_dir: Path) -> dict[str, float]:

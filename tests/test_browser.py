@@ -148,7 +148,9 @@ def test_gallery_loads_every_video_and_caption_track_in_chromium(site, browser):
     assert browser.title.startswith("pe-explainer")
 
     videos = browser.execute_async_script(VIDEO_STATE, WAIT)
-    expected = {f"clip-{slug}": manifest.entry(slug, "mp4") for slug in ("tiny-a", "tiny-b")}
+    expected = {
+        f"clip-{slug}": manifest.entry(slug, "mp4").to_dict() for slug in ("tiny-a", "tiny-b")
+    }
     expected["lesson"] = manifest.data["lesson"]
     assert {v["id"] for v in videos} == set(expected)
     for v in videos:

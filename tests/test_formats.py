@@ -12,7 +12,7 @@ import scenes
 from pe_math import Params
 from rendering import encoders, settings
 from rendering.jobs import Job
-from rendering.manifest import Manifest
+from rendering.manifest import ClipEntry, Manifest
 from scenes.base import LessonScene
 from scenes.lesson_cards import LessonIntro, LessonOutro
 from tests import test_lesson
@@ -25,7 +25,7 @@ tiny_scenes = test_lesson.tiny_scenes  # the fixture: tiny scenes at 256x144, 10
 def _entry(folder, slug, variant):
     entry = Manifest.load(folder).entry(slug, variant)
     assert entry is not None
-    assert (folder / entry["file"]).exists() and (folder / entry["poster"]).exists()
+    assert (folder / entry.file).exists() and (folder / entry.poster).exists()
     return entry
 
 
@@ -38,13 +38,13 @@ def test_webm_is_vp9_and_matches_the_mp4(tmp_path):
     mp4 = Manifest.load(folder.parent.parent / "mp4" / folder.relative_to(tmp_path)).entry(
         "tiny-a", "mp4"
     )
-    assert webm["file"] == "10-tiny-a.webm"
-    with av.open(str(folder / webm["file"])) as c:
+    assert webm.file == "10-tiny-a.webm"
+    with av.open(str(folder / webm.file)) as c:
         assert c.format.name.startswith("matroska")
         assert c.streams.video[0].codec_context.name == "vp9"
-    assert (webm["width"], webm["height"], webm["fps"]) == (256, 144, 10)
-    assert webm["frames"] == mp4["frames"] and webm["duration"] == mp4["duration"]
-    assert webm["captions"]["vtt"] == {"zh": "10-tiny-a.zh.vtt", "en": "10-tiny-a.en.vtt"}
+    assert (webm.width, webm.height, webm.fps) == (256, 144, 10)
+    assert webm.frames == mp4.frames and webm.duration == mp4.duration
+    assert webm.captions["vtt"] == {"zh": "10-tiny-a.zh.vtt", "en": "10-tiny-a.en.vtt"}
 
 
 def _alpha_frames(path):
@@ -64,11 +64,11 @@ def _alpha_frames(path):
 def test_transparent_webm_keeps_an_alpha_plane(tmp_path):
     folder = render_clips(tmp_path, ["tiny-a"], fmt="webm", transparent=True)
     entry = _entry(folder, "tiny-a", "webm.alpha")
-    assert entry["file"] == "10-tiny-a.alpha.webm" and entry["transparent"] is True
-    metadata, frames = _alpha_frames(folder / entry["file"])
+    assert entry.file == "10-tiny-a.alpha.webm" and entry.transparent is True
+    metadata, frames = _alpha_frames(folder / entry.file)
     assert metadata.get("alpha_mode") == "1"
     last = frames[-1]
-    assert len(frames) == entry["frames"]
+    assert len(frames) == entry.frames
     assert last[0, 0, 3] == 0  # the background is see-through
     assert last[..., 3].max() > 150  # the drawn circle is (nearly, once VP9 is done) opaque
 
@@ -82,18 +82,18 @@ def test_gif_is_palette_based_smaller_and_slower(tmp_path, monkeypatch):
     render_clips(tmp_path / "mp4", ["tiny-a"])
     gif = _entry(folder, "tiny-a", "gif")
     mp4 = Manifest.load(tmp_path / "mp4" / folder.relative_to(tmp_path)).entry("tiny-a", "mp4")
-    assert (gif["width"], gif["height"], gif["fps"]) == (320, 180, encoders.GIF_FPS)
-    assert gif["duration"] == pytest.approx(mp4["duration"], abs=2 / encoders.GIF_FPS)
-    with Image.open(folder / gif["file"]) as img:
+    assert (gif.width, gif.height, gif.fps) == (320, 180, encoders.GIF_FPS)
+    assert gif.duration == pytest.approx(mp4.duration, abs=2 / encoders.GIF_FPS)
+    with Image.open(folder / gif.file) as img:
         assert img.format == "GIF" and img.mode == "P" and img.size == (320, 180)
-        assert img.n_frames == gif["frames"]
+        assert img.n_frames == gif.frames
         assert img.info.get("loop") == 0  # loops forever on a slide
         colours = len(img.getcolors(256) or [])
         assert 2 < colours <= encoders.GIF_COLORS
         frame_ms = img.info["duration"]
     assert frame_ms == pytest.approx(1000 / encoders.GIF_FPS, abs=10)
     # a single palette and ordered dither keep it small: under 40 kB per second here
-    assert gif["bytes"] < 40_000 * gif["duration"]
+    assert gif.bytes < 40_000 * gif.duration
 
 
 @pytest.mark.render
@@ -101,7 +101,7 @@ def test_gif_is_palette_based_smaller_and_slower(tmp_path, monkeypatch):
 def test_transparent_gif_has_a_transparent_background(tmp_path):
     folder = render_clips(tmp_path, ["tiny-a"], fmt="gif", transparent=True)
     gif = _entry(folder, "tiny-a", "gif.alpha")
-    with Image.open(folder / gif["file"]) as img:
+    with Image.open(folder / gif.file) as img:
         img.seek(img.n_frames - 1)
         rgba = np.asarray(img.convert("RGBA"))
     assert rgba[0, 0, 3] == 0 and rgba[..., 3].max() == 255
@@ -117,29 +117,9 @@ def test_gif_geometry_caps_width_and_rate():
 
 
 def test_size_report_lists_gifs_only():
-    rows = encoders.size_report(
-        [
-            {
-                "format": "gif",
-                "file": "a.gif",
-                "bytes": 123_456,
-                "width": 640,
-                "height": 360,
-                "fps": 10,
-                "duration": 4.0,
-            },
-            {
-                "format": "mp4",
-                "file": "a.mp4",
-                "bytes": 1,
-                "width": 1,
-                "height": 1,
-                "fps": 1,
-                "duration": 1.0,
-            },
-        ]
-    )
-    assert rows == [("a.gif", "120.6 KB", "640x360@10", "4.0s")]
+    gif = ClipEntry("a", "a.gif", 4.0, 40, 640, 360, 10, format="gif", bytes=123_456)
+    mp4 = ClipEntry("a", "a.mp4", 1.0, 1, 1, 1, 1, format="mp4", bytes=1)
+    assert encoders.size_report([gif, mp4]) == [("a.gif", "120.6 KB", "640x360@10", "4.0s")]
 
 
 @pytest.mark.render
@@ -150,8 +130,8 @@ def test_other_aspects_render_at_their_size(tmp_path, aspect):
     geo = settings.geometry("l", aspect)
     assert folder.name == settings.folder_name("l", aspect)
     entry = _entry(folder, "tiny-b", "mp4")
-    assert (entry["width"], entry["height"]) == (geo.width, geo.height)
-    with Image.open(folder / entry["poster"]) as poster:
+    assert (entry.width, entry.height) == (geo.width, geo.height)
+    with Image.open(folder / entry.poster) as poster:
         assert poster.size == (geo.width, geo.height)
 
 

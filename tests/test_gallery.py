@@ -11,7 +11,7 @@ from pathlib import Path
 from rich.console import Console
 
 from rendering import gallery
-from rendering.manifest import Manifest
+from rendering.manifest import ClipEntry, Manifest
 
 
 class Page(HTMLParser):
@@ -80,7 +80,7 @@ def _entry(slug, order, fmt="mp4", **extra):
         },
     }
     entry.update(extra)
-    return entry
+    return ClipEntry.from_dict(entry)
 
 
 def _folder(tmp_path: Path, lang="en", with_lesson=True) -> Path:

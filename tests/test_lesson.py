@@ -21,7 +21,7 @@ import scenes
 from pe_math import Params
 from rendering import captions, lesson, settings, worker
 from rendering.jobs import Job
-from rendering.manifest import Manifest
+from rendering.manifest import ClipEntry, Manifest
 from rendering.pipeline import install
 from scenes import catalogue as catalogue_mod
 from scenes.base import LessonScene
@@ -138,22 +138,22 @@ def test_lesson_joins_clips_in_order_with_chapters_and_shifted_subtitles(lesson_
 
     # every frame is there, bit-identical to the clip's (packets were copied, not re-encoded)
     joined = _frames(folder / "lesson.mp4")
-    clips = [_frames(folder / e["file"]) for e in entries]
+    clips = [_frames(folder / e.file) for e in entries]
     assert len(joined) == sum(len(c) for c in clips) == record["frames"]
-    assert [e["frames"] for e in entries] == [len(c) for c in clips]
+    assert [e.frames for e in entries] == [len(c) for c in clips]
     i = 0
     for clip in clips:
         assert np.array_equal(joined[i], clip[0]) and np.array_equal(
             joined[i + len(clip) - 1], clip[-1]
         )
         i += len(clip)
-    fps = entries[0]["fps"]
+    fps = entries[0].fps
     assert record["duration"] == pytest.approx(len(joined) / fps, abs=1e-3)
 
     # chapters: read back from the file, titled in the folder's language, at the clip starts
     chapters = lesson.read_chapters(folder / "lesson.mp4")
-    starts = np.cumsum([0] + [e["frames"] / fps for e in entries])
-    assert [t for _, _, t in chapters] == [e["titles"]["zh"] for e in entries]
+    starts = np.cumsum([0] + [e.frames / fps for e in entries])
+    assert [t for _, _, t in chapters] == [e.titles["zh"] for e in entries]
     assert [t for _, _, t in chapters][1:3] == ["一个圆", "一个正方形"]
     for (a, b, _), s0, s1 in zip(chapters, starts[:-1], starts[1:], strict=True):
         assert a == pytest.approx(s0, abs=1e-3) and b == pytest.approx(s1, abs=1e-3)
@@ -171,7 +171,7 @@ def test_lesson_joins_clips_in_order_with_chapters_and_shifted_subtitles(lesson_
         assert len(subs) == len(vtt)
         expected = []
         for e, s0 in zip(entries, starts, strict=False):
-            clip_subs = srt.parse((folder / e["captions"]["srt"][lang]).read_text("utf-8"))
+            clip_subs = srt.parse((folder / e.captions["srt"][lang]).read_text("utf-8"))
             expected += [
                 (c.start.total_seconds() + s0, c.end.total_seconds() + s0, c.content)
                 for c in clip_subs
@@ -250,8 +250,19 @@ def test_lesson_filenames_follow_the_variant():
 def test_lesson_subtitle_files_are_valid(tmp_path):
     """write_subtitles on hand-made entries of the card scenes (no render needed)."""
     entries = [
-        {"slug": "lesson-intro", "duration": 7.0, "beats": [["welcome", 0.0], ["chapters", 2.7]]},
-        {"slug": "lesson-outro", "duration": 9.0, "beats": [["recap", 0.0], ["end", 5.0]]},
+        ClipEntry(
+            "lesson-intro",
+            "a.mp4",
+            7.0,
+            70,
+            256,
+            144,
+            10,
+            beats=[["welcome", 0.0], ["chapters", 2.7]],
+        ),
+        ClipEntry(
+            "lesson-outro", "b.mp4", 9.0, 90, 256, 144, 10, beats=[["recap", 0.0], ["end", 5.0]]
+        ),
     ]
     chapters = [
         lesson.Chapter("lesson-intro", "a", 0.0, 7.0),

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from render import cli
 from rendering.files import atomic_write_text
-from rendering.manifest import BACKUP, NAME, Manifest
+from rendering.manifest import BACKUP, NAME, ClipEntry, Manifest
 
 
 def dead_pid() -> int:
@@ -103,7 +103,8 @@ def test_manifest_updates_under_the_lock_never_drop_an_entry(tmp_path):
     def add(n):
         for i in range(10):
             with Manifest.update(tmp_path) as manifest:
-                manifest.record(f"s{n}-{i}", "mp4", {"n": n})
+                entry = ClipEntry(f"s{n}-{i}", f"{n}-{i}.mp4", 1.0, 15, 854, 480, 15)
+                manifest.record(entry.slug, "mp4", entry)
 
     threads = [threading.Thread(target=add, args=(n,)) for n in range(4)]
     for t in threads:
