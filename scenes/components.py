@@ -120,9 +120,9 @@ class HeatGrid(VGroup):
             self.add(self.row_labels)
         if col_labels is not None:
             for j, lab in enumerate(col_labels):
-                self.col_labels.add(
-                    text(lab, size=size, color=theme.MUTED).next_to(self.cell(0, j), UP, buff=0.12)
-                )
+                label = text(lab, size=size, color=theme.MUTED)
+                label.scale_to_fit_width(min(label.width, 0.92 * w))  # a long word fits its column
+                self.col_labels.add(label.next_to(self.cell(0, j), UP, buff=0.12))
             self.add(self.col_labels)
 
     def cell(self, i: int, j: int):

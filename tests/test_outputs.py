@@ -130,3 +130,17 @@ def test_an_unwritable_clip_folder_stops_the_run_before_rendering(tmp_path):
     assert result.exit_code == 2
     assert result.output.startswith("error: cannot write to") and "480p15" in result.output
     assert not (tmp_path / ".work").exists()
+
+
+def test_worker_errors_are_one_line_with_a_fix():
+    import errno
+    from xml.etree.ElementTree import ParseError
+
+    from rendering.worker import describe_error
+
+    svg = describe_error(ParseError("no element found: line 1, column 0"))
+    assert "formula's SVG could not be read" in svg and "--output" in svg
+    full = describe_error(OSError(errno.ENOSPC, "No space left on device"))
+    assert full.startswith("the disk is full")
+    for message in (svg, full, describe_error(ValueError("bad\nsecond line"))):
+        assert "\n" not in message

@@ -8,6 +8,7 @@ import pytest
 
 import pe_math as pm
 from pe_math import Params
+from pe_math.params import MAX_TOKEN_CHARS
 from scenes import theme
 from scenes.attention_shuffle import AttentionShuffle, sci_tex
 from tests.scene_tools import assert_lesson_clip, build_scene, render_scene
@@ -143,3 +144,18 @@ def theme_text(word, like):
     from scenes.components import text
 
     return text(word, size=theme.HEADING_SIZE).scale_to_fit_height(like.height)
+
+
+@pytest.mark.parametrize(
+    "lang,tokens",
+    [
+        ("en", ["institutions", "WWWWWWWWWWWW", "cat"]),
+        ("zh", ["中华人民共和国中华人民共", "咬", "狗" * 12]),
+    ],
+)
+def test_the_longest_tokens_allowed_still_fit_the_frame(lang, tokens):
+    field = "tokens" if lang == "zh" else "tokens_en"
+    params = Params(**{field: tokens})
+    assert max(len(t) for t in tokens) == MAX_TOKEN_CHARS
+    _, report = build_scene(AttentionShuffle, params, lang)
+    report.assert_clean()
