@@ -13,8 +13,9 @@ QUALITY ?= m
 render: setup
 	$(PY) render.py render --all --lesson --quality $(QUALITY) --jobs $(JOBS)
 
+# One test process per core (pytest-xdist); `pytest tests/test_x.py` runs serially.
 test: lint
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(JOBS)
 
 lint: setup
 	$(PY) -m ruff check .

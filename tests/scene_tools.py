@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import itertools
 import tempfile
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +38,7 @@ class LayoutReport:
     # beat -> texts and TeX, and beat -> live DecimalNumbers; "<end>" is the final frame.
     words_at_start: dict[str, list[str]] = field(default_factory=dict)
     values_at_start: dict[str, list[float]] = field(default_factory=dict)
+    fields_read: set[str] = field(default_factory=set)  # the Params fields the build read
 
     def assert_clean(self) -> None:
         assert not self.problems, "layout problems:\n" + "\n".join(self.problems)
@@ -113,7 +115,7 @@ def check_layout(scene: LessonScene, beat: str, report: LayoutReport) -> None:
             )
 
 
-@cache
+@functools.cache
 def _shared_media_dir() -> Path:
     """One throwaway media folder per test process: Manim's text and TeX caches are reused
     across builds, and nothing is written into the project."""
@@ -129,9 +131,38 @@ def build_scene(
 ) -> tuple[LessonScene, LayoutReport]:
     """Run construct() with animations skipped (no frames, no files) and check layout at every beat.
 
-    `speech` (beat -> seconds) times the beats as a narration would.
+    `speech` (beat -> seconds) times the beats as a narration would. Builds are shared
+    between tests: the same scene, knobs and language are built once per test process.
     """
+    params = params if params is not None else Params()
+    if tmp is not None or LessonScene.play_hooks:  # a test watching every play builds its own
+        return _build(cls, params, lang, tmp, speech)
+    frame = (config.frame_width, config.frame_height, config.pixel_width, config.pixel_height)
+    return _shared_build(cls, params, lang, tuple(sorted((speech or {}).items())), frame)
+
+
+@functools.lru_cache(maxsize=24)
+def _shared_build(cls, params, lang, speech, frame) -> tuple[LessonScene, LayoutReport]:
+    return _build(cls, params, lang, None, dict(speech) or None)
+
+
+class TracingParams(Params):
+    """Params that note every field the scene reads into the report."""
+
+    def __getattribute__(self, name):
+        if name in _FIELD_NAMES and _TRACE:
+            _TRACE[-1].add(name)
+        return super().__getattribute__(name)
+
+
+_FIELD_NAMES = frozenset(f.name for f in dataclasses.fields(Params))
+_TRACE: list[set[str]] = []
+
+
+def _build(cls, params, lang, tmp, speech) -> tuple[LessonScene, LayoutReport]:
     report = LayoutReport()
+    traced = TracingParams(**{f: getattr(params, f) for f in _FIELD_NAMES})
+    _TRACE.append(report.fields_read)
     hook = lambda scene, beat: check_layout(scene, beat, report)  # noqa: E731
     LessonScene.beat_hooks.append(hook)
     try:
@@ -145,15 +176,11 @@ def build_scene(
         }
         with tempconfig(settings):
             # skip_animations jumps each play to its end state: no frames are drawn
-            scene = cls(
-                params=params if params is not None else Params(),
-                lang=lang,
-                skip_animations=True,
-                speech=speech,
-            )
+            scene = cls(params=traced, lang=lang, skip_animations=True, speech=speech)
             scene.render()
     finally:
         LessonScene.beat_hooks.remove(hook)
+        _TRACE.pop()
     return scene, report
 
 

@@ -14,25 +14,11 @@ from pe_math.params import DEFAULT_TOML
 from tests.scene_tools import build_scene
 
 NAMES = frozenset(f.name for f in fields(Params))
-READS: set[str] = set()
-
-
-class TracingParams(Params):
-    """Params that note every field a scene reads."""
-
-    def __getattribute__(self, name):
-        if name in NAMES:
-            READS.add(name)
-        return super().__getattribute__(name)
 
 
 def reads(info: scenes.SceneInfo, lang: str) -> set[str]:
-    params = TracingParams()
-    READS.clear()  # construction validated every field
-    cls = info.load()
-    cls.numbers(params)
-    build_scene(cls, params, lang)
-    return set(READS)
+    _, report = build_scene(info.load(), Params(), lang)  # construct() calls numbers()
+    return report.fields_read
 
 
 CASES = [(info, "en") for info in (*scenes.MISSION, *scenes.CARDS)] + [
