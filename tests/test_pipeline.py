@@ -44,7 +44,11 @@ def decode(path: Path) -> tuple[int, int, int]:
 
 
 def test_a_rendered_clip_decodes_and_matches_its_manifest_entry(plugin_scenes, tmp_path):
-    result = render(tmp_path, "tiny")
+    old_umask = os.umask(0o022)
+    try:
+        result = render(tmp_path, "tiny")
+    finally:
+        os.umask(old_umask)
     assert result.exit_code == 0, result.output
     folder = tmp_path / "en" / "480p15"
     entry = manifest(tmp_path)["clips"]["tiny"]["mp4"]
@@ -61,6 +65,12 @@ def test_a_rendered_clip_decodes_and_matches_its_manifest_entry(plugin_scenes, t
     assert entry["captions"]["vtt"] == {"zh": "90-tiny.zh.vtt", "en": "90-tiny.en.vtt"}
     assert "第一拍" in (folder / "90-tiny.zh.vtt").read_text(encoding="utf-8")
     assert not (tmp_path / ".work").exists()
+    # published as a web server can serve them, not 0600 as temporary files are made
+    modes = {
+        f.name: f.stat().st_mode & 0o777 for f in folder.iterdir() if not f.name.startswith(".")
+    }
+    assert {"90-tiny.mp4", "manifest.json", "index.html", "90-tiny.en.vtt"} <= set(modes)
+    assert set(modes.values()) == {0o644}, modes
 
 
 def test_cache_skips_unchanged_and_rerenders_only_scenes_reading_a_changed_knob(
