@@ -86,6 +86,32 @@ def resolve_slugs(slugs: tuple[str, ...], all_: bool) -> list[str]:
         raise Fail(str(exc)) from None
 
 
+def lang_option(help: str):
+    return click.option(
+        "--lang", type=click.Choice(LANGS), default="en", show_default=True, help=help
+    )
+
+
+def output_option(help: str):
+    return click.option(
+        "--output",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=DEFAULT_OUTPUT,
+        show_default=True,
+        help=help,
+    )
+
+
+def voice_dir_option(help: str):
+    return click.option(
+        "--voice-dir",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=DEFAULT_VOICE_DIR,
+        show_default=True,
+        help=help,
+    )
+
+
 def param_options(f):
     f = click.option(
         "--set",
@@ -118,13 +144,7 @@ def job_options(f):
         show_default=True,
         help="Manim preset: l=480p15, m=720p30, h=1080p60, k=2160p60.",
     )(f)
-    f = click.option(
-        "--lang",
-        type=click.Choice(LANGS),
-        default="en",
-        show_default=True,
-        help="Language of on-screen words (subtitles are written in both).",
-    )(f)
+    f = lang_option("Language of on-screen words (subtitles are written in both).")(f)
     f = click.option(
         "--format",
         "fmt",
@@ -146,13 +166,7 @@ def job_options(f):
     f = click.option(
         "--burn-captions", is_flag=True, help="Draw the chosen language's captions into the video."
     )(f)
-    f = click.option(
-        "--output",
-        type=click.Path(file_okay=False, path_type=Path),
-        default=DEFAULT_OUTPUT,
-        show_default=True,
-        help="Root folder for outputs: <output>/<lang>/<quality>/.",
-    )(f)
+    f = output_option("Root folder for outputs: <output>/<lang>/<quality>/.")(f)
     return param_options(f)
 
 
@@ -173,12 +187,8 @@ def voice_options(f):
         help="Who speaks: auto = your recording where one exists, else the language's engine "
         "([voice] in lesson.toml: piper for en, espeak for zh); none = silent.",
     )(f)
-    f = click.option(
-        "--voice-dir",
-        type=click.Path(file_okay=False, path_type=Path),
-        default=DEFAULT_VOICE_DIR,
-        show_default=True,
-        help="Folder of your recordings: <voice-dir>/<lang>/<scene>/<beat>.wav (or flac, mp3, m4a, ogg).",
+    f = voice_dir_option(
+        "Folder of your recordings: <voice-dir>/<lang>/<scene>/<beat>.wav (or flac, mp3, m4a, ogg)."
     )(f)
     return f
 
@@ -473,13 +483,7 @@ def print_voice_notes(jobs: list[Job], voice: str, fmt: str) -> None:
 @cli.command()
 @click.argument("slugs", nargs=-1)
 @click.option("--all", "all_", is_flag=True, help="Every scene of the lesson, in order.")
-@click.option(
-    "--lang",
-    type=click.Choice(LANGS),
-    default="en",
-    show_default=True,
-    help="Language of the narration to record.",
-)
+@lang_option("Language of the narration to record.")
 @click.option(
     "--format",
     "fmt",
@@ -488,20 +492,8 @@ def print_voice_notes(jobs: list[Job], voice: str, fmt: str) -> None:
     show_default=True,
     help="Markdown tables (to read from) or CSV (for a spreadsheet).",
 )
-@click.option(
-    "--voice-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=DEFAULT_VOICE_DIR,
-    show_default=True,
-    help="Folder of your recordings: <voice-dir>/<lang>/<scene>/<beat>.wav.",
-)
-@click.option(
-    "--output",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=DEFAULT_OUTPUT,
-    show_default=True,
-    help="Output root; its .speech/ folder caches the synthesised speech used for timing.",
-)
+@voice_dir_option("Folder of your recordings: <voice-dir>/<lang>/<scene>/<beat>.wav.")
+@output_option("Output root; its .speech/ folder caches the synthesised speech used for timing.")
 @param_options
 def script(slugs, all_, lang, fmt, voice_dir, output, sets, config, seed) -> None:
     """A recording script: every beat's text, the file to save it as, and how it fits."""
@@ -595,20 +587,8 @@ def numbers(slug, as_json, sets, config, seed) -> None:
 
 @cli.command()
 @click.argument("slug")
-@click.option(
-    "--lang",
-    type=click.Choice(LANGS),
-    default="en",
-    show_default=True,
-    help="Language of the words.",
-)
-@click.option(
-    "--output",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=DEFAULT_OUTPUT,
-    show_default=True,
-    help="Root folder; stills land in <output>/preview/.",
-)
+@lang_option("Language of the words.")
+@output_option("Root folder; stills land in <output>/preview/.")
 @param_options
 @voice_options
 @click.pass_context
@@ -659,13 +639,7 @@ def preview(ctx, slug, lang, output, sets, config, seed, voice, voice_dir) -> No
     help="Also delete finished outputs: every <lang>/<quality> folder holding a manifest.json.",
 )
 @click.option("--yes", is_flag=True, help="Delete without asking (for scripts).")
-@click.option(
-    "--output",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=DEFAULT_OUTPUT,
-    show_default=True,
-    help="Root folder of outputs.",
-)
+@output_option("Root folder of outputs.")
 def clean(all_, yes, output) -> None:
     """Remove what the project wrote: work folders and caches; finished outputs only with --all."""
     targets = clean_targets(output, all_)
