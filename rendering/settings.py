@@ -14,7 +14,7 @@ QUALITIES = {
 ASPECTS = {"16:9": (16, 9), "9:16": (9, 16), "1:1": (1, 1)}
 FORMATS = ("mp4", "webm", "gif", "png")
 ALPHA_FORMATS = ("webm", "gif", "png")
-FRAME_WIDTH = 14.0 + 2 / 9  # Manim's default frame width, kept for every aspect
+SHORT_SIDE = 8.0  # scene units across the frame's short side, in every aspect (Manim's height)
 
 # libx264 presets chosen per quality (see bench/bench_render.py for the measurements)
 X264_PRESETS = {"l": "veryfast", "m": "faster", "h": "medium", "k": "medium"}
@@ -36,8 +36,8 @@ class Geometry:
 def geometry(quality: str, aspect: str = "16:9") -> Geometry:
     """Pixel size, fps and scene-unit frame for a quality letter and an aspect.
 
-    The frame keeps Manim's width for every aspect, so a scene laid out for 16:9 fits
-    whole inside a taller frame (9:16, 1:1) and nothing is cut off.
+    The short side is always SHORT_SIDE units, so a label of a given size is as many
+    pixels tall in a 9:16 phone frame as in a 16:9 one; scenes lay out for the shape.
     """
     _, height, fps = QUALITIES[quality]
     aw, ah = ASPECTS[aspect]
@@ -47,20 +47,5 @@ def geometry(quality: str, aspect: str = "16:9") -> Geometry:
     )
     width += width % 2  # encoders want even sizes (libx264 refuses odd ones)
     height += height % 2
-    return Geometry(width, height, fps, FRAME_WIDTH, FRAME_WIDTH * height / width)
-
-
-def folder_name(quality: str, aspect: str) -> str:
-    """`480p15` for 16:9; `480p15-9x16` for other aspects."""
-    _, height, fps = QUALITIES[quality]
-    name = f"{height}p{fps}"
-    return name if aspect == "16:9" else f"{name}-{aspect.replace(':', 'x')}"
-
-
-def check_format(fmt: str, transparent: bool) -> None:
-    if fmt not in FORMATS:
-        raise SettingsError(f"format {fmt!r} is not supported; use one of {', '.join(FORMATS)}")
-    if transparent and fmt not in ALPHA_FORMATS:
-        raise SettingsError(
-            f"--transparent cannot be used with {fmt} (it has no alpha); use --format webm or gif"
-        )
+    unit = min(width, height) / SHORT_SIDE  # pixels per scene unit
+    return Geometry(width, height, fps, width / unit, height / unit)

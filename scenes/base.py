@@ -179,10 +179,27 @@ class LessonScene(Scene):
         self.wait(theme.LONG)
         return line
 
+    # ----------------------------------------------------------------- stage
+    @property
+    def shape(self) -> str:
+        """The frame's shape: "wide" (16:9), "tall" (9:16) or "square" (1:1)."""
+        return theme.frame_shape(config.frame_width, config.frame_height)
+
+    def caption_band(self) -> float:
+        """Height kept free at the bottom for burned-in captions (none without them)."""
+        return theme.CAPTION_BAND if self.burn_captions else 0.0
+
+    def stage_height(self) -> float:
+        """The height a scene may fill: the frame inside its margins, above any caption band."""
+        return config.frame_height - 2 * theme.MARGIN - self.caption_band()
+
+    def stage_width(self) -> float:
+        return config.frame_width - 2 * theme.MARGIN
+
     def fit_to_stage(self, mob: Mobject) -> Mobject:
-        """Fit `mob` into the frame above the caption band and centre it there."""
-        band = theme.CAPTION_BAND
-        self.fit(mob, height_share=1 - band / (config.frame_height - 2 * theme.MARGIN))
+        """Fit `mob` into the stage and centre it there."""
+        band = self.caption_band()
+        self.fit(mob, height_share=self.stage_height() / (config.frame_height - 2 * theme.MARGIN))
         return mob.move_to(band / 2 * UP)
 
     def fit(self, mob: Mobject, width_share: float = 1.0, height_share: float = 1.0) -> Mobject:

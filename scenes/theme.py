@@ -29,6 +29,10 @@ LABEL_SIZE = 22
 SMALL_SIZE = 18
 CAPTION_SIZE = 24
 CAPTION_BAND = 0.8  # kept free at the bottom of the stage for burned-in captions
+# Readability: no text smaller than MIN_TEXT_PX of em at a 480-pixel short side, i.e.
+# MIN_TEXT_PX / 480 of the frame's short side in every aspect and quality.
+MIN_TEXT_PX = 14
+MIN_STAGE_FILL = 0.55  # the stage's content should cover this share of its height
 MARGIN = 0.35  # free border inside the frame, in scene units
 
 # Pacing, in seconds.
@@ -71,3 +75,9 @@ def digits_for(values, most: int = 3) -> int:
         if np.allclose(np.round(flat, d), flat, rtol=0, atol=1e-9):
             return d
     return most
+
+
+def frame_shape(width: float, height: float) -> str:
+    """ "wide" (16:9), "tall" (9:16) or "square" (1:1), from the frame's proportions."""
+    ratio = width / height
+    return "wide" if ratio > 1.2 else "tall" if ratio < 0.83 else "square"

@@ -18,16 +18,23 @@ from manim import (
     SingleStringMathTex,
     Tex,
     Text,
+    VMobject,
     config,
     tempconfig,
 )
 
 from pe_math import Params
+from scenes import theme
 from scenes.base import LessonScene
 
 TEXT_TYPES = (Text, MarkupText, MathTex, Tex, SingleStringMathTex, DecimalNumber)
 EDGE_TOLERANCE = 0.02  # scene units a glyph may touch past the frame edge
 OVERLAP_TOLERANCE = 0.01  # scene units² two texts' boxes may share (anti-aliasing, kerning)
+TEXT_ONLY_BEATS = {"takeaway"}  # one line of text by design: not counted in the stage fill
+TEX_TYPES = (MathTex, Tex, SingleStringMathTex)
+# The em of a Text is font_size/72 scene units; LaTeX's Computer Modern sets smaller:
+# measured from a capital H (cap height 0.683 em in CM, 0.733 em in Noto Sans CJK).
+TEX_EM_PER_TEXT_EM = 0.747
 
 
 @dataclass
@@ -39,9 +46,24 @@ class LayoutReport:
     words_at_start: dict[str, list[str]] = field(default_factory=dict)
     values_at_start: dict[str, list[float]] = field(default_factory=dict)
     fields_read: set[str] = field(default_factory=set)  # the Params fields the build read
+    # beat -> share of the stage's height its content covers when the beat ENDS
+    fill: dict[str, float] = field(default_factory=dict)
+    smallest_px: float = float("inf")  # the smallest text's em, in pixels at a 480 short side
 
     def assert_clean(self) -> None:
         assert not self.problems, "layout problems:\n" + "\n".join(self.problems)
+
+    def mean_fill(self) -> float:
+        """Average stage fill over the beats that build a stage (the takeaway is one line)."""
+        shares = [f for beat, f in self.fill.items() if beat not in TEXT_ONLY_BEATS]
+        return float(np.mean(shares)) if shares else 1.0
+
+    def assert_fills_the_stage(self) -> None:
+        per_beat = ", ".join(f"{b} {f:.0%}" for b, f in self.fill.items())
+        assert self.mean_fill() >= theme.MIN_STAGE_FILL, (
+            f"content covers {self.mean_fill():.0%} of the stage on average "
+            f"(needs {theme.MIN_STAGE_FILL:.0%}): {per_beat}"
+        )
 
 
 def visible_texts(scene: LessonScene) -> list[Mobject]:
@@ -87,11 +109,48 @@ def _describe(m: Mobject) -> str:
     return type(m).__name__
 
 
+def em_px(m: Mobject) -> float:
+    """The em (font size) of a text in pixels, were the frame's short side 480 pixels."""
+    if isinstance(m, DecimalNumber):  # its glyphs are Text or TeX pieces: the smallest counts
+        return min((em_px(sub) for sub in m.submobjects if isinstance(sub, TEXT_TYPES)), default=99)
+    units = m.font_size / 72 * (TEX_EM_PER_TEXT_EM if isinstance(m, TEX_TYPES) else 1.0)
+    return units * 480 / min(config.frame_width, config.frame_height)
+
+
+def stage_fill(scene: LessonScene) -> float:
+    """The share of the stage's height covered by what is on it (the caption band aside)."""
+    boxes = [
+        _box(m)
+        for m in scene.stage_mobjects()
+        if m.z_index < 100 and m.family_members_with_points() and _visible_any(m)
+    ]
+    if not boxes:
+        return 0.0
+    top, bottom = max(b[3] for b in boxes), min(b[1] for b in boxes)
+    return min(1.0, (top - bottom) / scene.stage_height())
+
+
+def _visible_any(m: Mobject) -> bool:
+    return any(
+        isinstance(sub, VMobject) and max(sub.get_fill_opacity(), sub.get_stroke_opacity()) > 0.05
+        for sub in m.family_members_with_points()
+    )
+
+
 def check_layout(scene: LessonScene, beat: str, report: LayoutReport) -> None:
-    """Every visible text inside the frame; no two texts overlapping."""
+    """Every visible text inside the frame, big enough to read; no two texts overlapping."""
+    if report.checked_beats:  # the stage now shows how the previous beat ended
+        report.fill[report.checked_beats[-1]] = stage_fill(scene)
     report.checked_beats.append(beat)
     half_w, half_h = config.frame_width / 2, config.frame_height / 2
     texts = visible_texts(scene)
+    for m in texts:
+        px = em_px(m)
+        report.smallest_px = min(report.smallest_px, px)
+        if px < theme.MIN_TEXT_PX - 0.05:
+            report.problems.append(
+                f"[{beat}] {_describe(m)} is {px:.1f} px (em at 480p); needs {theme.MIN_TEXT_PX}"
+            )
     report.words_at_start[beat] = words(texts)
     report.values_at_start[beat] = [m.get_value() for m in texts if isinstance(m, DecimalNumber)]
     for m in texts:
@@ -234,3 +293,20 @@ def assert_lesson_clip(clip: RenderedClip, beats: list[str]) -> None:
     assert [b for b, _ in clip.beats] == beats
     times = [t for _, t in clip.beats]
     assert times == sorted(times) and 0 < times[0] and times[-1] < clip.duration
+
+
+def build_in(
+    cls: type[LessonScene], aspect: str, lang: str = "en", params: Params | None = None
+) -> tuple[LessonScene, LayoutReport]:
+    """build_scene in the frame of an aspect ("16:9", "9:16", "1:1") at the 480-line preset."""
+    from rendering import settings
+
+    geo = settings.geometry("l", aspect)
+    frame = {
+        "pixel_width": geo.width,
+        "pixel_height": geo.height,
+        "frame_width": geo.frame_width,
+        "frame_height": geo.frame_height,
+    }
+    with tempconfig(frame):
+        return build_scene(cls, params, lang)
