@@ -49,3 +49,19 @@ def geometry(quality: str, aspect: str = "16:9") -> Geometry:
     height += height % 2
     unit = min(width, height) / SHORT_SIDE  # pixels per scene unit
     return Geometry(width, height, fps, width / unit, height / unit)
+
+
+def folder_name(quality: str, aspect: str) -> str:
+    """`480p15` for 16:9; `480p15-9x16` for other aspects."""
+    _, height, fps = QUALITIES[quality]
+    name = f"{height}p{fps}"
+    return name if aspect == "16:9" else f"{name}-{aspect.replace(':', 'x')}"
+
+
+def check_format(fmt: str, transparent: bool) -> None:
+    if fmt not in FORMATS:
+        raise SettingsError(f"format {fmt!r} is not supported; use one of {', '.join(FORMATS)}")
+    if transparent and fmt not in ALPHA_FORMATS:
+        raise SettingsError(
+            f"--transparent cannot be used with {fmt} (it has no alpha); use --format webm or gif"
+        )
