@@ -102,6 +102,15 @@ def output_option(help: str):
     )
 
 
+aspect_option = click.option(
+    "--aspect",
+    type=click.Choice(list(settings.ASPECTS)),
+    default="16:9",
+    show_default=True,
+    help="Frame shape: 16:9, or 9:16 and 1:1 with the stage laid out for phones and squares.",
+)
+
+
 def voice_dir_option(help: str):
     return click.option(
         "--voice-dir",
@@ -153,13 +162,7 @@ def job_options(f):
         show_default=True,
         help="Output: mp4, webm (VP9), gif (for slides) or png (the last frame).",
     )(f)
-    f = click.option(
-        "--aspect",
-        type=click.Choice(list(settings.ASPECTS)),
-        default="16:9",
-        show_default=True,
-        help="Frame shape; 9:16 and 1:1 fit the whole scene into vertical or square players.",
-    )(f)
+    f = aspect_option(f)
     f = click.option(
         "--transparent", is_flag=True, help="Transparent background (webm, gif or png only)."
     )(f)
@@ -589,10 +592,11 @@ def numbers(slug, as_json, sets, config, seed) -> None:
 @click.argument("slug")
 @lang_option("Language of the words.")
 @output_option("Root folder; stills land in <output>/preview/.")
+@aspect_option
 @param_options
 @voice_options
 @click.pass_context
-def preview(ctx, slug, lang, output, sets, config, seed, voice, voice_dir) -> None:
+def preview(ctx, slug, lang, output, aspect, sets, config, seed, voice, voice_dir) -> None:
     """Quick low-quality render, then a last-frame PNG and a contact sheet of every beat's end."""
     from rendering import preview as stills
 
@@ -606,7 +610,7 @@ def preview(ctx, slug, lang, output, sets, config, seed, voice, voice_dir) -> No
         "l",
         lang,
         "mp4",
-        "16:9",
+        aspect,
         False,
         False,
         voice,

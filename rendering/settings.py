@@ -33,11 +33,16 @@ class Geometry:
     frame_height: float
 
 
-def geometry(quality: str, aspect: str = "16:9") -> Geometry:
+SHAPES = {"16:9": "wide", "9:16": "tall", "1:1": "square"}
+
+
+def geometry(quality: str, aspect: str = "16:9", composed: bool = True) -> Geometry:
     """Pixel size, fps and scene-unit frame for a quality letter and an aspect.
 
-    The short side is always SHORT_SIDE units, so a label of a given size is as many
-    pixels tall in a 9:16 phone frame as in a 16:9 one; scenes lay out for the shape.
+    A scene `composed` for the aspect's shape gets a frame whose short side is
+    SHORT_SIDE units, so a label is as many pixels tall in a 9:16 phone frame as in
+    16:9. A scene laid out for 16:9 only keeps the 16:9 frame width instead and sits
+    whole, smaller, inside the taller frame.
     """
     _, height, fps = QUALITIES[quality]
     aw, ah = ASPECTS[aspect]
@@ -47,7 +52,8 @@ def geometry(quality: str, aspect: str = "16:9") -> Geometry:
     )
     width += width % 2  # encoders want even sizes (libx264 refuses odd ones)
     height += height % 2
-    unit = min(width, height) / SHORT_SIDE  # pixels per scene unit
+    wide_width = SHORT_SIDE * 16 / 9
+    unit = min(width, height) / SHORT_SIDE if composed else width / wide_width
     return Geometry(width, height, fps, width / unit, height / unit)
 
 

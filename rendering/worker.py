@@ -24,7 +24,7 @@ from rendering.validate import check_image, check_video
 
 
 def manim_config(job: Job, media_dir: Path) -> dict[str, Any]:
-    geo = settings.geometry(job.quality, job.aspect)
+    geo = settings.geometry(job.quality, job.aspect, composed_for(job))
     cfg: dict[str, Any] = {
         "media_dir": str(media_dir),
         "pixel_width": geo.width,
@@ -60,6 +60,11 @@ class RenderResult:
     beats: list[list]  # [beat key, start second]
     sound: dict[str, Any] | None = None  # measured codec, rate, loudness and peak
     speech: dict[str, list] | None = None  # beat -> spoken sentence spans
+
+
+def composed_for(job: Job) -> bool:
+    """Whether the scene lays itself out for this aspect's shape (else it keeps 16:9's)."""
+    return settings.SHAPES[job.aspect] in job.info.load().SHAPES
 
 
 def render(job: Job, work_dir: Path, report=None) -> RenderResult:

@@ -45,6 +45,9 @@ class LessonScene(Scene):
     """
 
     slug: ClassVar[str] = ""
+    # Frame shapes the scene composes its stage for. In the others it keeps its 16:9
+    # layout, whole and smaller, inside the frame.
+    SHAPES: ClassVar[frozenset[str]] = frozenset({"wide"})
     # Called at every beat boundary and at the end; tests use it to check layout.
     beat_hooks: ClassVar[list[BeatHook]] = []
     # Called after every play and wait with the scene; the pipeline reports progress from it.

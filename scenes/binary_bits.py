@@ -187,8 +187,9 @@ class BinaryBits(LessonScene):
         shown, table = nums.positions, nums.table
         rows = VGroup()
         self.areas: dict[int, Rectangle] = {}
+        trace_width = min(TRACE_WIDTH, self.stage_width() - 1.7)  # room for names and ticks
         for k in reversed(range(nums.trace_bits)):
-            area = Rectangle(width=TRACE_WIDTH, height=TRACE_HEIGHT, stroke_width=0)
+            area = Rectangle(width=trace_width, height=TRACE_HEIGHT, stroke_width=0)
             floor = Line(area.get_corner(DOWN + LEFT), area.get_corner(DOWN + RIGHT))
             floor.set_stroke(theme.MUTED, 1.5, opacity=0.6)
             name = self.label("trace", theme.LABEL_SIZE, bit_color(k), k=k)
@@ -223,8 +224,10 @@ class BinaryBits(LessonScene):
         self.traces = VGroup(rows, ticks, axis, note)
         # Fit the traces into the room left under the bits (and above a caption band).
         top = self.bit_block.get_bottom()[1] - 0.35
-        room = top - (-config.frame_height / 2 + theme.MARGIN + 0.45)
-        self.traces.scale(min(1.0, room / self.traces.height))
+        room = top - (-config.frame_height / 2 + theme.MARGIN + self.caption_band())
+        self.traces.scale(
+            min(1.0, room / self.traces.height, self.stage_width() / self.traces.width)
+        )
         self.traces.next_to(self.bit_block, DOWN, buff=0.35)
 
         def trace(k: int):
@@ -322,7 +325,8 @@ class BinaryBits(LessonScene):
         cliff_step = nums.cliff[0]
         gap = len(steps) > 1 and steps[-1] != steps[-2] + 1
         top = int(np.ceil(max(heights)))
-        width, height = 10.0, 3.2
+        width = min(10.0, self.stage_width() - 0.8)
+        height = 3.2 if self.shape == "wide" else 5.0  # a tall frame has height to spare
         slots = len(steps) + (1 if gap else 0)
         pitch = width / slots
         unit = height / top

@@ -18,7 +18,6 @@ from manim import (
     RIGHT,
     UL,
     UP,
-    DecimalNumber,
     Dot,
     FadeIn,
     FadeOut,
@@ -39,6 +38,7 @@ from scenes import theme
 from scenes.base import LessonScene
 from scenes.components import (
     ClockFace,
+    LiveNumber,
     bind_number,
     compact,
     formula,
@@ -199,8 +199,8 @@ class ClockHands(LessonScene):
         )
 
         self.counter_label = self.label("position", theme.BODY_SIZE)
-        self.counter = DecimalNumber(
-            0, num_decimal_places=0, font_size=theme.HEADING_SIZE * 1.25, color=theme.ACCENT
+        self.counter = LiveNumber(
+            0, num_decimal_places=0, font_size=theme.HEADING_SIZE, color=theme.ACCENT
         )
         counter = VGroup(self.counter_label, self.counter).arrange(RIGHT, buff=0.2)
 
@@ -245,11 +245,11 @@ class ClockHands(LessonScene):
                 name = self.label(
                     "pe_row", theme.SMALL_SIZE, theme.MUTED, dim=dim, fn=("sin", "cos")[k]
                 )
-                value = DecimalNumber(
+                value = LiveNumber(
                     n.pe[0][2 * j + k],
                     num_decimal_places=3,
                     include_sign=True,
-                    font_size=theme.LABEL_SIZE * 1.25,
+                    font_size=theme.LABEL_SIZE,
                     color=self.colors[j],
                 )
                 bind_number(value, lambda dim=dim: self.pe_now(dim))

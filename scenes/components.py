@@ -8,6 +8,7 @@ import numpy as np
 from manim import (
     DOWN,
     LEFT,
+    ORIGIN,
     RIGHT,
     UP,
     Arrow,
@@ -36,6 +37,40 @@ def text(content: str, size: float = theme.BODY_SIZE, color=theme.FOREGROUND, **
     return Text(
         content, font=theme.FONT, font_size=size, color=color, disable_ligatures=True, **kwargs
     )
+
+
+class ThemeGlyph(Text):
+    """One character of a live number, in the theme font (a true minus, not a hyphen)."""
+
+    def __init__(self, string: str, **kwargs) -> None:
+        kwargs.pop("font", None)
+        super().__init__(
+            string.replace("-", "\u2212"), font=theme.FONT, disable_ligatures=True, **kwargs
+        )
+
+
+class LiveNumber(DecimalNumber):
+    """A number that updates on screen, set in the theme font beside its words.
+
+    Digits sit in slots as wide as a "0", so a counting number does not jitter.
+    `font_size` is that of the words it stands with (theme sizes, no TeX factor).
+    """
+
+    def __init__(self, number: float = 0, **kwargs) -> None:
+        super().__init__(number, mob_class=ThemeGlyph, **kwargs)
+
+    def _set_submobjects_from_number(self, number: float) -> None:
+        super()._set_submobjects_from_number(number)
+        num_string = self._get_num_string(number)
+        slot = ThemeGlyph("0", font_size=self._font_size).width
+        gap = 0.08 * slot
+        x = 0.0
+        for glyph, char in zip(self.submobjects, num_string, strict=False):
+            width = slot if char.isdigit() else glyph.width
+            glyph.set_x(x + width / 2)
+            x += width + gap
+        self.move_to(ORIGIN)
+        self.initial_height = self.height
 
 
 class VectorColumn(VGroup):

@@ -29,7 +29,7 @@ import pe_math as pm
 from pe_math import Params
 from scenes import theme
 from scenes.base import LessonScene
-from scenes.components import arrow, formula
+from scenes.components import LiveNumber, arrow, formula
 
 SAMPLES = 500  # at most this many positions are sampled between 0 and int_max_position
 CHART_W, CHART_H = 6.4, 4.2  # the plot box, before the stage is fitted to the frame
@@ -303,8 +303,8 @@ class IntegerScale(LessonScene):
         """A readout: a muted label over a number that follows the tracker's sample."""
         label = self.label(key, size=theme.LABEL_SIZE, color=theme.MUTED)
         widest = max(values, key=abs)  # reserves the room the number will need
-        number = DecimalNumber(
-            widest, num_decimal_places=digits, font_size=theme.BODY_SIZE * 1.25, color=color
+        number = LiveNumber(
+            widest, num_decimal_places=digits, font_size=theme.BODY_SIZE, color=color
         )
         readout = VGroup(label, number).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
         readout.values = values

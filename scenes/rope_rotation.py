@@ -37,7 +37,15 @@ import pe_math as pm
 from pe_math import Params
 from scenes import theme
 from scenes.base import LessonScene
-from scenes.components import arrow, bind_number, compact, formula, panel, spread_indices
+from scenes.components import (
+    LiveNumber,
+    arrow,
+    bind_number,
+    compact,
+    formula,
+    panel,
+    spread_indices,
+)
 
 MAX_DIALS = 5  # dials in the strip (plus the plane's own pair if the spread misses it)
 PLANE_RADIUS = 1.9  # scene units of the longer of q and k
@@ -262,10 +270,10 @@ class RopeRotation(LessonScene):
         Rows are laid out around the widest text, so a growing number never runs into its
         neighbour; set_value keeps the left edge in place.
         """
-        num = DecimalNumber(
+        num = LiveNumber(
             widest if widest is not None else value,
             num_decimal_places=digits,
-            font_size=theme.LABEL_SIZE * 1.25,
+            font_size=theme.LABEL_SIZE,
             color=color,
             **kwargs,
         )

@@ -12,7 +12,6 @@ from manim import (
     UP,
     Create,
     DashedLine,
-    DecimalNumber,
     FadeIn,
     FadeOut,
     MathTex,
@@ -30,7 +29,7 @@ from manim import (
 import pe_math as pm
 from scenes import theme
 from scenes.base import LessonScene
-from scenes.components import ColorScale
+from scenes.components import ColorScale, LiveNumber
 
 FAMILY_BITS = 4  # at most this many bits get a wave row
 MIN_WINDOW = 8  # positions shown, at least
@@ -363,9 +362,7 @@ class SquareToSine(LessonScene):
         readouts = VGroup()
         for i in range(R):
             name = self.label("omega", theme.LABEL_SIZE, theme.FOREGROUND)
-            value = DecimalNumber(
-                omegas()[i], num_decimal_places=places, font_size=theme.LABEL_SIZE * 1.25
-            )
+            value = LiveNumber(omegas()[i], num_decimal_places=places, font_size=theme.LABEL_SIZE)
             value.add_updater(lambda m, i=i: m.set_value(omegas()[i]))
             readout = VGroup(name, value.next_to(name, RIGHT, buff=0.15))
             readouts.add(readout.next_to(self.rows[i], RIGHT, buff=0.3))

@@ -49,9 +49,17 @@ class LayoutReport:
     # beat -> share of the stage's height its content covers when the beat ENDS
     fill: dict[str, float] = field(default_factory=dict)
     smallest_px: float = float("inf")  # the smallest text's em, in pixels at a 480 short side
+    too_small: list[str] = field(default_factory=list)  # texts under theme.MIN_TEXT_PX
 
     def assert_clean(self) -> None:
         assert not self.problems, "layout problems:\n" + "\n".join(self.problems)
+
+    def assert_readable(self) -> None:
+        assert not self.too_small, "text too small to read:\n" + "\n".join(self.too_small)
+
+    def median_fill(self) -> float:
+        shares = [f for beat, f in self.fill.items() if beat not in TEXT_ONLY_BEATS]
+        return float(np.median(shares)) if shares else 1.0
 
     def mean_fill(self) -> float:
         """Average stage fill over the beats that build a stage (the takeaway is one line)."""
@@ -148,7 +156,7 @@ def check_layout(scene: LessonScene, beat: str, report: LayoutReport) -> None:
         px = em_px(m)
         report.smallest_px = min(report.smallest_px, px)
         if px < theme.MIN_TEXT_PX - 0.05:
-            report.problems.append(
+            report.too_small.append(
                 f"[{beat}] {_describe(m)} is {px:.1f} px (em at 480p); needs {theme.MIN_TEXT_PX}"
             )
     report.words_at_start[beat] = words(texts)
@@ -301,7 +309,7 @@ def build_in(
     """build_scene in the frame of an aspect ("16:9", "9:16", "1:1") at the 480-line preset."""
     from rendering import settings
 
-    geo = settings.geometry("l", aspect)
+    geo = settings.geometry("l", aspect, settings.SHAPES[aspect] in cls.SHAPES)
     frame = {
         "pixel_width": geo.width,
         "pixel_height": geo.height,

@@ -137,7 +137,7 @@ def test_other_aspects_render_at_their_size(tmp_path, aspect):
 
 def _layout_in(cls, aspect, lang, every_play=True):
     """Build the scene in the aspect's frame; check layout at every beat (and after every play)."""
-    geo = settings.geometry("l", aspect)
+    geo = settings.geometry("l", aspect, settings.SHAPES[aspect] in cls.SHAPES)
     during = LayoutReport()
 
     def check(scene):
