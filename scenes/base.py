@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 from manim import (
     DOWN,
+    LEFT,
     UP,
     FadeIn,
     FadeOut,
@@ -25,7 +26,7 @@ from pe_math import Params
 from scenes import theme
 from scenes.catalogue import caption, lookup
 from scenes.components import text
-from scenes.text_layout import wrap
+from scenes.text_layout import break_units, join_words, wrap
 from scenes.timing import BREATH
 
 BeatHook = Callable[["LessonScene", str], None]
@@ -89,9 +90,38 @@ class LessonScene(Scene):
         return text(content, size=size, color=color, **kwargs)
 
     def label(
-        self, key: str, size: float = theme.BODY_SIZE, color=theme.FOREGROUND, **values: Any
-    ) -> Text:
-        return self.text(self.ui(key, **values), size=size, color=color)
+        self,
+        key: str,
+        size: float = theme.BODY_SIZE,
+        color=theme.FOREGROUND,
+        max_width: float | None = None,
+        **values: Any,
+    ) -> Mobject:
+        """An on-screen label; with `max_width`, broken into lines no wider than that."""
+        words = self.ui(key, **values)
+        if max_width is None:
+            return self.text(words, size=size, color=color)
+        return self.lines(words, max_width, size=size, color=color)
+
+    def lines(
+        self, words: str, max_width: float, size: float = theme.BODY_SIZE, color=theme.FOREGROUND
+    ) -> Mobject:
+        """`words` as one Text if it fits `max_width`, else as left-aligned lines that do."""
+        whole = self.text(words, size=size, color=color)
+        if whole.width <= max_width:
+            return whole
+        rows, current = [], ""
+        for unit in break_units(words, self.lang):
+            candidate = join_words(current, unit, self.lang)
+            if current and self.text(candidate, size=size).width > max_width:
+                rows.append(current)
+                current = unit
+            else:
+                current = candidate
+        rows.append(current)
+        return VGroup(*[self.text(r, size=size, color=color) for r in rows]).arrange(
+            DOWN, buff=0.1, aligned_edge=LEFT
+        )
 
     # ----------------------------------------------------------------- beats
     def beat(self, key: str) -> None:
@@ -162,9 +192,11 @@ class LessonScene(Scene):
 
         info = REGISTRY[self.slug]
         number = self.text(f"{info.order:02d}", size=theme.HEADING_SIZE, color=theme.ACCENT)
-        title = self.text(lookup(self.lang, self.slug, "title"), size=theme.TITLE_SIZE)
+        title = self.lines(
+            lookup(self.lang, self.slug, "title"), self.stage_width(), theme.TITLE_SIZE
+        )
         card = VGroup(number, title).arrange(DOWN, buff=0.3)
-        title.scale_to_fit_width(min(title.width, config.frame_width - 2 * theme.MARGIN))
+        title.scale_to_fit_width(min(title.width, self.stage_width()))
         self.play(FadeIn(number, shift=0.2 * DOWN), Write(title), run_time=theme.NORMAL)
         self.wait(theme.READ)
         self.play(FadeOut(card, shift=0.3 * UP), run_time=theme.SHORT)
@@ -174,10 +206,10 @@ class LessonScene(Scene):
         self.beat(key)
         if self.stage_mobjects():
             self.play(*[FadeOut(m) for m in self.stage_mobjects()], run_time=theme.SHORT)
-        line = self.text(
-            lookup(self.lang, self.slug, key), size=theme.HEADING_SIZE, color=theme.ACCENT
+        line = self.lines(
+            lookup(self.lang, self.slug, key), self.stage_width(), theme.HEADING_SIZE, theme.ACCENT
         )
-        line.scale_to_fit_width(min(line.width, config.frame_width - 2 * theme.MARGIN))
+        line.scale_to_fit_width(min(line.width, self.stage_width()))  # one unbreakable word
         self.play(Write(line), run_time=theme.NORMAL)
         self.wait(theme.LONG)
         return line

@@ -288,7 +288,7 @@ class BinaryBits(LessonScene):
             row = BitRow(bits, cell=CELL)
             name = self.label("counter", theme.BODY_SIZE, theme.FOREGROUND, p=p)
             rows.add(VGroup(row, name.next_to(row, LEFT, buff=0.4)))
-        rows.arrange(DOWN, buff=0.9, aligned_edge=RIGHT)
+        rows.arrange(DOWN, buff=1.4, aligned_edge=RIGHT)  # long arrows: every bit falls at once
         top, bottom = rows[0][0], rows[1][0]
         flips = VGroup(
             *[
@@ -422,9 +422,9 @@ class BinaryBits(LessonScene):
             ("layered", theme.WORD_C),
             ("jumps", theme.WORD_B),
         ):
-            words = self.label(key, theme.BODY_SIZE)
-            lines.add(VGroup(Dot(radius=0.09, color=color), words).arrange(RIGHT, buff=0.25))
-        lines.arrange(DOWN, buff=0.45, aligned_edge=LEFT)
+            words = self.label(key, theme.HEADING_SIZE, max_width=self.stage_width() - 0.6)
+            lines.add(VGroup(Dot(radius=0.11, color=color), words).arrange(RIGHT, buff=0.3))
+        lines.arrange(DOWN, buff=0.9, aligned_edge=LEFT)
         self.fit(lines, 1.0, 0.8)
         self.play(FadeOut(self.chart_group), run_time=theme.SHORT)
         self.play(LaggedStart(*[FadeIn(m, shift=0.2 * RIGHT) for m in lines], lag_ratio=0.5))

@@ -27,7 +27,6 @@ from manim import (
     ValueTracker,
     VGroup,
     Write,
-    config,
     linear,
     smooth,
 )
@@ -88,6 +87,7 @@ class ClockHands(LessonScene):
     """d/2 clocks, one per sin/cos pair; a position counter turns them all."""
 
     slug: ClassVar[str] = "clock-hands"
+    SHAPES: ClassVar[frozenset[str]] = frozenset({"wide", "tall", "square"})
 
     # ------------------------------------------------------------------ numbers
     @classmethod
@@ -158,7 +158,12 @@ class ClockHands(LessonScene):
         n = self.n
         shown = n.shown
         self.colors = [theme.SERIES_COLORS[j % len(theme.SERIES_COLORS)] for j in range(len(shown))]
-        self.convention = self.label("convention", theme.LABEL_SIZE)
+        # wide: clocks in a row beside the readout; square: a 2-wide grid beside it;
+        # tall: the grid above the readout
+        grid = self.shape != "wide"
+        stacked = self.shape == "tall"
+        line_w = self.stage_width() if grid else None
+        self.convention = self.label("convention", theme.LABEL_SIZE, max_width=line_w)
 
         # the readout column, built first: its width decides how big the clocks may be
         self.pe_column = self.build_readout()
@@ -172,8 +177,10 @@ class ClockHands(LessonScene):
             for g in n.gap_deg
         ]
         label_w = max(d.width for d in deltas)
-        usable = config.frame_width - 2 * theme.MARGIN - right.width - 0.6
-        radius = float(np.clip(usable / len(shown) / 2 - 0.25, 0.45, 1.2))
+        per_row = min(2, len(shown)) if grid else len(shown)
+        usable = self.stage_width() - (0 if stacked else right.width + 0.6)
+        biggest = {"wide": 1.2, "tall": 0.8, "square": 0.6}[self.shape]  # what the height allows
+        radius = float(np.clip(usable / per_row / 2 - 0.25, 0.45, biggest))
         gap = 0.3 if 2 * radius + 0.3 > label_w + 0.2 else 0.2
         self.faces, self.omegas, self.deltas, self.cells = [], [], [], VGroup()
         for j, i in enumerate(shown):
@@ -192,7 +199,10 @@ class ClockHands(LessonScene):
             self.faces.append(face)
             self.omegas.append(omega)
             self.deltas.append(delta)
-        self.cells.arrange(RIGHT, buff=gap, aligned_edge=UP)
+        if grid:
+            self.cells.arrange_in_grid(cols=per_row, buff=(gap, 0.3), aligned_edge=UP)
+        else:
+            self.cells.arrange(RIGHT, buff=gap, aligned_edge=UP)
         which = ", ".join(str(i) for i in shown)
         self.shown_note = self.label(
             "shown", theme.SMALL_SIZE, theme.MUTED, which=which, n=n.n_clocks
@@ -209,6 +219,7 @@ class ClockHands(LessonScene):
             "fast_alone",
             theme.LABEL_SIZE,
             self.colors[0],
+            max_width=line_w,
             dist=theme.fmt(n.fast_distance),
             period=theme.fmt(n.fast_period),
             **fmt_vals,
@@ -223,11 +234,23 @@ class ClockHands(LessonScene):
                 b=str(n.b),
                 dist=theme.fmt(n.pe_distance),
             ),
-        ).arrange(RIGHT, buff=0.2)
+        )
+        if grid:
+            self.note_all.arrange(DOWN, buff=0.2, aligned_edge=LEFT)
+        else:
+            self.note_all.arrange(RIGHT, buff=0.2)
         notes = VGroup(self.note_fast, self.note_all).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
 
-        left = VGroup(self.cells, self.shown_note, counter).arrange(DOWN, buff=0.3)
-        body = VGroup(left, right).arrange(RIGHT, buff=0.6, aligned_edge=UP)
+        if self.shape == "square":  # the counter under the readout saves a row of height
+            left = VGroup(self.cells, self.shown_note).arrange(DOWN, buff=0.3)
+            counter.next_to(self.pe_column, DOWN, buff=0.35)
+            right = VGroup(self.pe_column, self.table, counter)
+        else:
+            left = VGroup(self.cells, self.shown_note, counter).arrange(DOWN, buff=0.3)
+        if stacked:  # the readout (later the lap table) under the clocks
+            body = VGroup(left, right).arrange(DOWN, buff=0.45)
+        else:
+            body = VGroup(left, right).arrange(RIGHT, buff=0.6, aligned_edge=UP)
         page = VGroup(self.convention, body, notes).arrange(DOWN, buff=0.35)
         # each clock's angle gap (ambiguity beat) later takes its ω label's slot
         for delta, omega in zip(self.deltas, self.omegas, strict=True):

@@ -273,7 +273,7 @@ class RopeRotation(LessonScene):
         num = LiveNumber(
             widest if widest is not None else value,
             num_decimal_places=digits,
-            font_size=theme.LABEL_SIZE,
+            font_size=theme.BODY_SIZE,
             color=color,
             **kwargs,
         )

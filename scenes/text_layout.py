@@ -26,7 +26,7 @@ def cell_width(text: str, lang: str) -> float:
     return sum(1.0 if unicodedata.east_asian_width(ch) in "WF" else 0.5 for ch in text)
 
 
-def _zh_units(text: str) -> list[str]:
+def zh_units(text: str) -> list[str]:
     """Unbreakable units of Chinese text: one wide character, or a run of narrow ones.
 
     A run of narrow characters (a Latin word, a number, a formula) stays together with
@@ -43,7 +43,7 @@ def wrap(text: str, lang: str) -> list[str]:
         return [""]
     if lang == "zh":
         rows: list[list[str]] = [[]]
-        for unit in _zh_units(text):
+        for unit in zh_units(text):
             row = rows[-1]
             if row and cell_width("".join(row) + unit.rstrip(), lang) > limit:
                 if unit[0] in _NO_LINE_START and len(row) > 1:
@@ -71,6 +71,13 @@ def wrap(text: str, lang: str) -> list[str]:
     if line:
         out.append(line)
     return out or [""]
+
+
+def break_units(text: str, lang: str) -> list[str]:
+    """Pieces a line may break between: words in English, characters and Latin runs in Chinese."""
+    if lang == "zh":
+        return [u for u in zh_units(text) if u.strip()]
+    return text.split()
 
 
 def _sep(lang: str) -> str:
