@@ -72,10 +72,15 @@ class AttentionShuffleNumbers:
     equivariance_error: float
 
 
+QK_TEX = r"\tfrac{QK^{\top}}{\sqrt{d}}"
+MIX_TEX = r"\cdot\,V"
+
+
 class AttentionShuffle(LessonScene):
     """猫咬狗 → 狗咬猫: the weight grid permutes and the outputs travel with their tokens."""
 
     slug = "attention-shuffle"
+    SHAPES = frozenset({"wide", "tall"})
 
     @classmethod
     def numbers(cls, params: Params) -> AttentionShuffleNumbers:
@@ -130,7 +135,7 @@ class AttentionShuffle(LessonScene):
         cards.arrange(RIGHT, buff=0.9, aligned_edge=UP)
         note = self.label("embedding", size=theme.LABEL_SIZE, color=theme.MUTED, d=len(self.n.X[0]))
         board = VGroup(cards, note).arrange(DOWN, buff=0.45)
-        self.fit(board, 1.0, 0.72).next_to(self.sentence, DOWN, buff=0.45)
+        self.fill_below(self.sentence, board, 0.72, buff=0.45)
         self.play(
             LaggedStart(
                 *[TransformFromCopy(self.sentence[t], card[0]) for t, card in enumerate(cards)],
@@ -273,11 +278,20 @@ class AttentionShuffle(LessonScene):
             pos=j,
             sentence=self._says(n.order),
         )
-        rows = VGroup(before_row, after_row).arrange(DOWN, buff=0.25)
-        labels = VGroup(before_lab, after_lab).arrange(DOWN, aligned_edge=LEFT)
-        labels.next_to(rows, LEFT, buff=0.4)
-        for lab, row in zip(labels, rows, strict=True):
-            lab.match_y(row)
+        if self.shape == "tall":  # each label above its row
+            pairs = [
+                VGroup(lab, row).arrange(DOWN, buff=0.15)
+                for lab, row in ((before_lab, before_row), (after_lab, after_row))
+            ]
+            VGroup(*pairs).arrange(DOWN, buff=0.4)
+            rows = VGroup(before_row, after_row)
+            labels = VGroup(before_lab, after_lab)
+        else:  # each label left of its row
+            rows = VGroup(before_row, after_row).arrange(DOWN, buff=0.25)
+            labels = VGroup(before_lab, after_lab).arrange(DOWN, aligned_edge=LEFT)
+            labels.next_to(rows, LEFT, buff=0.4)
+            for lab, row in zip(labels, rows, strict=True):
+                lab.match_y(row)
         same = self.label("identical", size=theme.LABEL_SIZE, color=theme.ACCENT)
         compare = VGroup(labels, rows)
         same.next_to(rows, DOWN, buff=0.2)
@@ -290,7 +304,7 @@ class AttentionShuffle(LessonScene):
         identity = formula(r"\mathrm{out}(PX) = P\,\mathrm{out}(X)", size=44, color=theme.ACCENT)
         proof = VGroup(error, rounding, identity).arrange(DOWN, buff=0.3)
         board = VGroup(VGroup(compare, same), proof).arrange(DOWN, buff=0.6)
-        self.fit(board, 1.0, 0.75).next_to(self.sentence, DOWN, buff=0.5)
+        self.fill_below(self.sentence, board, 0.75)
         self.moved_parent.remove(self.moved_row)
         self.add(self.moved_row)
         self.play(
@@ -421,18 +435,6 @@ class AttentionShuffle(LessonScene):
             rows.arrange(DOWN, buff=0, aligned_edge=RIGHT)
             for k, row in enumerate(rows):
                 row.match_y(grid.row(k))
-        gap = 1.0  # room for the arrow and its formula between blocks
-        x_rows.next_to(grid.row_labels, LEFT, buff=gap)
-        out_rows.next_to(grid.cells, RIGHT, buff=gap)
-        for rows in (x_rows, out_rows):
-            for k, row in enumerate(rows):
-                row.match_y(grid.row(k))
-        qk_arrow = arrow(
-            x_rows.get_right() + 0.15 * RIGHT, grid.row_labels.get_left() + 0.15 * LEFT
-        )
-        qk_tex = formula(r"\tfrac{QK^{\top}}{\sqrt{d}}", size=30).next_to(qk_arrow, UP, buff=0.1)
-        mix_arrow = arrow(grid.cells.get_right() + 0.15 * RIGHT, out_rows.get_left() + 0.15 * LEFT)
-        mix_tex = formula(r"\cdot\,V", size=30).next_to(mix_arrow, UP, buff=0.1)
         heads = [
             self.label(
                 "px_header" if perm else "x_header", size=theme.LABEL_SIZE, color=theme.MUTED
@@ -446,8 +448,10 @@ class AttentionShuffle(LessonScene):
                 color=theme.MUTED,
             ),
         ]
-        for head, block in zip(heads, (x_rows, grid, out_rows), strict=True):
-            head.next_to(grid, UP, buff=0.25).match_x(block)
+        if self.shape == "tall":  # the pipeline runs down the frame: X, weights, outputs
+            qk, mix = self._stack_blocks(heads, x_rows, grid, out_rows)
+        else:  # it runs across, each token's row level with its row of the grid
+            qk, mix = self._line_up_blocks(heads, x_rows, grid, out_rows)
         seed = VGroup(
             formula(r"Q = XW_q,\quad K = XW_k,\quad V = XW_v", size=32),
             self.label(
@@ -458,13 +462,17 @@ class AttentionShuffle(LessonScene):
                 scale=theme.fmt(self.n.proj_scale, theme.digits_for([self.n.proj_scale])),
             ),
         ).arrange(DOWN, buff=0.2)
-        seed.next_to(grid, DOWN, buff=0.8)
+        seed.next_to(
+            VGroup(x_rows, grid, out_rows), DOWN, buff=0.8 if self.shape == "wide" else 0.5
+        )
+        if seed.width > self.stage_width():
+            seed[0].next_to(seed[1], UP, buff=0.2)
         parts = {
             "x_rows": x_rows,
             "grid": grid,
             "out_rows": out_rows,
-            "qk": VGroup(qk_arrow, qk_tex),
-            "mix": VGroup(mix_arrow, mix_tex),
+            "qk": qk,
+            "mix": mix,
             "x_head": heads[0],
             "grid_head": heads[1],
             "out_head": heads[2],
@@ -472,6 +480,37 @@ class AttentionShuffle(LessonScene):
         }
         whole = VGroup(*parts.values())
         width = whole.width
-        self.fit(whole, 1.0, 0.74).next_to(self.sentence, DOWN, buff=0.7)
+        self.fill_below(self.sentence, whole, 0.74, buff=0.7)
         self.stage_scale = whole.width / width
         return parts
+
+    def _line_up_blocks(self, heads, x_rows, grid, out_rows) -> tuple[VGroup, VGroup]:
+        gap = 1.0  # room for the arrow and its formula between blocks
+        x_rows.next_to(grid.row_labels, LEFT, buff=gap)
+        out_rows.next_to(grid.cells, RIGHT, buff=gap)
+        for rows in (x_rows, out_rows):
+            for k, row in enumerate(rows):
+                row.match_y(grid.row(k))
+        qk_arrow = arrow(
+            x_rows.get_right() + 0.15 * RIGHT, grid.row_labels.get_left() + 0.15 * LEFT
+        )
+        qk_tex = formula(QK_TEX, size=30).next_to(qk_arrow, UP, buff=0.1)
+        mix_arrow = arrow(grid.cells.get_right() + 0.15 * RIGHT, out_rows.get_left() + 0.15 * LEFT)
+        mix_tex = formula(MIX_TEX, size=30).next_to(mix_arrow, UP, buff=0.1)
+        for head, block in zip(heads, (x_rows, grid, out_rows), strict=True):
+            head.next_to(grid, UP, buff=0.25).match_x(block)
+        return VGroup(qk_arrow, qk_tex), VGroup(mix_arrow, mix_tex)
+
+    def _stack_blocks(self, heads, x_rows, grid, out_rows) -> tuple[VGroup, VGroup]:
+        for rows in (x_rows, out_rows):
+            rows.arrange(DOWN, buff=0.06, aligned_edge=RIGHT)
+        blocks = [
+            VGroup(h, b).arrange(DOWN, buff=0.2)
+            for h, b in zip(heads, (x_rows, grid, out_rows), strict=True)
+        ]
+        VGroup(*blocks).arrange(DOWN, buff=1.0)
+        links = []
+        for upper, lower, tex in ((blocks[0], blocks[1], QK_TEX), (blocks[1], blocks[2], MIX_TEX)):
+            link = arrow(upper.get_bottom() + 0.12 * DOWN, lower.get_top() + 0.12 * UP)
+            links.append(VGroup(link, formula(tex, size=30).next_to(link, RIGHT, buff=0.15)))
+        return links[0], links[1]

@@ -228,6 +228,10 @@ class LessonScene(Scene):
         """The height a scene may fill: the frame inside its margins, above any caption band."""
         return config.frame_height - 2 * theme.MARGIN - self.caption_band()
 
+    def stage_bottom(self) -> float:
+        """The lowest y a scene may use (above any caption band)."""
+        return -config.frame_height / 2 + theme.MARGIN + self.caption_band()
+
     def stage_width(self) -> float:
         return config.frame_width - 2 * theme.MARGIN
 
@@ -236,6 +240,21 @@ class LessonScene(Scene):
         band = self.caption_band()
         self.fit(mob, height_share=self.stage_height() / (config.frame_height - 2 * theme.MARGIN))
         return mob.move_to(band / 2 * UP)
+
+    def fill_below(
+        self, anchor: Mobject, mob: Mobject, wide_share: float, buff: float = 0.5
+    ) -> Mobject:
+        """Place `mob` under `anchor`: in 16:9 fitted to `wide_share` of the stage's height;
+        in a tall frame grown (at most 1.4×) or shrunk to the room left below the anchor."""
+        if self.shape == "wide":
+            self.fit(mob, 1.0, wide_share)
+        else:
+            room = anchor.get_bottom()[1] - buff - self.stage_bottom()
+            factor = min(
+                1.4, room / max(mob.height, 1e-6), self.stage_width() / max(mob.width, 1e-6)
+            )
+            mob.scale(factor)
+        return mob.next_to(anchor, DOWN, buff=buff)
 
     def fit(self, mob: Mobject, width_share: float = 1.0, height_share: float = 1.0) -> Mobject:
         """Scale `mob` down (never up) to fit a share of the frame inside the margins."""

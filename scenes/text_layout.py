@@ -85,7 +85,13 @@ def _sep(lang: str) -> str:
 
 
 def join_words(a: str, b: str, lang: str) -> str:
-    if lang == "zh" and a and b and (a[-1].isascii() and a[-1].isalnum() or b[0].isascii()):
+    if (
+        lang == "zh"
+        and a
+        and b
+        and b[0] not in _NO_LINE_START  # closing punctuation hugs what it closes
+        and (a[-1].isascii() and a[-1].isalnum() or b[0].isascii())
+    ):
         return f"{a} {b}"  # a Latin run keeps its space to its Han neighbour
     return a + _sep(lang) + b if a else b
 

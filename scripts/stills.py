@@ -1,0 +1,58 @@
+"""Regenerate docs/stills/: each scene's frame at the end of a telling beat, in 16:9,
+and in 9:16 (Chinese) for the scenes composed for tall frames.
+
+    .venv/bin/python scripts/stills.py            # every mission scene
+    .venv/bin/python scripts/stills.py clock-hands
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import scenes  # noqa: E402
+from rendering import settings  # noqa: E402
+from rendering.manifest import Manifest  # noqa: E402
+from rendering.preview import frames_at, moments  # noqa: E402
+
+STILLS = ROOT / "docs" / "stills"
+# The beat whose end each still shows (default: the last one before the takeaway).
+BEAT = {"attention-shuffle": "swap_tokens", "integer-scale": "sliver", "binary-bits": "rhythm"}
+
+
+def still(slug: str, aspect: str, lang: str, work: Path) -> Path:
+    info = scenes.get(slug)
+    subprocess.run(
+        [sys.executable, "render.py", "preview", slug, "--aspect", aspect, "--lang", lang]
+        + ["--voice", "none", "--output", str(work)],
+        cwd=ROOT,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    folder = work / "preview" / lang / settings.folder_name("l", aspect)
+    entry = Manifest.load(folder).entry(slug, "mp4")
+    ends = dict(moments([tuple(b) for b in entry.beats], entry.duration))
+    beat = BEAT.get(slug) or [k for k, _ in entry.beats if k != "takeaway"][-1]
+    (frame,) = frames_at(folder / entry.file, [ends[beat]])
+    suffix = "" if aspect == "16:9" else "." + aspect.replace(":", "x")
+    out = STILLS / f"{info.stem}{suffix}.png"
+    frame.save(out)
+    return out
+
+
+def main(slugs: list[str]) -> None:
+    chosen = [scenes.get(s) for s in slugs] if slugs else list(scenes.MISSION)
+    with tempfile.TemporaryDirectory(prefix="pe-stills-") as tmp:
+        for info in chosen:
+            print(still(info.slug, "16:9", "en", Path(tmp)))
+            if "tall" in info.load().SHAPES:
+                print(still(info.slug, "9:16", "zh", Path(tmp)))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
