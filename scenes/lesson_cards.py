@@ -47,6 +47,7 @@ class LessonIntro(LessonScene):
     """Title, one line on what the lesson is about, and a track of numbered chapter stops."""
 
     slug = "lesson-intro"
+    SHAPES = frozenset({"wide", "tall", "square"})
 
     @classmethod
     def numbers(cls, params: Params) -> LessonIntroNumbers:
@@ -98,6 +99,7 @@ class LessonOutro(LessonScene):
     """What to remember, then a closing line."""
 
     slug = "lesson-outro"
+    SHAPES = frozenset({"wide", "tall", "square"})
     POINTS = ("point_order", "point_clocks", "point_rotation")
 
     @classmethod
