@@ -78,6 +78,7 @@ class RopeRotation(LessonScene):
     """q and k in one RoPE plane: a common shift keeps the score, a new gap changes it."""
 
     slug: ClassVar[str] = "rope-rotation"
+    SHAPES: ClassVar[frozenset[str]] = frozenset({"wide", "tall"})
 
     # ------------------------------------------------------------------ numbers
     @classmethod
@@ -152,14 +153,21 @@ class RopeRotation(LessonScene):
         return pm.rope_plane(n.q, n.k, self.m_at.get_value(), self.n_at.get_value(), n.theta)
 
     # ------------------------------------------------------------------- layout
+    def line_width(self) -> float | None:
+        """In a tall frame long labels break at a little under the stage's width."""
+        return self.stage_width() - 0.6 if self.shape == "tall" else None
+
     def build_stage(self) -> None:
         n = self.n
+        tall = self.shape == "tall"
+        line_w = self.line_width()
         self.header = VGroup(
-            self.label(f"pairing_{n.pairing}", theme.LABEL_SIZE),
+            self.label(f"pairing_{n.pairing}", theme.LABEL_SIZE, max_width=line_w),
             self.label(
                 "plane_note",
-                theme.SMALL_SIZE,
+                theme.LABEL_SIZE if tall else theme.SMALL_SIZE,  # the strip narrows a tall page
                 theme.MUTED,
+                max_width=line_w,
                 pair=n.pair,
                 a=n.dims[0],
                 b=n.dims[1],
@@ -173,7 +181,8 @@ class RopeRotation(LessonScene):
         slot = VGroup(self.readouts, self.strip)
         self.strip.move_to(self.readouts, aligned_edge=UP)
         right = VGroup(slot, self.formulas).arrange(DOWN, buff=0.35)
-        body = VGroup(self.plane, right).arrange(RIGHT, buff=0.5)
+        # wide: the plane beside its readouts; tall: the plane above them
+        body = VGroup(self.plane, right).arrange(DOWN if tall else RIGHT, buff=0.5)
         page = VGroup(self.header, body).arrange(DOWN, buff=0.3)
         before = self.origin_mob.width
         self.fit_to_stage(page)
@@ -350,6 +359,7 @@ class RopeRotation(LessonScene):
             "full",
             theme.SMALL_SIZE,
             theme.MUTED,
+            max_width=self.line_width(),
             d=n.d_model,
             pairing=self.ui(f"name_{n.pairing}"),
             score=theme.fmt(r["full_score"], 3),
@@ -375,7 +385,7 @@ class RopeRotation(LessonScene):
             dials.add(VGroup(head, face, foot).arrange(DOWN, buff=0.1))
             self.dial_hands.append((face, float(n.dial_theta[j]), color))
         dials.arrange(RIGHT, buff=0.3)
-        title = self.label("strip", theme.LABEL_SIZE, theme.FOREGROUND)
+        title = self.label("strip", theme.LABEL_SIZE, theme.FOREGROUND, max_width=self.line_width())
         body = VGroup(title, dials).arrange(DOWN, buff=0.25)
         return VGroup(panel(body.width + 0.4, body.height + 0.4).move_to(body), body)
 
