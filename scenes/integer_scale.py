@@ -75,6 +75,7 @@ class IntegerScale(LessonScene):
     """cat and dog plus p·1: the axis stretches, the meaning shrinks to a sliver, cos → 1."""
 
     slug = "integer-scale"
+    SHAPES = frozenset({"wide", "tall"})
 
     @classmethod
     def numbers(cls, params: Params) -> IntegerScaleNumbers:
@@ -185,18 +186,39 @@ class IntegerScale(LessonScene):
                     self.text(self._vec(combined, self.digits), size=size, color=theme.FOREGROUND),
                 ]
             )
-        grid = VGroup(*[cell for row in rows for cell in row]).arrange_in_grid(
-            rows=len(rows), cols=len(head), buff=(0.6, 0.45), col_alignments="lcrr"
-        )
-        rule = Line(LEFT, RIGHT, stroke_color=theme.MUTED, stroke_width=1.5)
-        rule.width = grid.width
-        rule.next_to(VGroup(*head), DOWN, buff=0.2).match_x(grid)
+        if self.shape == "tall":  # one block per word: column names at the left, values right
+            blocks = []
+            for row in rows[1:]:
+                names = [head[i].copy() for i in range(1, len(head))]
+                pairs = [
+                    cell
+                    for name, value in zip(names, row[1:], strict=True)
+                    for cell in (name, value)
+                ]
+                block = VGroup(*pairs).arrange_in_grid(cols=2, buff=(0.4, 0.3), col_alignments="lr")
+                row += names  # shown with the row's values
+                blocks.append(VGroup(row[0], block).arrange(DOWN, buff=0.25, aligned_edge=LEFT))
+            grid = VGroup(*blocks).arrange(DOWN, buff=0.6, aligned_edge=LEFT)
+            head[0].set_opacity(0)  # the word names head their blocks; no header row
+            rule = VGroup(*head[1:]).set_opacity(0)
+        else:
+            grid = VGroup(*[cell for row in rows for cell in row]).arrange_in_grid(
+                rows=len(rows), cols=len(head), buff=(0.6, 0.45), col_alignments="lcrr"
+            )
+            rule = Line(LEFT, RIGHT, stroke_color=theme.MUTED, stroke_width=1.5)
+            rule.width = grid.width
+            rule.next_to(VGroup(*head), DOWN, buff=0.2).match_x(grid)
         title = self.label("table_p", size=theme.HEADING_SIZE, color=theme.ACCENT, p=t["position"])
         facts = VGroup(
             self._fact("cosine", truncated(t["cosine"], COS_DIGITS)),
             self._fact("ratio", theme.fmt(t["ratio"], 1)),
         ).arrange(RIGHT, buff=1.0)
-        board = VGroup(title, VGroup(grid, rule), facts).arrange(DOWN, buff=0.6)
+        if self.shape == "tall":
+            facts.arrange(DOWN, buff=0.4, aligned_edge=LEFT)
+            board = VGroup(title, grid, facts).arrange(DOWN, buff=0.7)
+            board.add(rule)  # the unused header row rides along, invisible
+        else:
+            board = VGroup(title, VGroup(grid, rule), facts).arrange(DOWN, buff=0.6)
         self.fit(board, 1.0, 0.8).move_to(ORIGIN)
         self.play(FadeIn(title, shift=0.2 * DOWN), run_time=theme.SHORT)
         self.play(FadeIn(VGroup(*head)), FadeIn(rule), run_time=theme.SHORT)
@@ -226,10 +248,13 @@ class IntegerScale(LessonScene):
         """Legend and recipe on top, the plot box (with room for ticks and dim labels) at the
         left, the live readouts at the right; then fit everything into the frame."""
         d = len(self.n.word_a)
-        self.plot_box = Rectangle(width=CHART_W, height=CHART_H, stroke_opacity=0)
-        tick_zone = Rectangle(width=TICK_ZONE, height=CHART_H, stroke_opacity=0)
+        tall = self.shape == "tall"
+        chart_w = min(CHART_W, self.stage_width() - TICK_ZONE - 0.2)
+        chart_h = CHART_H * (1.5 if tall else 1.0)  # a tall frame gives the bars more height
+        self.plot_box = Rectangle(width=chart_w, height=chart_h, stroke_opacity=0)
+        tick_zone = Rectangle(width=TICK_ZONE, height=chart_h, stroke_opacity=0)
         tick_zone.next_to(self.plot_box, LEFT, buff=0)
-        group_w = CHART_W / d
+        group_w = chart_w / d
         self.bar_w = min(0.5, group_w / 3)
         dims = VGroup()
         for k in range(d):
@@ -247,7 +272,8 @@ class IntegerScale(LessonScene):
             self._live("ratio", self.n.ratio, 1, theme.ACCENT),
         ).arrange(DOWN, buff=0.5, aligned_edge=LEFT)
         slots = self.readouts
-        stage = VGroup(chart_area, slots).arrange(RIGHT, buff=0.8)
+        # wide: the readouts beside the chart; tall: under it
+        stage = VGroup(chart_area, slots).arrange(DOWN if tall else RIGHT, buff=0.8)
 
         self.legend = VGroup(
             self._key(theme.WORD_A, self.label("word_a", size=theme.LABEL_SIZE)),
@@ -258,8 +284,10 @@ class IntegerScale(LessonScene):
         self.recipe = VGroup(
             formula(rf"x = w + [\,{entries}\,]", size=38),
             self.label("recipe", size=theme.LABEL_SIZE, color=theme.MUTED),
-        ).arrange(RIGHT, buff=0.35)
-        top = VGroup(self.legend, self.recipe).arrange(RIGHT, buff=1.0)
+        ).arrange(DOWN if tall else RIGHT, buff=0.35)
+        top = VGroup(self.legend, self.recipe).arrange(
+            DOWN if tall else RIGHT, buff=0.5 if tall else 1.0
+        )
         whole = VGroup(top, stage).arrange(DOWN, buff=0.5)
         self.fit(whole, 1.0, 1.0).move_to(ORIGIN)
 
