@@ -92,14 +92,18 @@ def lang_option(help: str):
     )
 
 
-def output_option(help: str):
+def folder_option(name: str, default: Path, help: str):
     return click.option(
-        "--output",
+        name,
         type=click.Path(file_okay=False, path_type=Path),
-        default=DEFAULT_OUTPUT,
+        default=default,
         show_default=True,
         help=help,
     )
+
+
+def output_option(help: str):
+    return folder_option("--output", DEFAULT_OUTPUT, help)
 
 
 aspect_option = click.option(
@@ -112,13 +116,7 @@ aspect_option = click.option(
 
 
 def voice_dir_option(help: str):
-    return click.option(
-        "--voice-dir",
-        type=click.Path(file_okay=False, path_type=Path),
-        default=DEFAULT_VOICE_DIR,
-        show_default=True,
-        help=help,
-    )
+    return folder_option("--voice-dir", DEFAULT_VOICE_DIR, help)
 
 
 def param_options(f):
