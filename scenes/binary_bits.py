@@ -68,6 +68,7 @@ class BinaryBitsNumbers:
 
 class BinaryBits(LessonScene):
     slug = "binary-bits"
+    SHAPES = frozenset({"wide", "tall"})
 
     @classmethod
     def numbers(cls, params: pm.Params) -> BinaryBitsNumbers:
@@ -117,7 +118,8 @@ class BinaryBits(LessonScene):
         self.position = ValueTracker(0)
         table = nums.table
 
-        self.bits = BitRow(table[0], cell=CELL)
+        self.cell = CELL * (1.5 if self.shape == "tall" else 1.0)  # a phone has height to spare
+        self.bits = BitRow(table[0], cell=self.cell)
         index = VGroup(
             *[
                 self.text(str(k), theme.SMALL_SIZE, theme.MUTED).next_to(
@@ -188,8 +190,9 @@ class BinaryBits(LessonScene):
         rows = VGroup()
         self.areas: dict[int, Rectangle] = {}
         trace_width = min(TRACE_WIDTH, self.stage_width() - 1.7)  # room for names and ticks
+        trace_height = TRACE_HEIGHT * (2.8 if self.shape == "tall" else 1.0)
         for k in reversed(range(nums.trace_bits)):
-            area = Rectangle(width=trace_width, height=TRACE_HEIGHT, stroke_width=0)
+            area = Rectangle(width=trace_width, height=trace_height, stroke_width=0)
             floor = Line(area.get_corner(DOWN + LEFT), area.get_corner(DOWN + RIGHT))
             floor.set_stroke(theme.MUTED, 1.5, opacity=0.6)
             name = self.label("trace", theme.LABEL_SIZE, bit_color(k), k=k)
@@ -229,6 +232,7 @@ class BinaryBits(LessonScene):
             min(1.0, room / self.traces.height, self.stage_width() / self.traces.width)
         )
         self.traces.next_to(self.bit_block, DOWN, buff=0.35)
+        self.traces.shift(RIGHT * min(0.0, self.stage_width() / 2 - self.traces.get_right()[0]))
 
         def trace(k: int):
             def draw():
@@ -285,10 +289,11 @@ class BinaryBits(LessonScene):
 
         rows = VGroup()
         for p, bits in zip(nums.cliff, nums.cliff_bits, strict=True):
-            row = BitRow(bits, cell=CELL)
+            row = BitRow(bits, cell=self.cell)
             name = self.label("counter", theme.BODY_SIZE, theme.FOREGROUND, p=p)
             rows.add(VGroup(row, name.next_to(row, LEFT, buff=0.4)))
-        rows.arrange(DOWN, buff=1.4, aligned_edge=RIGHT)  # long arrows: every bit falls at once
+        # long arrows: every bit falls at once
+        rows.arrange(DOWN, buff=3.0 if self.shape == "tall" else 1.4, aligned_edge=RIGHT)
         top, bottom = rows[0][0], rows[1][0]
         flips = VGroup(
             *[
@@ -426,6 +431,10 @@ class BinaryBits(LessonScene):
             lines.add(VGroup(Dot(radius=0.11, color=color), words).arrange(RIGHT, buff=0.3))
         lines.arrange(DOWN, buff=0.9, aligned_edge=LEFT)
         self.fit(lines, 1.0, 0.8)
-        self.play(FadeOut(self.chart_group), run_time=theme.SHORT)
+        if self.shape == "tall":  # room enough to keep the evidence above the verdict
+            self.play(self.chart_group.animate.to_edge(UP, buff=theme.MARGIN), run_time=theme.SHORT)
+            lines.next_to(self.chart_group, DOWN, buff=0.7)
+        else:
+            self.play(FadeOut(self.chart_group), run_time=theme.SHORT)
         self.play(LaggedStart(*[FadeIn(m, shift=0.2 * RIGHT) for m in lines], lag_ratio=0.5))
         self.wait(theme.LONG)
