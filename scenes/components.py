@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import ClassVar
 
 import numpy as np
 from manim import (
@@ -56,13 +57,25 @@ class LiveNumber(DecimalNumber):
     `font_size` is that of the words it stands with (theme sizes, no TeX factor).
     """
 
+    # Manim caches glyphs by string alone, across TeX and Text numbers: keep our own.
+    _glyphs: ClassVar[dict[str, ThemeGlyph]] = {}
+
     def __init__(self, number: float = 0, **kwargs) -> None:
         super().__init__(number, mob_class=ThemeGlyph, **kwargs)
 
+    def _string_to_mob(self, string: str, mob_class=None, **kwargs):
+        if mob_class not in (None, ThemeGlyph):  # e.g. TeX's \dots
+            return super()._string_to_mob(string, mob_class, **kwargs)
+        if string not in self._glyphs:
+            self._glyphs[string] = ThemeGlyph(string, **kwargs)
+        mob = self._glyphs[string].copy()
+        mob.font_size = self._font_size
+        return mob
+
     def _set_submobjects_from_number(self, number: float) -> None:
-        super()._set_submobjects_from_number(number)
+        super()._set_submobjects_from_number(number)  # runs on every update: no new Text here
         num_string = self._get_num_string(number)
-        slot = ThemeGlyph("0", font_size=self._font_size).width
+        slot = self._string_to_mob("0").width
         gap = 0.08 * slot
         x = 0.0
         for glyph, char in zip(self.submobjects, num_string, strict=False):
