@@ -32,6 +32,15 @@ class Geometry:
     frame_width: float
     frame_height: float
 
+    def manim_frame(self) -> dict[str, float]:
+        """The part of Manim's config that sets the frame: pixels and scene units."""
+        return {
+            "pixel_width": self.width,
+            "pixel_height": self.height,
+            "frame_width": self.frame_width,
+            "frame_height": self.frame_height,
+        }
+
 
 SHAPES = {"16:9": "wide", "9:16": "tall", "1:1": "square"}
 

@@ -27,11 +27,8 @@ def manim_config(job: Job, media_dir: Path) -> dict[str, Any]:
     geo = settings.geometry(job.quality, job.aspect, composed_for(job))
     cfg: dict[str, Any] = {
         "media_dir": str(media_dir),
-        "pixel_width": geo.width,
-        "pixel_height": geo.height,
+        **geo.manim_frame(),
         "frame_rate": geo.fps,
-        "frame_width": geo.frame_width,
-        "frame_height": geo.frame_height,
         "format": job.fmt,
         "transparent": job.transparent,
         "output_file": job.info.stem,

@@ -217,8 +217,10 @@ class LessonScene(Scene):
     # ----------------------------------------------------------------- stage
     @property
     def shape(self) -> str:
-        """The frame's shape: "wide" (16:9), "tall" (9:16) or "square" (1:1)."""
-        return theme.frame_shape(config.frame_width, config.frame_height)
+        """The shape to lay out for: the frame's ("wide", "tall" or "square") when the
+        scene composes for it, else "wide" (the 16:9 layout, whole inside the frame)."""
+        shape = theme.frame_shape(config.frame_width, config.frame_height)
+        return shape if shape in self.SHAPES else "wide"
 
     def caption_band(self) -> float:
         """Height kept free at the bottom for burned-in captions (none without them)."""

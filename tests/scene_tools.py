@@ -310,11 +310,5 @@ def build_in(
     from rendering import settings
 
     geo = settings.geometry("l", aspect, settings.SHAPES[aspect] in cls.SHAPES)
-    frame = {
-        "pixel_width": geo.width,
-        "pixel_height": geo.height,
-        "frame_width": geo.frame_width,
-        "frame_height": geo.frame_height,
-    }
-    with tempconfig(frame):
+    with tempconfig(geo.manim_frame()):
         return build_scene(cls, params, lang)

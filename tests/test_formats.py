@@ -5,7 +5,7 @@ from __future__ import annotations
 import av
 import numpy as np
 import pytest
-from manim import DOWN, tempconfig
+from manim import DOWN
 from PIL import Image
 
 import scenes
@@ -17,7 +17,7 @@ from scenes import theme
 from scenes.base import LessonScene
 from scenes.lesson_cards import LessonIntro, LessonOutro
 from tests import test_lesson
-from tests.scene_tools import LayoutReport, build_in, build_scene, check_layout
+from tests.scene_tools import LayoutReport, build_in, check_layout
 from tests.test_lesson import render_clips
 
 tiny_scenes = test_lesson.tiny_scenes  # the fixture: tiny scenes at 256x144, 10 fps
@@ -138,23 +138,15 @@ def test_other_aspects_render_at_their_size(tmp_path, aspect):
 
 def _layout_in(cls, aspect, lang, every_play=True):
     """Build the scene in the aspect's frame; check layout at every beat (and after every play)."""
-    geo = settings.geometry("l", aspect, settings.SHAPES[aspect] in cls.SHAPES)
     during = LayoutReport()
 
     def check(scene):
         if every_play:
             check_layout(scene, f"after play {len(during.checked_beats) + 1}", during)
 
-    frame = {
-        "pixel_width": geo.width,
-        "pixel_height": geo.height,
-        "frame_width": geo.frame_width,
-        "frame_height": geo.frame_height,
-    }
-    LessonScene.play_hooks.append(check)
+    LessonScene.play_hooks.append(check)  # a watched build is never shared (see build_scene)
     try:
-        with tempconfig(frame):
-            scene, report = build_scene(cls, lang=lang)
+        scene, report = build_in(cls, aspect, lang)
     finally:
         LessonScene.play_hooks.remove(check)
     return scene, report, during
