@@ -8,6 +8,7 @@ import numpy as np
 from manim import (
     DOWN,
     LEFT,
+    ORIGIN,
     RIGHT,
     UP,
     Create,
@@ -15,6 +16,7 @@ from manim import (
     FadeIn,
     FadeOut,
     MathTex,
+    Mobject,
     Rectangle,
     ReplacementTransform,
     Transform,
@@ -33,13 +35,25 @@ from scenes.components import ColorScale, LiveNumber
 
 FAMILY_BITS = 4  # at most this many bits get a wave row
 MIN_WINDOW = 8  # positions shown, at least
-PLOT_WIDTH = 10.0
-PLOT_HEIGHT = 3.0
-ROW_WIDTH = 8.5
-ROW_HEIGHT = 0.8
 ROW_SAMPLES = 400
-HEAT_WIDTH = 8.5
-HEAT_HEIGHT = 3.4
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """Scene-unit sizes of the big plot, a family row and the heat map for one frame shape.
+    A width of None means the stage's width less the labels beside the shape."""
+
+    plot: tuple[float | None, float]
+    row: tuple[float | None, float]
+    heat: tuple[float | None, float]
+
+
+# In 16:9 labels sit beside the rows; in tall and square frames they sit above them.
+SIZES = {
+    "wide": Sizes(plot=(10.0, 3.0), row=(8.5, 0.8), heat=(8.5, 3.4)),
+    "tall": Sizes(plot=(None, 6.5), row=(None, 2.0), heat=(None, 7.5)),
+    "square": Sizes(plot=(None, 2.8), row=(None, 0.7), heat=(None, 2.9)),
+}
 
 
 def series(k: int):
@@ -149,6 +163,7 @@ class SquareToSineNumbers:
 
 class SquareToSine(LessonScene):
     slug = "square-to-sine"
+    SHAPES = frozenset({"wide", "tall", "square"})
 
     @classmethod
     def layout_sizes(cls, params: pm.Params) -> dict[str, int]:
@@ -201,9 +216,27 @@ class SquareToSine(LessonScene):
             table_range=[float(table.min()), float(table.max())],
         )
 
+    # ----------------------------------------------------------------- layout
+    def size(self, part: str, beside: float) -> tuple[float, float]:
+        """A part's (width, height) for this frame; `beside` is the room its side labels take."""
+        width, height = getattr(self.sizes, part)
+        return (self.stage_width() - beside if width is None else width), height
+
+    def tag_buff(self) -> float:
+        return 0.6 if self.shape == "tall" else 0.3
+
+    def beside_row(self, plot: WavePlot, label: Mobject, side: np.ndarray) -> Mobject:
+        """Put `label` at the `side` (LEFT or RIGHT) of a family row: beside its plot in
+        16:9, above its plot's end in tall and square frames."""
+        if self.stacked:
+            return label.next_to(plot, UP, buff=0.1).align_to(plot, side)
+        return label.next_to(plot, side, buff=0.3)
+
     # ------------------------------------------------------------------ beats
     def construct(self) -> None:
         self.n = self.numbers(self.params)
+        self.stacked = self.shape != "wide"  # labels above the rows, not beside them
+        self.sizes = SIZES[self.shape]
         self.title_card()
         self.show_square()
         self.show_fourier()
@@ -219,7 +252,7 @@ class SquareToSine(LessonScene):
         nums = self.n
         k, window = nums.bit, nums.window
         self.xs = self.grid(self.params)
-        plot = WavePlot(PLOT_WIDTH, PLOT_HEIGHT, window, 1.35)
+        plot = WavePlot(*self.size("plot", beside=0.7), window, 1.35)
         guides = VGroup()
         for y in (1, -1):
             line = DashedLine(plot.at(0, y), plot.at(window, y), dash_length=0.06)
@@ -236,7 +269,9 @@ class SquareToSine(LessonScene):
             ]
         )
         axis = self.label("position", theme.SMALL_SIZE, theme.MUTED).next_to(ticks, DOWN, 0.1)
-        title = self.label("square_title", theme.BODY_SIZE, series(k), k=k)
+        title = self.label(
+            "square_title", theme.BODY_SIZE, series(k), max_width=self.stage_width(), k=k
+        )
         self.plot = plot
         self.board = VGroup(title, VGroup(plot, guides, ticks, axis)).arrange(DOWN, buff=0.35)
         self.fit(self.board, 1.0, 0.8)
@@ -262,7 +297,7 @@ class SquareToSine(LessonScene):
                 words = self.label("one_term", theme.BODY_SIZE, theme.ACCENT)
             high = self.label("peak", theme.LABEL_SIZE, theme.FOREGROUND, value=theme.fmt(peak))
             new_tag = VGroup(words, high).arrange(RIGHT, buff=0.5)
-            new_tag.next_to(self.board, DOWN, buff=0.3)
+            new_tag.next_to(self.board, DOWN, buff=self.tag_buff())
             if wave is None:
                 self.play(Create(new), FadeIn(new_tag), run_time=theme.NORMAL)
             else:
@@ -278,9 +313,13 @@ class SquareToSine(LessonScene):
         k = nums.bit
         smooth = self.plot.curve(self.xs, pm.fourier_partial_sum(self.xs, k, 1), series(k))
         words = self.label(
-            "fundamental", theme.BODY_SIZE, series(k), period=number_text(nums.period)
+            "fundamental",
+            theme.BODY_SIZE,
+            series(k),
+            max_width=self.stage_width(),
+            period=number_text(nums.period),
         )
-        words.next_to(self.board, DOWN, buff=0.3)
+        words.next_to(self.board, DOWN, buff=self.tag_buff())
         self.play(Transform(self.wave, smooth), ReplacementTransform(self.tag, words))
         self.wait(theme.READ)
         self.tag = words
@@ -297,19 +336,20 @@ class SquareToSine(LessonScene):
         self.names = VGroup()
         self.right_tags = VGroup()
         for k in range(m):
-            plot = WavePlot(ROW_WIDTH, ROW_HEIGHT, window, 1.35)
+            plot = WavePlot(*self.size("row", beside=0.0), window, 1.35)
             square = plot.curve(xs, pm.square_wave(xs, k), theme.MUTED, 1.5, 0.6)
             smooth = plot.curve(xs, pm.fourier_partial_sum(xs, k, 1), series(k))
-            name = self.label("bit", theme.LABEL_SIZE, series(k), k=k).next_to(plot, LEFT, 0.3)
+            name = self.label("bit", theme.LABEL_SIZE, series(k), k=k)
             period = number_text(nums.family_periods[k])
             tag = self.label("period", theme.LABEL_SIZE, theme.MUTED, period=period)
-            tag.next_to(plot, RIGHT, buff=0.3)
+            self.beside_row(plot, name, LEFT)
+            self.beside_row(plot, tag, RIGHT)
             rows.add(VGroup(plot, square, smooth, name, tag))
             self.rows.append(plot)
             self.fundamentals.add(smooth)
             self.names.add(name)
             self.right_tags.add(tag)
-        rows.arrange(DOWN, buff=0.25)
+        rows.arrange(DOWN, buff=0.45 if self.shape == "tall" else 0.25)
         for row in rows[1:]:  # line the plots up whatever the label widths
             row.shift((rows[0][0].get_x() - row[0].get_x()) * RIGHT)
         footer = VGroup()
@@ -317,8 +357,8 @@ class SquareToSine(LessonScene):
             footer = self.label("more_bits", theme.SMALL_SIZE, shown=m, total=nums.n_bits)
             footer.next_to(rows, DOWN, buff=0.3)
         self.family = VGroup(rows, footer)
-        self.fit(self.family, 1.0, 0.82)
-        self.family.move_to(0.25 * UP)
+        self.fit(self.family, 1.0, 0.82 if self.shape == "wide" else 1.0)
+        self.family.move_to(0.25 * UP if self.shape == "wide" else ORIGIN)
         self.play(FadeOut(self.board), FadeOut(self.square), FadeOut(self.tag), FadeOut(self.wave))
         self.play(FadeIn(self.family), run_time=theme.NORMAL)
         self.wait(theme.READ)
@@ -352,7 +392,7 @@ class SquareToSine(LessonScene):
         names = VGroup(
             *[
                 self.label("pair", theme.LABEL_SIZE, series(i), i=i).move_to(
-                    self.names[i], aligned_edge=RIGHT
+                    self.names[i], aligned_edge=LEFT if self.stacked else RIGHT
                 )
                 for i in range(R)
             ]
@@ -365,7 +405,7 @@ class SquareToSine(LessonScene):
             value = LiveNumber(omegas()[i], num_decimal_places=places, font_size=theme.LABEL_SIZE)
             value.add_updater(lambda m, i=i: m.set_value(omegas()[i]))
             readout = VGroup(name, value.next_to(name, RIGHT, buff=0.15))
-            readouts.add(readout.next_to(self.rows[i], RIGHT, buff=0.3))
+            readouts.add(self.beside_row(self.rows[i], readout, RIGHT))
         legend = self.label("legend", theme.SMALL_SIZE, theme.MUTED)
         legend.next_to(VGroup(*self.family_rows[:R]), UP, buff=0.25)
         notes = VGroup()
@@ -414,8 +454,15 @@ class SquareToSine(LessonScene):
         nums = self.n
         table = np.asarray(nums.table)
         positions, dims = table.shape
-        image = PixelMap(table.T, HEAT_WIDTH, HEAT_HEIGHT)  # dims down, positions across
-        title = self.label("heat_title", theme.BODY_SIZE, positions=positions, dims=dims)
+        width, height = self.size("heat", beside=1.9)
+        image = PixelMap(table.T, width, height)  # dims down, positions across
+        title = self.label(
+            "heat_title",
+            theme.BODY_SIZE,
+            max_width=self.stage_width(),
+            positions=positions,
+            dims=dims,
+        )
         first = self.label("dim_first", theme.SMALL_SIZE, theme.MUTED)
         first.next_to(image, LEFT, buff=0.15).align_to(image, UP)
         last = self.label("dim_last", theme.SMALL_SIZE, theme.MUTED, d=dims - 1)
@@ -425,11 +472,11 @@ class SquareToSine(LessonScene):
         end = self.text(str(positions - 1), theme.SMALL_SIZE, theme.MUTED)
         end.next_to(image, DOWN, buff=0.12).align_to(image, RIGHT)
         axis = self.label("position", theme.SMALL_SIZE, theme.MUTED).next_to(image, DOWN, 0.12)
-        scale = ColorScale(-1.0, 1.0, height=HEAT_HEIGHT * 0.8).next_to(image, RIGHT, buff=0.4)
+        scale = ColorScale(-1.0, 1.0, height=height * 0.8).next_to(image, RIGHT, buff=0.4)
         labels = VGroup(first, last, start, end, axis, scale)
         title.next_to(VGroup(image, labels), UP, buff=0.3)
         self.heat_group = VGroup(title, image, labels)
-        self.fit(self.heat_group, 1.0, 0.72)
+        self.fit(self.heat_group, 1.0, 0.72 if self.shape != "square" else 0.62)
         self.heat_group.to_edge(UP, buff=theme.MARGIN + 0.1)
 
         sweep = ValueTracker(0.0)
@@ -470,10 +517,10 @@ class SquareToSine(LessonScene):
                 for dim, fn in zip(dims, ("sin", "cos"), strict=True)
             ]
         ).arrange(RIGHT, buff=0.8)
-        if lines.width > config.frame_width - 2 * theme.MARGIN:
+        if lines.width > self.stage_width():
             lines.arrange(DOWN, buff=0.2)
-        # The room between the heat map and a caption band at the bottom.
-        room = self.heat_group.get_bottom()[1] - 0.3 - (-config.frame_height / 2 + 0.75)
+        # The room between the heat map and the bottom of the stage.
+        room = self.heat_group.get_bottom()[1] - 0.3 - self.stage_bottom()
         self.fit(lines, 1.0, room / (config.frame_height - 2 * theme.MARGIN))
         lines.next_to(self.heat_group, DOWN, buff=0.3)
         self.play(FadeIn(lines, shift=0.2 * UP), run_time=theme.NORMAL)
