@@ -179,7 +179,7 @@ class ClockHands(LessonScene):
         label_w = max(d.width for d in deltas)
         per_row = min(2, len(shown)) if grid else len(shown)
         usable = self.stage_width() - (0 if stacked else right.width + 0.6)
-        biggest = {"wide": 1.2, "tall": 0.8, "square": 0.6}[self.shape]  # what the height allows
+        biggest = {"wide": 1.2, "tall": 0.8, "square": 0.5}[self.shape]  # what the height allows
         radius = float(np.clip(usable / per_row / 2 - 0.25, 0.45, biggest))
         gap = 0.3 if 2 * radius + 0.3 > label_w + 0.2 else 0.2
         self.faces, self.omegas, self.deltas, self.cells = [], [], [], VGroup()
@@ -205,7 +205,12 @@ class ClockHands(LessonScene):
             self.cells.arrange(RIGHT, buff=gap, aligned_edge=UP)
         which = ", ".join(str(i) for i in shown)
         self.shown_note = self.label(
-            "shown", theme.SMALL_SIZE, theme.MUTED, which=which, n=n.n_clocks
+            "shown",
+            theme.SMALL_SIZE,
+            theme.MUTED,
+            max_width=max(self.cells.width, 2.5) if grid else None,
+            which=which,
+            n=n.n_clocks,
         )
 
         self.counter_label = self.label("position", theme.BODY_SIZE)
@@ -235,10 +240,9 @@ class ClockHands(LessonScene):
                 dist=theme.fmt(n.pe_distance),
             ),
         )
-        if grid:
+        self.note_all.arrange(RIGHT, buff=0.2)
+        if self.note_all.width > self.stage_width():
             self.note_all.arrange(DOWN, buff=0.2, aligned_edge=LEFT)
-        else:
-            self.note_all.arrange(RIGHT, buff=0.2)
         notes = VGroup(self.note_fast, self.note_all).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
 
         if self.shape == "square":  # the counter under the readout saves a row of height
@@ -251,7 +255,9 @@ class ClockHands(LessonScene):
             body = VGroup(left, right).arrange(DOWN, buff=0.45)
         else:
             body = VGroup(left, right).arrange(RIGHT, buff=0.6, aligned_edge=UP)
-        page = VGroup(self.convention, body, notes).arrange(DOWN, buff=0.35)
+        page = VGroup(self.convention, body, notes).arrange(
+            DOWN, buff=0.25 if self.shape == "square" else 0.35
+        )
         # each clock's angle gap (ambiguity beat) later takes its ω label's slot
         for delta, omega in zip(self.deltas, self.omegas, strict=True):
             delta.move_to(omega)

@@ -186,21 +186,17 @@ def test_mission_scenes_are_readable_and_fill_the_16_9_stage(info, lang):
     report.assert_fills_the_stage()
 
 
-# Every (scene, shape) a scene composes for beyond 16:9; the ones still short of a rule
-# are marked, and a strict xfail fails the day they pass, so the mark is then removed.
+# Every (scene, shape) a scene composes for beyond 16:9.
 COMPOSED = [
     pytest.param(info, SHAPE_ASPECTS[shape], id=f"{info.slug}-{shape}")
     for info in scenes.MISSION
     for shape in sorted(info.load().SHAPES - {"wide"})
 ]
-NOT_YET = {("clock-hands", "1:1"): "the square clocks still set labels at 13 px"}
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("info,aspect", COMPOSED)
-def test_composed_frames_are_readable_and_filled(info, aspect, lang, request):
-    if (info.slug, aspect) in NOT_YET:
-        request.applymarker(pytest.mark.xfail(reason=NOT_YET[info.slug, aspect], strict=True))
+def test_composed_frames_are_readable_and_filled(info, aspect, lang):
     _, report = build_in(info.load(), aspect, lang)
     report.assert_clean()
     report.assert_readable()
