@@ -33,6 +33,7 @@ from scenes.components import LiveNumber, arrow, formula
 
 SAMPLES = 500  # at most this many positions are sampled between 0 and int_max_position
 CHART_W, CHART_H = 6.4, 4.2  # the plot box, before the stage is fitted to the frame
+DIM_BUFF = 0.15  # between the plot box and the dim labels under it
 TICK_ZONE = 1.1  # room left of the plot box for tick labels
 HEADROOM = 0.08  # share of the data span kept free above and below the bars
 COS_DIGITS = 8  # cosine readout: truncated, so 0.99999987 never shows as 1.00000000
@@ -75,7 +76,7 @@ class IntegerScale(LessonScene):
     """cat and dog plus p·1: the axis stretches, the meaning shrinks to a sliver, cos → 1."""
 
     slug = "integer-scale"
-    SHAPES = frozenset({"wide", "tall"})
+    SHAPES = frozenset({"wide", "tall", "square"})
 
     @classmethod
     def numbers(cls, params: Params) -> IntegerScaleNumbers:
@@ -147,7 +148,7 @@ class IntegerScale(LessonScene):
     def sliver(self) -> None:
         self.beat("sliver")
         tips = self.chart[-1]  # the coloured word parts of the bars (see _chart)
-        note = self.label("sliver", size=theme.LABEL_SIZE, color=theme.ACCENT)
+        note = self.note
         note.next_to(self.plot_box, UP, buff=0.15).align_to(self.plot_box, RIGHT)
         pointer = arrow(note.get_bottom() + 0.05 * DOWN, tips.get_top() + 0.08 * UP, theme.ACCENT)
         self.play(FadeIn(note), FadeIn(pointer), run_time=theme.SHORT)
@@ -186,7 +187,8 @@ class IntegerScale(LessonScene):
                     self.text(self._vec(combined, self.digits), size=size, color=theme.FOREGROUND),
                 ]
             )
-        if self.shape == "tall":  # one block per word: column names at the left, values right
+        wide, tall = self.shape == "wide", self.shape == "tall"
+        if not wide:  # one block per word: column names at the left, values right
             blocks = []
             for row in rows[1:]:
                 names = [head[i].copy() for i in range(1, len(head))]
@@ -198,7 +200,7 @@ class IntegerScale(LessonScene):
                 block = VGroup(*pairs).arrange_in_grid(cols=2, buff=(0.4, 0.3), col_alignments="lr")
                 row += names  # shown with the row's values
                 blocks.append(VGroup(row[0], block).arrange(DOWN, buff=0.25, aligned_edge=LEFT))
-            grid = VGroup(*blocks).arrange(DOWN, buff=0.6, aligned_edge=LEFT)
+            grid = VGroup(*blocks).arrange(DOWN, buff=0.6 if tall else 0.45, aligned_edge=LEFT)
             head[0].set_opacity(0)  # the word names head their blocks; no header row
             rule = VGroup(*head[1:]).set_opacity(0)
         else:
@@ -213,13 +215,17 @@ class IntegerScale(LessonScene):
             self._fact("cosine", truncated(t["cosine"], COS_DIGITS)),
             self._fact("ratio", theme.fmt(t["ratio"], 1)),
         ).arrange(RIGHT, buff=1.0)
-        if self.shape == "tall":
+        if tall:
             facts.arrange(DOWN, buff=0.4, aligned_edge=LEFT)
-            board = VGroup(title, grid, facts).arrange(DOWN, buff=0.7)
-            board.add(rule)  # the unused header row rides along, invisible
-        else:
+        if wide:
             board = VGroup(title, VGroup(grid, rule), facts).arrange(DOWN, buff=0.6)
-        self.fit(board, 1.0, 0.8).move_to(ORIGIN)
+        else:
+            board = VGroup(title, grid, facts).arrange(DOWN, buff=0.7 if tall else 0.5)
+            board.add(rule)  # the unused header row rides along, invisible
+        if self.shape == "square":  # a stage only as tall as it is wide: the blocks need all of it
+            self.fit_to_stage(board)
+        else:
+            self.fit(board, 1.0, 0.8).move_to(ORIGIN)
         self.play(FadeIn(title, shift=0.2 * DOWN), run_time=theme.SHORT)
         self.play(FadeIn(VGroup(*head)), FadeIn(rule), run_time=theme.SHORT)
         for row in rows[1:]:
@@ -246,35 +252,21 @@ class IntegerScale(LessonScene):
 
     def _layout(self) -> None:
         """Legend and recipe on top, the plot box (with room for ticks and dim labels) at the
-        left, the live readouts at the right; then fit everything into the frame."""
+        left, the live readouts at the right (in tall and square frames: under the plot box);
+        then fit everything into the frame."""
         d = len(self.n.word_a)
-        tall = self.shape == "tall"
-        chart_w = min(CHART_W, self.stage_width() - TICK_ZONE - 0.2)
-        chart_h = CHART_H * (1.5 if tall else 1.0)  # a tall frame gives the bars more height
-        self.plot_box = Rectangle(width=chart_w, height=chart_h, stroke_opacity=0)
-        tick_zone = Rectangle(width=TICK_ZONE, height=chart_h, stroke_opacity=0)
-        tick_zone.next_to(self.plot_box, LEFT, buff=0)
-        group_w = chart_w / d
-        self.bar_w = min(0.5, group_w / 3)
-        dims = VGroup()
-        for k in range(d):
-            lab = self.label("dim", size=theme.SMALL_SIZE, color=theme.MUTED, k=k)
-            lab.scale_to_fit_width(min(lab.width, 0.9 * group_w))
-            dims.add(lab.next_to(self.plot_box.get_corner(DOWN + LEFT), DOWN, buff=0.15))
-            lab.set_x(self.plot_box.get_left()[0] + (k + 0.5) * group_w)
-        chart_area = VGroup(tick_zone, self.plot_box, dims)
-
-        # readouts: a muted label above a live value, stacked
+        tall, wide, square = (self.shape == s for s in ("tall", "wide", "square"))
+        # the words first: a square frame gives the plot box the height they leave
         cos = [truncate(c, COS_DIGITS) for c in self.n.cosine]
         self.readouts = VGroup(
             self._live("p_readout", self.n.positions, 0, theme.FOREGROUND),
             self._live("cosine", cos, COS_DIGITS, theme.ACCENT),
             self._live("ratio", self.n.ratio, 1, theme.ACCENT),
-        ).arrange(DOWN, buff=0.5, aligned_edge=LEFT)
-        slots = self.readouts
-        # wide: the readouts beside the chart; tall: under it
-        stage = VGroup(chart_area, slots).arrange(DOWN if tall else RIGHT, buff=0.8)
-
+        )
+        if square:  # one row, as wide as the stage allows
+            self.fit(self.readouts.arrange(RIGHT, buff=0.45, aligned_edge=UP))
+        else:  # a label above a live value, stacked
+            self.readouts.arrange(DOWN, buff=0.5, aligned_edge=LEFT)
         self.legend = VGroup(
             self._key(theme.WORD_A, self.label("word_a", size=theme.LABEL_SIZE)),
             self._key(theme.WORD_B, self.label("word_b", size=theme.LABEL_SIZE)),
@@ -285,11 +277,39 @@ class IntegerScale(LessonScene):
             formula(rf"x = w + [\,{entries}\,]", size=38),
             self.label("recipe", size=theme.LABEL_SIZE, color=theme.MUTED),
         ).arrange(DOWN if tall else RIGHT, buff=0.35)
+        if square and self.recipe.width > self.stage_width():  # many dims: a long formula
+            self.recipe.arrange(DOWN, buff=0.35)
         top = VGroup(self.legend, self.recipe).arrange(
-            DOWN if tall else RIGHT, buff=0.5 if tall else 1.0
+            RIGHT if wide else DOWN, buff=1.0 if wide else 0.5
         )
-        whole = VGroup(top, stage).arrange(DOWN, buff=0.5)
-        self.fit(whole, 1.0, 1.0).move_to(ORIGIN)
+        self.note = self.label("sliver", size=theme.LABEL_SIZE, color=theme.ACCENT)
+        # square: the sliver note goes between the recipe and the plot box, so keep it room
+        gap = self.note.height + 0.4 if square else 0.5
+        stage_buff = 0.5 if square else 0.8  # between the chart and the readouts
+        chart_w = min(CHART_W, self.stage_width() - TICK_ZONE - 0.2)
+        group_w = chart_w / d
+        self.bar_w = min(0.5, group_w / 3)
+        dims = VGroup()
+        for k in range(d):
+            lab = self.label("dim", size=theme.SMALL_SIZE, color=theme.MUTED, k=k)
+            dims.add(lab.scale_to_fit_width(min(lab.width, 0.9 * group_w)))
+        if square:
+            words = top.height + gap + dims.height + DIM_BUFF + stage_buff + self.readouts.height
+            chart_h = self.stage_height() - words
+        else:
+            chart_h = CHART_H * (1.5 if tall else 1.0)  # a tall frame gives the bars more height
+
+        self.plot_box = Rectangle(width=chart_w, height=chart_h, stroke_opacity=0)
+        tick_zone = Rectangle(width=TICK_ZONE, height=chart_h, stroke_opacity=0)
+        tick_zone.next_to(self.plot_box, LEFT, buff=0)
+        for k, lab in enumerate(dims):
+            lab.next_to(self.plot_box.get_corner(DOWN + LEFT), DOWN, buff=DIM_BUFF)
+            lab.set_x(self.plot_box.get_left()[0] + (k + 0.5) * group_w)
+        chart_area = VGroup(tick_zone, self.plot_box, dims)
+        # wide: the readouts beside the chart; tall and square: under it
+        stage = VGroup(chart_area, self.readouts).arrange(RIGHT if wide else DOWN, buff=stage_buff)
+        whole = VGroup(top, stage).arrange(DOWN, buff=gap)
+        self.fit_to_stage(whole)  # above any burned-in caption band
 
         self.frame_parts = VGroup(dims, self._axis_line())
         self._ticks: dict[str, Text] = {}
