@@ -68,7 +68,7 @@ class BinaryBitsNumbers:
 
 class BinaryBits(LessonScene):
     slug = "binary-bits"
-    SHAPES = frozenset({"wide", "tall"})
+    SHAPES = frozenset({"wide", "tall", "square"})
 
     @classmethod
     def numbers(cls, params: pm.Params) -> BinaryBitsNumbers:
@@ -118,7 +118,10 @@ class BinaryBits(LessonScene):
         self.position = ValueTracker(0)
         table = nums.table
 
-        self.cell = CELL * (1.5 if self.shape == "tall" else 1.0)  # a phone has height to spare
+        # A phone or square frame has height to spare: bigger cells, while the row still fits.
+        big = CELL * 1.5
+        roomy = self.shape != "wide" and BitRow(table[0], cell=big).width <= self.stage_width()
+        self.cell = big if roomy else CELL
         self.bits = BitRow(table[0], cell=self.cell)
         index = VGroup(
             *[
@@ -161,10 +164,19 @@ class BinaryBits(LessonScene):
         self.bit_block.to_edge(UP, buff=theme.MARGIN + 0.1 + above)
         if beside:
             self.bit_block.shift(widest.width / 2 * RIGHT)
+
+        def count(counter: VGroup) -> None:
+            shown = number(self.shown_position())
+            if counter[0] is not shown:
+                # The renderer keeps drawing what a play began with: hide the old number.
+                counter[0].set_opacity(0)
+                counter.submobjects[0] = shown
+
         self.counter = VGroup(number(0))
-        self.counter.add_updater(
-            lambda m: m.submobjects.__setitem__(0, number(self.shown_position()))
-        )
+        self.play(FadeIn(self.bit_block), FadeIn(self.counter), run_time=theme.NORMAL)
+        # Only now: FadeIn's copies would carry the updater and swap the real "p = 0" into
+        # their faded start, leaving it invisible.
+        self.counter.add_updater(count)
 
         last = [-1]
 
@@ -175,7 +187,6 @@ class BinaryBits(LessonScene):
                 row.set_bits(table[p])
 
         self.bits.add_updater(light)
-        self.play(FadeIn(self.bit_block), FadeIn(self.counter), run_time=theme.NORMAL)
         self.wait(theme.READ)
 
     def shown_position(self) -> int:
@@ -183,16 +194,15 @@ class BinaryBits(LessonScene):
         shown = self.n.positions
         return int(np.clip(np.floor(self.position.get_value()), 0, shown - 1))
 
-    def run_counter(self) -> None:
-        self.beat("rhythm")
+    def trace_panel(self, width: float, height: float) -> VGroup:
+        """One row per traced bit (its areas kept in self.areas), the position ticks, the
+        axis name and a note on how many positions are counted."""
         nums = self.n
-        shown, table = nums.positions, nums.table
+        shown = nums.positions
         rows = VGroup()
         self.areas: dict[int, Rectangle] = {}
-        trace_width = min(TRACE_WIDTH, self.stage_width() - 1.7)  # room for names and ticks
-        trace_height = TRACE_HEIGHT * (2.8 if self.shape == "tall" else 1.0)
         for k in reversed(range(nums.trace_bits)):
-            area = Rectangle(width=trace_width, height=trace_height, stroke_width=0)
+            area = Rectangle(width=width, height=height, stroke_width=0)
             floor = Line(area.get_corner(DOWN + LEFT), area.get_corner(DOWN + RIGHT))
             floor.set_stroke(theme.MUTED, 1.5, opacity=0.6)
             name = self.label("trace", theme.LABEL_SIZE, bit_color(k), k=k)
@@ -201,17 +211,11 @@ class BinaryBits(LessonScene):
             rows.add(VGroup(area, floor, name))
         rows.arrange(DOWN, buff=0.22, aligned_edge=RIGHT)
 
-        def at(k: int, x: float, y: float) -> np.ndarray:
-            area = self.areas[k]
-            return (
-                area.get_corner(DOWN + LEFT) + RIGHT * x * area.width / shown + UP * y * area.height
-            )
-
         step = max(1, shown // 4)
         ticks = VGroup(
             *[
                 self.text(str(x), theme.SMALL_SIZE, theme.MUTED).next_to(
-                    at(0, x, 0), DOWN, buff=0.15
+                    self.trace_point(0, x, 0), DOWN, buff=0.15
                 )
                 for x in range(0, shown + 1, step)
             ]
@@ -224,10 +228,29 @@ class BinaryBits(LessonScene):
         else:
             note = self.label("all_steps", theme.SMALL_SIZE, last=shown - 1)
         note.next_to(axis, DOWN, buff=0.2)
-        self.traces = VGroup(rows, ticks, axis, note)
+        return VGroup(rows, ticks, axis, note)
+
+    def trace_point(self, k: int, x: float, y: float) -> np.ndarray:
+        """The point at position x and bit value y in bit k's trace row."""
+        area = self.areas[k]
+        return (
+            area.get_corner(DOWN + LEFT)
+            + RIGHT * x * area.width / self.n.positions
+            + UP * y * area.height
+        )
+
+    def run_counter(self) -> None:
+        self.beat("rhythm")
+        nums = self.n
+        shown, table = nums.positions, nums.table
+        trace_width = min(TRACE_WIDTH, self.stage_width() - 1.7)  # room for names and ticks
+        trace_height = TRACE_HEIGHT * (2.8 if self.shape == "tall" else 1.0)
+        self.traces = self.trace_panel(trace_width, trace_height)
         # Fit the traces into the room left under the bits (and above a caption band).
-        top = self.bit_block.get_bottom()[1] - 0.35
-        room = top - (-config.frame_height / 2 + theme.MARGIN + self.caption_band())
+        room = self.bit_block.get_bottom()[1] - 0.35 - self.stage_bottom()
+        if self.shape == "square":  # resize the rows, not the words, to the room
+            spare = (room - self.traces.height) / nums.trace_bits
+            self.traces = self.trace_panel(trace_width, max(trace_height + spare, TRACE_HEIGHT / 2))
         self.traces.scale(
             min(1.0, room / self.traces.height, self.stage_width() / self.traces.width)
         )
@@ -240,7 +263,10 @@ class BinaryBits(LessonScene):
                 pts = []
                 for j in range(min(int(np.floor(p)), shown - 1) + 1):
                     y = table[j][k]
-                    pts += [at(k, j, y), at(k, max(min(j + 1, p), j + 1e-3), y)]
+                    pts += [
+                        self.trace_point(k, j, y),
+                        self.trace_point(k, max(min(j + 1, p), j + 1e-3), y),
+                    ]
                 return VMobject().set_points_as_corners(pts).set_stroke(bit_color(k), 3)
 
             return always_redraw(draw)
@@ -249,7 +275,7 @@ class BinaryBits(LessonScene):
         top_area = self.areas[nums.trace_bits - 1]
 
         def cursor_line():
-            foot = at(0, self.position.get_value(), 0)
+            foot = self.trace_point(0, self.position.get_value(), 0)
             head = np.array([foot[0], top_area.get_top()[1] + 0.1, 0.0])
             return DashedLine(foot + 0.1 * DOWN, head, stroke_width=1.5, color=theme.FOREGROUND)
 
@@ -292,8 +318,8 @@ class BinaryBits(LessonScene):
             row = BitRow(bits, cell=self.cell)
             name = self.label("counter", theme.BODY_SIZE, theme.FOREGROUND, p=p)
             rows.add(VGroup(row, name.next_to(row, LEFT, buff=0.4)))
-        # long arrows: every bit falls at once
-        rows.arrange(DOWN, buff=3.0 if self.shape == "tall" else 1.4, aligned_edge=RIGHT)
+        drop = {"tall": 3.0, "square": 2.2}.get(self.shape, 1.4)  # long arrows: every bit falls
+        rows.arrange(DOWN, buff=drop, aligned_edge=RIGHT)
         top, bottom = rows[0][0], rows[1][0]
         flips = VGroup(
             *[
@@ -312,7 +338,7 @@ class BinaryBits(LessonScene):
             color=theme.FOREGROUND,
         )
         group = VGroup(VGroup(rows, flips), said, dist).arrange(DOWN, buff=0.45)
-        self.fit(group, 1.0, 0.85)
+        self.fit_to_stage(group)
         self.play(FadeIn(rows[0]), run_time=theme.SHORT)
         self.play(
             LaggedStart(*[GrowFromEdge(a, UP) for a in flips], lag_ratio=0.1),
@@ -331,7 +357,8 @@ class BinaryBits(LessonScene):
         gap = len(steps) > 1 and steps[-1] != steps[-2] + 1
         top = int(np.ceil(max(heights)))
         width = min(10.0, self.stage_width() - 0.8)
-        height = 3.2 if self.shape == "wide" else 5.0  # a tall frame has height to spare
+        # A tall frame has height to spare; a square one keeps what the words around need.
+        height = {"wide": 3.2, "square": 4.0}.get(self.shape, 5.0)
         slots = len(steps) + (1 if gap else 0)
         pitch = width / slots
         unit = height / top
@@ -406,7 +433,7 @@ class BinaryBits(LessonScene):
         xname.next_to(marks, DOWN, buff=0.2).set_x(base.get_x())
         plot = VGroup(chart, marks, formula, xname)
         group = VGroup(title, plot).arrange(DOWN, buff=0.3)
-        self.fit(group, 1.0, 0.86)
+        self.fit_to_stage(group)
         self.play(FadeOut(self.cliff_group), run_time=theme.SHORT)
         self.play(
             FadeIn(title), FadeIn(chart), FadeIn(formula), FadeIn(xname), run_time=theme.SHORT

@@ -35,10 +35,11 @@ def test_builds_clean_and_shows_its_numbers(case, lang):
     # the bar chart named the first step and the cliff step
     on_bars = seen["verdict"]
     assert "0→1" in on_bars and f"{cliff - 1}→{cliff}" in on_bars
-    # every bit is labelled with its rhythm while the counter runs
+    # every bit is labelled with its rhythm, and the counter reads 0, before the count
     on_counter = seen["rhythm"]
     for k in range(n):
         assert str(2**k) in on_counter
+    assert on_counter.count("p = 0") == 1
 
 
 def test_numbers_are_pe_maths_binary_table_cliff_and_distances():
