@@ -49,6 +49,8 @@ from scenes.components import (
 
 MAX_DIALS = 5  # dials in the strip (plus the plane's own pair if the spread misses it)
 PLANE_RADIUS = 1.9  # scene units of the longer of q and k
+PLANE_MARGIN = 0.8  # around the circle: the axes' overhang and room for the arrow labels
+GAP = 0.3  # between the parts of the page
 MOVE = 2.5  # seconds for a rotation
 
 
@@ -78,7 +80,7 @@ class RopeRotation(LessonScene):
     """q and k in one RoPE plane: a common shift keeps the score, a new gap changes it."""
 
     slug: ClassVar[str] = "rope-rotation"
-    SHAPES: ClassVar[frozenset[str]] = frozenset({"wide", "tall"})
+    SHAPES: ClassVar[frozenset[str]] = frozenset({"wide", "tall", "square"})
 
     # ------------------------------------------------------------------ numbers
     @classmethod
@@ -154,18 +156,48 @@ class RopeRotation(LessonScene):
 
     # ------------------------------------------------------------------- layout
     def line_width(self) -> float | None:
-        """In a tall frame long labels break at a little under the stage's width."""
-        return self.stage_width() - 0.6 if self.shape == "tall" else None
+        """Outside 16:9 long labels break at a little under the stage's width."""
+        return None if self.shape == "wide" else self.stage_width() - 0.6
 
     def build_stage(self) -> None:
+        self.readouts = self.build_readouts()
+        self.strip = self.build_strip()
+        self.formulas = self.build_formulas()
+        if self.shape == "square":
+            # The plane with the header beside it, over one slot that shows the readouts,
+            # then the formulas, then the strip: the plane gets what the slot leaves.
+            slot = VGroup(self.readouts, self.strip, self.formulas)
+            self.strip.move_to(self.readouts)
+            self.formulas.move_to(self.readouts)
+            side = self.stage_height() - slot.height - GAP
+            self.plane = self.build_plane(side / 2 - PLANE_MARGIN)
+            self.header = self.build_header(self.stage_width() - self.plane.width - GAP)
+            top = VGroup(self.plane, self.header).arrange(RIGHT, buff=GAP)
+            page = VGroup(top, slot).arrange(DOWN, buff=GAP)
+        else:
+            self.plane = self.build_plane()
+            self.header = self.build_header(self.line_width())
+            slot = VGroup(self.readouts, self.strip)
+            self.strip.move_to(self.readouts, aligned_edge=UP)
+            right = VGroup(slot, self.formulas).arrange(DOWN, buff=0.35)
+            # wide: the plane beside its readouts; tall: the plane above them
+            body = VGroup(self.plane, right).arrange(
+                DOWN if self.shape == "tall" else RIGHT, buff=0.5
+            )
+            page = VGroup(self.header, body).arrange(DOWN, buff=GAP)
+        before = self.origin_mob.width
+        self.fit_to_stage(page)
+        self.unit *= self.origin_mob.width / before  # arrows follow the rings if fit scaled
+
+    def build_header(self, line_w: float | None) -> VGroup:
+        """The pairing in use and the plane's pair, dims and θ."""
         n = self.n
-        tall = self.shape == "tall"
-        line_w = self.line_width()
-        self.header = VGroup(
+        wide = self.shape == "wide"
+        header = VGroup(
             self.label(f"pairing_{n.pairing}", theme.LABEL_SIZE, max_width=line_w),
             self.label(
                 "plane_note",
-                theme.LABEL_SIZE if tall else theme.SMALL_SIZE,  # the strip narrows a tall page
+                theme.SMALL_SIZE if wide else theme.LABEL_SIZE,  # 16:9: small, to stay one line
                 theme.MUTED,
                 max_width=line_w,
                 pair=n.pair,
@@ -173,26 +205,16 @@ class RopeRotation(LessonScene):
                 b=n.dims[1],
                 theta=compact(n.theta),
             ),
-        ).arrange(DOWN, buff=0.12)
-        self.plane = self.build_plane()
-        self.readouts = self.build_readouts()
-        self.strip = self.build_strip()
-        self.formulas = self.build_formulas()
-        slot = VGroup(self.readouts, self.strip)
-        self.strip.move_to(self.readouts, aligned_edge=UP)
-        right = VGroup(slot, self.formulas).arrange(DOWN, buff=0.35)
-        # wide: the plane beside its readouts; tall: the plane above them
-        body = VGroup(self.plane, right).arrange(DOWN if tall else RIGHT, buff=0.5)
-        page = VGroup(self.header, body).arrange(DOWN, buff=0.3)
-        before = self.origin_mob.width
-        self.fit_to_stage(page)
-        self.unit *= self.origin_mob.width / before  # arrows follow the rings if fit scaled
+        )
+        if self.shape == "square":  # a column beside the plane: its lines start at one edge
+            return header.arrange(DOWN, buff=0.25, aligned_edge=LEFT)
+        return header.arrange(DOWN, buff=0.12)
 
-    def build_plane(self) -> VGroup:
+    def build_plane(self, radius: float = PLANE_RADIUS) -> VGroup:
         n = self.n
         longest = max(n.raw["q_norm"], n.raw["k_norm"], 1e-9)
-        self.unit = PLANE_RADIUS / longest
-        reach = PLANE_RADIUS + 0.3
+        self.unit = radius / longest
+        reach = radius + 0.3
         axes = VGroup(
             Line(reach * LEFT, reach * RIGHT, stroke_color=theme.NEUTRAL, stroke_width=2),
             Line(reach * DOWN, reach * UP, stroke_color=theme.NEUTRAL, stroke_width=2),
@@ -213,7 +235,8 @@ class RopeRotation(LessonScene):
         )
         self.rings = rings
         # a frame that keeps room for the arrow labels around the circle
-        room = panel(2 * reach + 1.0, 2 * reach + 1.0, color=theme.BACKGROUND)
+        side = 2 * (radius + PLANE_MARGIN)
+        room = panel(side, side, color=theme.BACKGROUND)
         self.origin_mob = axes
         self.q_label = MathTex(r"R_m\,q", font_size=theme.BODY_SIZE * 1.3, color=theme.WORD_A)
         self.k_label = MathTex(r"R_n\,k", font_size=theme.BODY_SIZE * 1.3, color=theme.WORD_B)
@@ -385,6 +408,12 @@ class RopeRotation(LessonScene):
             dials.add(VGroup(head, face, foot).arrange(DOWN, buff=0.1))
             self.dial_hands.append((face, float(n.dial_theta[j]), color))
         dials.arrange(RIGHT, buff=0.3)
+        if self.shape != "wide" and dials.width > self.stage_width() - 0.4:
+            # six dials with long θs close up rather than shrink; every other θ drops a
+            # line so that neighbouring θs do not run together
+            dials.arrange(RIGHT, buff=0.1)
+            for dial in dials[1::2]:
+                dial[-1].shift((dial[-1].height + 0.1) * DOWN)
         title = self.label("strip", theme.LABEL_SIZE, theme.FOREGROUND, max_width=self.line_width())
         body = VGroup(title, dials).arrange(DOWN, buff=0.25)
         return VGroup(panel(body.width + 0.4, body.height + 0.4).move_to(body), body)
@@ -453,6 +482,8 @@ class RopeRotation(LessonScene):
     def show_formula(self) -> None:
         self.beat("formula")
         general, example, full = self.formulas
+        if self.shape == "square":  # the formulas take the readouts' slot
+            self.play(FadeOut(self.readouts), run_time=theme.SHORT)
         self.play(Write(general), run_time=theme.NORMAL)
         self.play(FadeIn(example, shift=0.1 * UP), run_time=theme.NORMAL)
         self.play(FadeIn(full), run_time=theme.SHORT)
@@ -460,7 +491,9 @@ class RopeRotation(LessonScene):
 
     def show_dials(self) -> None:
         self.beat("dials")
-        self.play(FadeOut(self.readouts), run_time=theme.SHORT)
+        # the strip takes the slot from the readouts (the formulas in a square frame)
+        leaving = self.formulas if self.shape == "square" else self.readouts
+        self.play(FadeOut(leaving), run_time=theme.SHORT)
         hands = [self.dial_hand(*h) for h in self.dial_hands]
         self.play(FadeIn(self.strip), *[FadeIn(h) for h in hands], run_time=theme.NORMAL)
         shift = self.params.rope_shift
