@@ -78,7 +78,9 @@ class LiveNumber(DecimalNumber):
         slot = self._string_to_mob("0").width
         gap = 0.08 * slot
         x = 0.0
-        for glyph, char in zip(self.submobjects, num_string, strict=False):
+        # Past the number's characters comes the unit (e.g. a TeX degree sign), at its width.
+        chars = list(num_string) + [""] * (len(self.submobjects) - len(num_string))
+        for glyph, char in zip(self.submobjects, chars, strict=False):
             width = slot if char.isdigit() else glyph.width
             glyph.set_x(x + width / 2)
             x += width + gap
