@@ -26,7 +26,7 @@ from pe_math import Params
 from scenes import theme
 from scenes.catalogue import caption, lookup
 from scenes.components import text
-from scenes.text_layout import break_units, join_words, wrap
+from scenes.text_layout import balanced_rows, break_units, wrap
 from scenes.timing import BREATH
 
 BeatHook = Callable[["LessonScene", str], None]
@@ -110,15 +110,14 @@ class LessonScene(Scene):
         whole = self.text(words, size=size, color=color)
         if whole.width <= max_width:
             return whole
-        rows, current = [], ""
-        for unit in break_units(words, self.lang):
-            candidate = join_words(current, unit, self.lang)
-            if current and self.text(candidate, size=size).width > max_width:
-                rows.append(current)
-                current = unit
-            else:
-                current = candidate
-        rows.append(current)
+        units = break_units(words, self.lang)
+        # A Text's width is its ink; between two bars a unit shows its advance (ink + spacing).
+        bars = self.text("||", size=size).width
+
+        def advance(unit: str) -> float:
+            return self.text(f"|{unit}|", size=size).width - bars
+
+        rows = balanced_rows(units, [advance(u) for u in units], advance(" "), max_width, self.lang)
         return VGroup(*[self.text(r, size=size, color=color) for r in rows]).arrange(
             DOWN, buff=0.1, aligned_edge=LEFT
         )

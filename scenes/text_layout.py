@@ -80,6 +80,61 @@ def break_units(text: str, lang: str) -> list[str]:
     return text.split()
 
 
+# A line ending after one of these breaks at a pause, where a reader expects it.
+_CLAUSE_END = set("，。、；：！？,.;:!?")
+
+
+def balanced_rows(
+    units: Sequence[str], widths: Sequence[float], space: float, max_width: float, lang: str
+) -> list[str]:
+    """Join break units into the fewest rows no wider than `max_width`, then the most even
+    ones, breaking after clause punctuation where that costs no extra row.
+
+    `widths` are the units' widths and `space` that of a space, in any one unit; a unit
+    wider than `max_width` gets a row of its own. A Chinese row opens with a mark that
+    closes (kinsoku) only when no other break fits.
+    """
+    n = len(units)
+    if n == 0:
+        return []
+    # gaps[k]: the space joining unit k to unit k-1 (a Latin run keeps its space in zh)
+    gaps = [0.0] + [
+        space if join_words(units[k - 1], units[k], lang) != units[k - 1] + units[k] else 0.0
+        for k in range(1, n)
+    ]
+    detour = (0.3 * max_width) ** 2  # what a break outside the punctuation costs
+    # open[j]: whether a break after unit j-1 falls inside brackets, as in "(dims 0, 1)"
+    depth, open_ = 0, [False]
+    for unit in units:
+        depth += sum(unit.count(c) for c in "(（[") - sum(unit.count(c) for c in ")）]")
+        open_.append(depth > 0)
+    # best[j]: (closing marks opening a row, rows, cost, start of the last row) for the
+    # first j units; compared in that order
+    best: list[tuple[int, int, float, int]] = [(0, 0, 0.0, 0)] + [(n, n + 1, 0.0, 0)] * n
+    for j in range(1, n + 1):
+        width = 0.0
+        for i in range(j - 1, -1, -1):  # the row holds units i..j-1
+            width += widths[i] + (gaps[i + 1] if i + 1 < j else 0.0)
+            if i < j - 1 and width > max_width:
+                break
+            bad = best[i][0] + (lang == "zh" and i > 0 and units[i][0] in _NO_LINE_START)
+            cost = best[i][2] + (max_width - min(width, max_width)) ** 2
+            if j < n and (open_[j] or units[j - 1][-1] not in _CLAUSE_END):
+                cost += detour * (2 if open_[j] else 1)
+            candidate = (bad, best[i][1] + 1, cost, i)
+            if candidate[:3] < best[j][:3]:
+                best[j] = candidate
+    rows, j = [], n
+    while j > 0:
+        i = best[j][3]
+        row = ""
+        for unit in units[i:j]:
+            row = join_words(row, unit, lang)
+        rows.append(row)
+        j = i
+    return rows[::-1]
+
+
 def _sep(lang: str) -> str:
     return "" if lang == "zh" else " "
 

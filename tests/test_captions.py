@@ -168,3 +168,52 @@ def test_chapters_track_is_valid_webvtt():
 def test_shifted_cues_move_both_ends():
     cue = captions.Cue(1.0, 2.5, "x").shifted(10.0)
     assert (cue.start, cue.end, cue.text) == (11.0, 12.5, "x")
+
+
+# ------------------------------------------------------------- on-screen lines
+def _rows(text, lang, max_cells):
+    from scenes.text_layout import balanced_rows, break_units, cell_width
+
+    units = break_units(text, lang)
+    widths = [cell_width(u, lang) for u in units]
+    return balanced_rows(units, widths, 0.5 if lang == "zh" else 1.0, max_cells, lang)
+
+
+def test_a_label_breaks_after_its_comma_not_inside_a_word():
+    # greedy filling would cut 几乎 ("almost") in two
+    assert _rows("整数位置一路变大，猫和狗被压得几乎分不清", "zh", 16) == [
+        "整数位置一路变大，",
+        "猫和狗被压得几乎分不清",
+    ]
+
+
+def test_a_label_keeps_brackets_together_and_its_rows_even():
+    text = "Plane of pair 0 (dims 0, 1): θ = 1 rad per position, turning counter-clockwise"
+    rows = _rows(text, "en", 30)
+    assert rows == [
+        "Plane of pair 0 (dims 0, 1):",
+        "θ = 1 rad per position,",
+        "turning counter-clockwise",
+    ]
+    assert " ".join(rows) == text
+
+
+@given(st.text(alphabet="猫狗位置，。ab (1)", min_size=1, max_size=40), st.integers(4, 20))
+def test_rows_are_the_fewest_that_fit_and_lose_nothing(text, limit):
+    from scenes.text_layout import break_units, cell_width, join_words
+
+    rows = _rows(text, "zh", limit)
+    assert "".join(rows).replace(" ", "") == "".join(break_units(text, "zh")).replace(" ", "")
+    for row in rows:
+        assert cell_width(row, "zh") <= limit or len(break_units(row, "zh")) == 1
+    greedy, current = 0, ""
+    for unit in break_units(text, "zh"):
+        joined = join_words(current, unit, "zh")
+        if current and cell_width(joined, "zh") > limit:
+            greedy, current = greedy + 1, unit
+        else:
+            current = joined
+    # as few rows as filling each one up, plus at most one per closing mark kept off a
+    # row's start
+    closing = sum(u[0] in "，。" for u in break_units(text, "zh"))
+    assert greedy + 1 <= len(rows) + (rows == []) <= greedy + 1 + closing
