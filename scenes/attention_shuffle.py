@@ -32,6 +32,12 @@ from scenes.components import HeatGrid, VectorColumn, arrow, formula
 
 CELL = 0.55  # height of one matrix row, shared by the X rows, the weight grid and the outputs
 CELL_W = 0.8  # width of one weight-grid cell
+# a square frame sets X and the grid side by side in 7.3 units: smaller cells, same text
+SQUARE_CELL = 0.45
+SQUARE_CELL_W = 0.72
+SQUARE_GAP = 0.8  # between X and the grid: an arrow with QKᵀ/√d over it
+SQUARE_DROP = 0.65  # between the grid and the outputs: an arrow with ·V beside it
+SQUARE_CORNER_BUFF = 0.3  # between the outputs and the seed (then P) in the corner beside them
 OUT_DIGITS = 2  # decimals of weights and outputs on the stage
 
 
@@ -80,7 +86,7 @@ class AttentionShuffle(LessonScene):
     """猫咬狗 → 狗咬猫: the weight grid permutes and the outputs travel with their tokens."""
 
     slug = "attention-shuffle"
-    SHAPES = frozenset({"wide", "tall"})
+    SHAPES = frozenset({"wide", "tall", "square"})
 
     @classmethod
     def numbers(cls, params: Params) -> AttentionShuffleNumbers:
@@ -200,13 +206,21 @@ class AttentionShuffle(LessonScene):
         order = n.order
         slot_of = {t: k for k, t in enumerate(order)}  # where token t sits after the swap
         i, j = n.swap
-        new = self._stage(order, n.weights_perm, n.output_perm, perm=True)
-        new_sentence = self._sentence(order).move_to(self.sentence)
         p_tex = formula("P = " + bmatrix(n.P), size=34)
-        p_note = self.label("swap_note", size=theme.LABEL_SIZE, color=theme.ACCENT, i=i, j=j)
-        p_group = VGroup(p_tex, p_note).arrange(RIGHT, buff=0.4)
-        self.fit(p_group, 1.0, 0.2).move_to(old["seed"]).align_to(old["seed"], UP)
+        if self.shape == "square":  # P over its note, in the corner the seed leaves
+            p_note = self.label(
+                "swap_note", theme.LABEL_SIZE, theme.ACCENT, max_width=self.corner_width, i=i, j=j
+            )
+            p_group = VGroup(p_tex, p_note).arrange(DOWN, buff=0.3, aligned_edge=LEFT)
+        else:
+            p_note = self.label("swap_note", size=theme.LABEL_SIZE, color=theme.ACCENT, i=i, j=j)
+            p_group = VGroup(p_tex, p_note).arrange(RIGHT, buff=0.4)
+            self.fit(p_group, 1.0, 0.2)
+        p_group.move_to(old["seed"]).align_to(old["seed"], UP)
         self.play(FadeOut(old["seed"]), FadeIn(p_group), run_time=theme.NORMAL)
+        new = self._stage(order, n.weights_perm, n.output_perm, perm=True)
+        self._land_on(new, old)
+        new_sentence = self._sentence(order).move_to(self.sentence)
         # the input: two words and their rows of X physically trade places
         self.play(
             *[Transform(self.sentence[t], new_sentence[t], path_arc=-1.2) for t in self.identity],
@@ -278,7 +292,7 @@ class AttentionShuffle(LessonScene):
             pos=j,
             sentence=self._says(n.order),
         )
-        if self.shape == "tall":  # each label above its row
+        if self.shape != "wide":  # each label above its row
             pairs = [
                 VGroup(lab, row).arrange(DOWN, buff=0.15)
                 for lab, row in ((before_lab, before_row), (after_lab, after_row))
@@ -365,6 +379,11 @@ class AttentionShuffle(LessonScene):
         self.remove(*self.stage_mobjects())
         self.add(*groups)
 
+    @property
+    def cell_size(self) -> tuple[float, float]:
+        """A matrix row's height and a weight cell's width in this frame."""
+        return (SQUARE_CELL, SQUARE_CELL_W) if self.shape == "square" else (CELL, CELL_W)
+
     def _color(self, token: int):
         return theme.TOKEN_COLORS[token % len(theme.TOKEN_COLORS)]
 
@@ -395,8 +414,8 @@ class AttentionShuffle(LessonScene):
             np.asarray(matrix),
             vmin=vmin,
             vmax=vmax,
-            cell=CELL,
-            cell_width=CELL_W,
+            cell=self.cell_size[0],
+            cell_width=self.cell_size[1],
             colormap=colormap,
             digits=OUT_DIGITS,
             row_labels=names,
@@ -416,7 +435,7 @@ class AttentionShuffle(LessonScene):
             values,
             digits=digits,
             color=self._color(token),
-            cell=CELL,
+            cell=self.cell_size[0],
             size=theme.SMALL_SIZE,
             horizontal=True,
         )
@@ -435,38 +454,36 @@ class AttentionShuffle(LessonScene):
             rows.arrange(DOWN, buff=0, aligned_edge=RIGHT)
             for k, row in enumerate(rows):
                 row.match_y(grid.row(k))
-        heads = [
-            self.label(
-                "px_header" if perm else "x_header", size=theme.LABEL_SIZE, color=theme.MUTED
-            ),
-            self.label(
-                "weights_perm" if perm else "weights", size=theme.LABEL_SIZE, color=theme.MUTED
-            ),
-            self.label(
-                "out_perm_header" if perm else "out_header",
-                size=theme.LABEL_SIZE,
-                color=theme.MUTED,
-            ),
-        ]
+        keys = (
+            "px_header" if perm else "x_header",
+            "weights_perm" if perm else "weights",
+            "out_perm_header" if perm else "out_header",
+        )
+        if self.shape == "square":  # X's head and the grid's share a row: each wraps to its block
+            heads = [
+                self.label(key, theme.LABEL_SIZE, theme.MUTED, max_width=block.width)
+                for key, block in zip(keys, (x_rows, grid, out_rows), strict=True)
+            ]
+        else:
+            heads = [self.label(key, size=theme.LABEL_SIZE, color=theme.MUTED) for key in keys]
         if self.shape == "tall":  # the pipeline runs down the frame: X, weights, outputs
             qk, mix = self._stack_blocks(heads, x_rows, grid, out_rows)
+        elif self.shape == "square":  # across to the weights, then down to the outputs
+            qk, mix = self._turn_blocks(heads, x_rows, grid, out_rows)
         else:  # it runs across, each token's row level with its row of the grid
             qk, mix = self._line_up_blocks(heads, x_rows, grid, out_rows)
-        seed = VGroup(
-            formula(r"Q = XW_q,\quad K = XW_k,\quad V = XW_v", size=32),
-            self.label(
-                "seed",
-                size=theme.LABEL_SIZE,
-                color=theme.MUTED,
-                seed=self.n.proj_seed,
-                scale=theme.fmt(self.n.proj_scale, theme.digits_for([self.n.proj_scale])),
-            ),
-        ).arrange(DOWN, buff=0.2)
-        seed.next_to(
-            VGroup(x_rows, grid, out_rows), DOWN, buff=0.8 if self.shape == "wide" else 0.5
-        )
-        if seed.width > self.stage_width():
-            seed[0].next_to(seed[1], UP, buff=0.2)
+        if self.shape == "square":  # the seed fills the corner left of the outputs
+            left, right = x_rows.get_left()[0], out_rows.get_left()[0]
+            self.corner_width = right - left - SQUARE_CORNER_BUFF
+            seed = self._seed(stacked=True)
+            seed.match_y(out_rows).set_x((left + right) / 2)
+        else:
+            seed = self._seed(stacked=False)
+            seed.next_to(
+                VGroup(x_rows, grid, out_rows), DOWN, buff=0.8 if self.shape == "wide" else 0.5
+            )
+            if seed.width > self.stage_width():
+                seed[0].next_to(seed[1], UP, buff=0.2)
         parts = {
             "x_rows": x_rows,
             "grid": grid,
@@ -480,26 +497,72 @@ class AttentionShuffle(LessonScene):
         }
         whole = VGroup(*parts.values())
         width = whole.width
-        self.fill_below(self.sentence, whole, 0.74, buff=0.7)
+        # a square is short of height (most with burned captions): a tighter gap under the sentence
+        self.fill_below(self.sentence, whole, 0.74, buff=0.5 if self.shape == "square" else 0.7)
         self.stage_scale = whole.width / width
+        if self.shape == "square":  # the corner grew or shrank with the stage
+            self.corner_width *= self.stage_scale
         return parts
 
-    def _line_up_blocks(self, heads, x_rows, grid, out_rows) -> tuple[VGroup, VGroup]:
-        gap = 1.0  # room for the arrow and its formula between blocks
+    def _land_on(self, new: dict[str, Mobject], old: dict[str, Mobject]) -> None:
+        """Lay the recomputed stage exactly over the old one, whose arrows and formulas stay
+        (its own fit may differ a little: its heads wrap differently)."""
+        whole = VGroup(*new.values())
+        whole.scale(old["grid"].cells.width / new["grid"].cells.width)
+        whole.shift(old["grid"].cells.get_center() - new["grid"].cells.get_center())
+
+    def _seed(self, stacked: bool) -> VGroup:
+        """Q, K and V from X, and where their random projections come from."""
+        values = {
+            "seed": self.n.proj_seed,
+            "scale": theme.fmt(self.n.proj_scale, theme.digits_for([self.n.proj_scale])),
+        }
+        if stacked:  # one projection a line, the note wrapped to the corner
+            qkv = formula(r"Q &= XW_q \\ K &= XW_k \\ V &= XW_v", size=32)
+            note = self.label(
+                "seed", theme.LABEL_SIZE, theme.MUTED, max_width=self.corner_width, **values
+            )
+            return VGroup(qkv, note).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
+        qkv = formula(r"Q = XW_q,\quad K = XW_k,\quad V = XW_v", size=32)
+        note = self.label("seed", size=theme.LABEL_SIZE, color=theme.MUTED, **values)
+        return VGroup(qkv, note).arrange(DOWN, buff=0.2)
+
+    def _feed_grid(self, x_rows, grid, gap: float) -> VGroup:
+        """X's rows left of the grid, each level with its row there, and the QKᵀ arrow between."""
         x_rows.next_to(grid.row_labels, LEFT, buff=gap)
-        out_rows.next_to(grid.cells, RIGHT, buff=gap)
-        for rows in (x_rows, out_rows):
-            for k, row in enumerate(rows):
-                row.match_y(grid.row(k))
+        for k, row in enumerate(x_rows):
+            row.match_y(grid.row(k))
         qk_arrow = arrow(
             x_rows.get_right() + 0.15 * RIGHT, grid.row_labels.get_left() + 0.15 * LEFT
         )
-        qk_tex = formula(QK_TEX, size=30).next_to(qk_arrow, UP, buff=0.1)
+        return VGroup(qk_arrow, formula(QK_TEX, size=30).next_to(qk_arrow, UP, buff=0.1))
+
+    def _line_up_blocks(self, heads, x_rows, grid, out_rows) -> tuple[VGroup, VGroup]:
+        gap = 1.0  # room for the arrow and its formula between blocks
+        qk = self._feed_grid(x_rows, grid, gap)
+        out_rows.next_to(grid.cells, RIGHT, buff=gap)
+        for k, row in enumerate(out_rows):
+            row.match_y(grid.row(k))
         mix_arrow = arrow(grid.cells.get_right() + 0.15 * RIGHT, out_rows.get_left() + 0.15 * LEFT)
         mix_tex = formula(MIX_TEX, size=30).next_to(mix_arrow, UP, buff=0.1)
         for head, block in zip(heads, (x_rows, grid, out_rows), strict=True):
             head.next_to(grid, UP, buff=0.25).match_x(block)
-        return VGroup(qk_arrow, qk_tex), VGroup(mix_arrow, mix_tex)
+        return qk, VGroup(mix_arrow, mix_tex)
+
+    def _turn_blocks(self, heads, x_rows, grid, out_rows) -> tuple[VGroup, VGroup]:
+        """An L: X → weights across the top, then down from the weights to the outputs."""
+        qk = self._feed_grid(x_rows, grid, SQUARE_GAP)
+        for head, block in zip(heads[:2], (x_rows, grid), strict=True):
+            head.next_to(grid, UP, buff=0.25).match_x(block)
+        # the outputs hang under the grid, their cells flush with its right edge
+        out_rows.arrange(DOWN, buff=0.06, aligned_edge=RIGHT)
+        out_cells = VGroup(*[row[1] for row in out_rows])
+        heads[2].next_to(out_rows, UP, buff=0.2).match_x(out_cells)
+        VGroup(heads[2], out_rows).next_to(grid, DOWN, buff=SQUARE_DROP).align_to(grid.cells, RIGHT)
+        # straight down from the grid onto the outputs' head, as far as the grid reaches
+        x = np.clip(out_cells.get_x(), grid.cells.get_left()[0], grid.cells.get_right()[0])
+        mix_arrow = arrow([x, grid.get_bottom()[1] - 0.08, 0], [x, heads[2].get_top()[1] + 0.08, 0])
+        return qk, VGroup(mix_arrow, formula(MIX_TEX, size=30).next_to(mix_arrow, RIGHT, buff=0.15))
 
     def _stack_blocks(self, heads, x_rows, grid, out_rows) -> tuple[VGroup, VGroup]:
         for rows in (x_rows, out_rows):
