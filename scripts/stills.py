@@ -1,5 +1,5 @@
 """Regenerate docs/stills/: each scene's frame at the end of a telling beat, in 16:9,
-and in 9:16 (Chinese) for the scenes composed for tall frames.
+and in Chinese 9:16 and 1:1 frames for a few scenes (README shows them).
 
     .venv/bin/python scripts/stills.py            # every mission scene
     .venv/bin/python scripts/stills.py clock-hands
@@ -23,6 +23,11 @@ from rendering.preview import frames_at, moments  # noqa: E402
 STILLS = ROOT / "docs" / "stills"
 # The beat whose end each still shows (default: the last one before the takeaway).
 BEAT = {"attention-shuffle": "swap_tokens", "integer-scale": "sliver", "binary-bits": "rhythm"}
+# The scenes shown in the other frame shapes.
+OTHER_SHAPES = {
+    "9:16": ("clock-hands", "attention-shuffle"),
+    "1:1": ("rope-rotation", "integer-scale"),
+}
 
 
 def still(slug: str, aspect: str, lang: str, work: Path) -> Path:
@@ -50,8 +55,9 @@ def main(slugs: list[str]) -> None:
     with tempfile.TemporaryDirectory(prefix="pe-stills-") as tmp:
         for info in chosen:
             print(still(info.slug, "16:9", "en", Path(tmp)))
-            if "tall" in info.load().SHAPES:
-                print(still(info.slug, "9:16", "zh", Path(tmp)))
+            for aspect, slugs in OTHER_SHAPES.items():
+                if info.slug in slugs:
+                    print(still(info.slug, aspect, "zh", Path(tmp)))
 
 
 if __name__ == "__main__":

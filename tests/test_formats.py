@@ -204,6 +204,11 @@ def test_mission_scenes_are_readable_and_fill_the_16_9_stage(info, lang):
     report.assert_fills_the_stage()
 
 
+def test_every_mission_scene_composes_for_every_frame_shape():
+    for info in scenes.MISSION:
+        assert info.load().SHAPES == set(settings.SHAPES.values()), info.slug
+
+
 # Every (scene, shape) a scene composes for beyond 16:9.
 COMPOSED = [
     pytest.param(info, SHAPE_ASPECTS[shape], id=f"{info.slug}-{shape}")
