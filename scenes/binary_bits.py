@@ -33,7 +33,7 @@ from manim import (
 import pe_math as pm
 from scenes import theme
 from scenes.base import LessonScene
-from scenes.components import BitRow, arrow
+from scenes.components import BitRow, arrow, compact
 
 # At most 2^ANIMATED_BITS positions are counted one by one; the trace rows follow them.
 ANIMATED_BITS = 5
@@ -64,6 +64,7 @@ class BinaryBitsNumbers:
     bar_steps: list[int]
     bar_heights: list[float]
     first_distance: float
+    cliff_ratio: float  # the cliff step over the first step: sqrt(n_bits), every bit flips
 
 
 class BinaryBits(LessonScene):
@@ -98,6 +99,7 @@ class BinaryBits(LessonScene):
             bar_steps=bar_steps,
             bar_heights=bar_heights,
             first_distance=bar_heights[0],
+            cliff_ratio=cliff_distance / bar_heights[0],
         )
 
     # ------------------------------------------------------------------ beats
@@ -432,7 +434,20 @@ class BinaryBits(LessonScene):
         xname = self.label("bars_axis", theme.SMALL_SIZE, theme.MUTED)
         xname.next_to(marks, DOWN, buff=0.2).set_x(base.get_x())
         plot = VGroup(chart, marks, formula, xname)
-        group = VGroup(title, plot).arrange(DOWN, buff=0.3)
+        # the cliff against the first step (with one bit they are the same step)
+        ratio = VGroup()
+        if steps[0] != cliff_step:
+            ratio.add(
+                self.label(
+                    "cliff_ratio",
+                    theme.BODY_SIZE,
+                    theme.ACCENT,
+                    max_width=self.stage_width(),
+                    flips=nums.cliff_flips,
+                    ratio=compact(nums.cliff_ratio),
+                )
+            )
+        group = VGroup(title, plot, *ratio).arrange(DOWN, buff=0.3)
         self.fit_to_stage(group)
         self.play(FadeOut(self.cliff_group), run_time=theme.SHORT)
         self.play(
@@ -443,6 +458,8 @@ class BinaryBits(LessonScene):
             run_time=theme.LONG,
         )
         self.play(FadeIn(marks), run_time=theme.SHORT)
+        if len(ratio):
+            self.play(FadeIn(ratio, shift=0.1 * UP), run_time=theme.SHORT)
         self.wait(theme.LONG)
         self.chart_group = group
 

@@ -81,6 +81,7 @@ class ClockHandsNumbers:
     fast_period: float
     fast_distance: float
     pe_distance: float
+    step_distance: float  # ‖PE(p+1) − PE(p)‖, the same for every p: the yardstick for pe_distance
 
 
 class ClockHands(LessonScene):
@@ -122,6 +123,9 @@ class ClockHands(LessonScene):
             fast_period=float(pm.periods(d, base, variant)[0]),
             fast_distance=float(pm.adjacent_distances(np.stack([tips_a[0], tips_b[0]]))[0]),
             pe_distance=float(pm.adjacent_distances(pe_ab)[0]),
+            step_distance=float(
+                pm.adjacent_distances(pm.sinusoidal([0, 1], d, base, layout, variant))[0]
+            ),
         )
 
     # ---------------------------------------------------------------- construct
@@ -203,7 +207,7 @@ class ClockHands(LessonScene):
             self.cells.arrange_in_grid(cols=per_row, buff=(gap, 0.3), aligned_edge=UP)
         else:
             self.cells.arrange(RIGHT, buff=gap, aligned_edge=UP)
-        which = ", ".join(str(i) for i in shown)
+        which = self.ui("list_sep").join(str(i) for i in shown)
         self.shown_note = self.label(
             "shown",
             theme.SMALL_SIZE,
@@ -243,7 +247,12 @@ class ClockHands(LessonScene):
         self.note_all.arrange(RIGHT, buff=0.2)
         if self.note_all.width > self.stage_width():
             self.note_all.arrange(DOWN, buff=0.2, aligned_edge=LEFT)
-        notes = VGroup(self.note_fast, self.note_all).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
+        self.note_step = self.label(
+            "step", theme.LABEL_SIZE, theme.MUTED, max_width=line_w, dist=theme.fmt(n.step_distance)
+        )
+        notes = VGroup(self.note_fast, self.note_all, self.note_step).arrange(
+            DOWN, buff=0.15, aligned_edge=LEFT
+        )
 
         if self.shape == "square":  # the counter under the readout saves a row of height
             left = VGroup(self.cells, self.shown_note).arrange(DOWN, buff=0.3)
@@ -367,6 +376,7 @@ class ClockHands(LessonScene):
             run_time=theme.NORMAL,
         )
         self.play(FadeIn(self.note_all, shift=0.1 * UP), run_time=theme.NORMAL)
+        self.play(FadeIn(self.note_step, shift=0.1 * UP), run_time=theme.SHORT)
         self.wait(theme.LONG + theme.READ)
 
     def period_table(self) -> None:

@@ -130,7 +130,7 @@ class LessonOutro(LessonScene):
         self.beat("end")
         self.play(FadeOut(card), run_time=theme.SHORT)
         thanks = self.label("thanks", size=theme.TITLE_SIZE)
-        hint = self.label("rerender", size=theme.LABEL_SIZE, color=theme.MUTED)
+        hint = self.label("try_it", size=theme.LABEL_SIZE, color=theme.MUTED)
         closing = VGroup(thanks, hint).arrange(DOWN, buff=0.4)
         self.fit(closing)
         self.play(Write(thanks), FadeIn(hint, shift=0.2 * UP), run_time=theme.NORMAL)

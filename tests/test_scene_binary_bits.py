@@ -6,6 +6,8 @@ import pytest
 import pe_math as pm
 from pe_math import Params
 from scenes.binary_bits import BinaryBits
+from scenes.catalogue import lookup
+from scenes.components import compact
 from tests.scene_tools import assert_lesson_clip, build_scene, render_scene
 
 BEATS = ["counter", "rhythm", "cliff", "distances", "verdict", "takeaway"]
@@ -35,6 +37,9 @@ def test_builds_clean_and_shows_its_numbers(case, lang):
     # the bar chart named the first step and the cliff step
     on_bars = seen["verdict"]
     assert "0→1" in on_bars and f"{cliff - 1}→{cliff}" in on_bars
+    # ... and said how many bits flip there and how much longer that step is than the first
+    ratio = lookup(lang, "binary-bits", "ui.cliff_ratio").format(flips=n, ratio=compact(np.sqrt(n)))
+    assert "".join(ratio.split()) in "".join("".join(on_bars).split())
     # every bit is labelled with its rhythm, and the counter reads 0, before the count
     on_counter = seen["rhythm"]
     for k in range(n):
@@ -56,6 +61,45 @@ def test_numbers_are_pe_maths_binary_table_cliff_and_distances():
     assert nums.first_distance == pytest.approx(1.0)
     # the cliff bar towers over the first step, and is the tallest
     assert nums.bar_heights[7] == max(nums.bar_heights) > nums.bar_heights[0]
+
+
+@pytest.mark.parametrize("n_bits", range(1, 9))
+def test_distances_claims_hold_for_any_bit_count(n_bits):
+    """say.cliff / say.distances: the cliff is where the top bit first switches on; there
+    every bit flips, and that step is sqrt(n_bits) times the first; most steps flip one bit."""
+    nums = BinaryBits.numbers(Params(n_bits=n_bits))
+    before, after = nums.cliff
+    table = pm.binary_encoding(np.arange(2**n_bits), n_bits)
+    top = table[:, n_bits - 1]
+    assert top[after] == 1 and not top[:after].any()
+    assert nums.cliff_flips == n_bits
+    assert nums.first_distance == pytest.approx(1.0)
+    assert nums.cliff_ratio == pytest.approx(nums.cliff_distance / nums.first_distance)
+    assert nums.cliff_ratio == pytest.approx(np.sqrt(n_bits))
+    steps = pm.adjacent_distances(table)
+    assert np.sum(np.isclose(steps, 1.0)) > len(steps) / 2
+    # the bars drawn over the counted steps tell the same story
+    counted = np.asarray(nums.bar_heights[: nums.positions - 1])
+    assert np.sum(np.isclose(counted, 1.0)) > len(counted) / 2
+
+
+def test_at_the_defaults_four_bits_flip_and_the_cliff_is_twice_the_first_step():
+    nums = BinaryBits.numbers(Params())
+    assert nums.cliff_flips == 4
+    assert nums.cliff_ratio == pytest.approx(2.0)
+    assert compact(nums.cliff_ratio) == "2"
+    # the cliff is the tallest bar, yet not by far: 3 → 4 already moves sqrt(3)
+    assert nums.bar_heights[3] == pytest.approx(np.sqrt(3))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_one_bit_has_no_ratio_to_show(lang):
+    scene, report, seen = build_and_read(Params(n_bits=1), lang)
+    report.assert_clean()
+    # the fixed words of the label, between its two numbers, are nowhere on stage
+    template = lookup(lang, "binary-bits", "ui.cliff_ratio")
+    words = template.split("{flips}")[1].split("{ratio}")[0].strip()
+    assert words and not any(words in w for w in seen["verdict"])
 
 
 def test_each_bits_rhythm_label_matches_when_the_bit_really_flips():

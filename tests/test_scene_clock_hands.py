@@ -61,6 +61,10 @@ def expected(params: Params) -> dict:
         "fast_distance": np.linalg.norm(
             pm.clock_hand_tips(a, d, base, variant)[0] - pm.clock_hand_tips(b, d, base, variant)[0]
         ),
+        "step_distance": np.linalg.norm(
+            pm.sinusoidal([1], d, base, layout, variant)
+            - pm.sinusoidal([0], d, base, layout, variant)
+        ),
     }
 
 
@@ -81,12 +85,18 @@ def test_builds_clean_and_shows_its_numbers(case, lang):
         assert ui("clock", i=i) in seen["tick"]
         assert ui("dims", a=da, b=db) in seen["tick"]
         assert f"ω = {compact(w)}" in seen["tick"]
+    # the list of shown clocks is joined the language's way ("0, 1, 2" / "0、1、2")
+    which = ui("list_sep").join(str(i) for i in want["shown"])
+    assert which in " ".join(seen["tick"])
+    assert ("、" in which) == (lang == "zh" and len(want["shown"]) > 1)
     # the ambiguity beat ends with the angle gaps and the fingerprint distance on stage
     on_gaps = " | ".join(seen["periods"])
     for g in want["gap_deg"]:
         assert f"{fmt(g, 1)}°" in on_gaps
     assert f"= {fmt(want['pe_distance'])}" in on_gaps
     assert f"{fmt(want['fast_distance'])}" in on_gaps
+    # the yardstick beside it: the distance between neighbouring positions
+    assert f"{fmt(want['step_distance'])}" in on_gaps
     # the periods table lists 2π/ω of every shown clock
     on_table = seen["takeaway"]
     for period in want["period"]:
@@ -105,6 +115,7 @@ def test_numbers_are_pe_maths(case):
         np.testing.assert_allclose(getattr(nums, key), want[key], atol=1e-12, err_msg=key)
     assert nums.pe_distance == pytest.approx(want["pe_distance"])
     assert nums.fast_distance == pytest.approx(want["fast_distance"])
+    assert nums.step_distance == pytest.approx(want["step_distance"])
     assert nums.fast_period == pytest.approx(
         2 * np.pi / pm.frequencies(params.d_model, params.base, params.variant)[0]
     )
@@ -122,6 +133,54 @@ def test_defaults_tell_the_near_repeat_story():
     assert nums.pe_distance > 2 * nums.fast_distance
     # the readout row at p = 1 is the published PE(1) for d = 8
     np.testing.assert_allclose(nums.pe[1][:2], [0.84147098, 0.54030231])
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_tick_claims_every_hand_turns_by_its_own_omega_each_slower_falling_behind(case):
+    """say.tick: each step turns every hand by its ω; the fastest whips round (a whole radian
+    a step); each slower hand falls further behind. True whatever the knobs."""
+    params = CASES[case]
+    nums = ClockHands.numbers(params)
+    angles = np.asarray(nums.angles)
+    np.testing.assert_allclose(np.diff(angles, axis=0), np.tile(nums.omega, (len(angles) - 1, 1)))
+    assert pm.frequencies(params.d_model, params.base, params.variant)[0] == 1.0
+    assert nums.shown[0] == 0
+    assert all(np.diff(nums.omega) < 0)
+    assert all(np.diff(angles[-1]) < 0)  # at the end of the count, each lags the one before
+
+
+def test_tick_at_the_defaults_only_the_slowest_hands_barely_creep():
+    """The scene as rendered: over 24 positions the fast hand laps almost four times, clock 1
+    turns about 137°, and only clocks 2 and 3 creep (under 15°), so the narration must not
+    call every slow hand still."""
+    nums = ClockHands.numbers(Params())
+    swept = np.degrees(nums.angles[-1])
+    assert nums.positions[-1] == 24
+    assert swept[0] > 3 * 360
+    assert swept[1] == pytest.approx(137.5, abs=0.1)
+    assert all(swept[2:] < 15)
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_fingerprint_claims_hold_and_the_yardstick_is_the_same_for_every_step(case):
+    """say.fingerprint: the slower hands moved between a and b; over all the dims the distance
+    is not zero; ui.step: neighbouring positions are *always* step_distance apart."""
+    params = CASES[case]
+    nums = ClockHands.numbers(params)
+    assert all(abs(g) > 0 for g in nums.gap_deg[1:])
+    assert nums.pe_distance > 1e-6
+    d, base, layout, variant = params.d_model, params.base, params.layout, params.variant
+    table = pm.sinusoidal(np.arange(0, 500), d, base, layout, variant)
+    np.testing.assert_allclose(pm.adjacent_distances(table), nums.step_distance, rtol=1e-9)
+
+
+def test_fingerprint_at_the_defaults_is_real_but_smaller_than_one_step():
+    """Why the narration does not oversell: at d = 8, PE(0) and PE(6) are 0.66 apart, less
+    than the 0.96 between neighbours, though far more than the fast hand's 0.28 alone."""
+    nums = ClockHands.numbers(Params())
+    assert nums.step_distance == pytest.approx(0.9641, abs=1e-4)
+    assert 0 < nums.pe_distance < nums.step_distance
+    assert abs(nums.gap_deg[0]) < 20  # the fast hand alone nearly matches
 
 
 def test_numbers_follow_the_params():

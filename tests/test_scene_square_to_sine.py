@@ -58,6 +58,24 @@ def test_numbers_are_pe_maths_fourier_sums_ladders_and_table():
     assert nums.table_range[0] >= -1 and nums.table_range[1] <= 1
 
 
+@pytest.mark.parametrize("case", list(CASES))
+def test_narrated_claims_overshoot_halving_and_a_fixed_factor(case):
+    """say.fourier: every partial sum overshoots the square wave's 1; say.slide: the bits'
+    speeds halve from one to the next, PE's shrink by one fixed factor set by base and width,
+    and each sine's cosine partner turns at the same speed."""
+    params = CASES[case]
+    nums = SquareToSine.numbers(params)
+    assert all(peak > 1 for peak in nums.peaks)
+    binary, pe = np.asarray(nums.omega_binary), np.asarray(nums.omega_pe)
+    np.testing.assert_allclose(binary[1:] / binary[:-1], 0.5)
+    np.testing.assert_allclose(pe[1:] / pe[:-1], params.base ** (-2 / params.d_model))
+    xs = np.linspace(0, 16, 200)
+    sin, cos = pm.pair_waves(xs, pe)
+    # the cosine is the same-speed wave, a quarter turn ahead of its sine
+    np.testing.assert_allclose(sin, np.sin(np.outer(xs, pe)))
+    np.testing.assert_allclose(cos, np.sin(np.outer(xs, pe) + np.pi / 2), atol=1e-12)
+
+
 def test_numbers_follow_base_width_and_bits():
     default = SquareToSine.numbers(Params())
     changed = SquareToSine.numbers(Params(base=100.0, d_model=16))
