@@ -16,7 +16,7 @@ from scenes.text_layout import LINE_CHARS, MAX_LINES, cell_width, wrap
 
 ZH = (
     "把位置向量两两分组，每一对 sin 与 cos 就是一根指针的针尖；每个时钟按自己的角速度 ω 旋转。"
-    "让位置一格一格向前走：快针飞速转圈，慢针几乎不动，右边的向量数值也跟着变化。"
+    "位置一格一格往前挪：最快的那根飞转，越慢的针落后得越多，右侧的向量也随之改变。"
 )
 EN = (
     "Split the position vector into sin–cos pairs. Each pair is the tip of a clock hand, and "
