@@ -217,3 +217,12 @@ def test_rows_are_the_fewest_that_fit_and_lose_nothing(text, limit):
     # row's start
     closing = sum(u[0] in "，。" for u in break_units(text, "zh"))
     assert greedy + 1 <= len(rows) + (rows == []) <= greedy + 1 + closing
+
+
+def test_a_latin_run_keeps_one_space_when_joined():
+    from scenes.text_layout import break_units, join_words
+
+    joined = ""
+    for unit in break_units("得分只看 n − m。", "zh"):
+        joined = join_words(joined, unit, "zh")
+    assert joined == "得分只看 n − m。"
