@@ -1,9 +1,11 @@
 """Scene 6, rope-rotation: RoPE turns q and k instead of adding a position vector.
 
-One frequency pair is drawn as a 2-d plane. q at position m is turned by m·θ and
-k at position n by n·θ, counter-clockwise (pe_math.rotation_2d). Shifting both
-positions turns both arrows but keeps their angle, their lengths and their dot
-product; changing n − m changes the dot product.
+One frequency pair is drawn as a 2-d plane with the clock-hands scene's axes: the
+pair's first dim to the right, its second dim up. q at position m is turned by m·θ
+and k at position n by n·θ, counter-clockwise (pe_math.rotation_2d), the opposite
+way to the sinusoid's clockwise hands. Shifting both positions turns both arrows
+but keeps the (unsigned) angle between them, their lengths and their dot product;
+changing n − m changes the dot product.
 """
 
 from __future__ import annotations
@@ -14,9 +16,11 @@ from typing import Any, ClassVar
 import numpy as np
 from manim import (
     DOWN,
+    DR,
     LEFT,
     RIGHT,
     UP,
+    UR,
     Arc,
     Circle,
     DashedVMobject,
@@ -52,6 +56,19 @@ PLANE_RADIUS = 1.9  # scene units of the longer of q and k
 PLANE_MARGIN = 0.8  # around the circle: the axes' overhang and room for the arrow labels
 GAP = 0.3  # between the parts of the page
 MOVE = 2.5  # seconds for a rotation
+# where an arrow's name sits past its tip: (outwards, sideways away from the other arrow),
+# the first spot that keeps clear of the axis names
+LABEL_SPOTS = ((0.45, 0.25), (0.45, 0.55), (0.75, 0.25), (0.45, -0.25), (0.75, 0.55))
+
+
+def overlap(a: Mobject, b: Mobject) -> bool:
+    """Whether the bounding boxes of a and b overlap."""
+    return bool(
+        a.get_left()[0] < b.get_right()[0]
+        and b.get_left()[0] < a.get_right()[0]
+        and a.get_bottom()[1] < b.get_top()[1]
+        and b.get_bottom()[1] < a.get_top()[1]
+    )
 
 
 @dataclass(frozen=True)
@@ -126,7 +143,8 @@ class RopeRotation(LessonScene):
                 "q_rot": plane["q_rot"].tolist(),
                 "k_rot": plane["k_rot"].tolist(),
                 "dot": plane["dot"],
-                "angle_deg": float(np.degrees(plane["angle"])),
+                "angle_deg": float(np.degrees(plane["angle"])),  # signed: the arc's sweep
+                "between_deg": float(np.degrees(np.abs(plane["angle"]))),  # shown, in [0, 180]
                 "q_norm": plane["q_norm"],
                 "k_norm": plane["k_norm"],
                 "relative_dot": plane["relative_dot"],
@@ -238,9 +256,15 @@ class RopeRotation(LessonScene):
         side = 2 * (radius + PLANE_MARGIN)
         room = panel(side, side, color=theme.BACKGROUND)
         self.origin_mob = axes
+        # the axes as in the clock-hands scene: the pair's first dim right, its second up
+        x_name = self.label("axis", theme.SMALL_SIZE, theme.MUTED, dim=n.dims[0])
+        y_name = self.label("axis", theme.SMALL_SIZE, theme.MUTED, dim=n.dims[1])
+        x_name.next_to(radius * RIGHT, DR, buff=0.08)  # under the axis, just outside the ring
+        y_name.next_to(radius * UP, UR, buff=0.08)  # beside the axis, just above the ring
+        self.axis_names = VGroup(x_name, y_name)
         self.q_label = MathTex(r"R_m\,q", font_size=theme.BODY_SIZE * 1.3, color=theme.WORD_A)
         self.k_label = MathTex(r"R_n\,k", font_size=theme.BODY_SIZE * 1.3, color=theme.WORD_B)
-        return VGroup(room, axes, rings)
+        return VGroup(room, axes, rings, self.axis_names)
 
     def to_scene(self, v) -> np.ndarray:
         return self.origin_mob.get_center() + self.unit * np.array([v[0], v[1], 0.0])
@@ -269,7 +293,14 @@ class RopeRotation(LessonScene):
         return always_redraw(draw)
 
     def place_labels(self) -> None:
-        """Keep each arrow's name just past its tip, nudged away from the other arrow."""
+        """Keep each arrow's name just past its tip, nudged away from the other arrow.
+
+        Where that spot would cover an axis name, the name slides further along the
+        same side, then further out, and only then to the other side.
+        """
+
+        def clear(label: Mobject) -> bool:
+            return not any(overlap(label, name) for name in self.axis_names)
 
         def place(label: Mobject, mine: str, other: str) -> None:
             plane = self.plane_now()
@@ -281,8 +312,12 @@ class RopeRotation(LessonScene):
             if side @ w > 0:
                 side = -side
             tip = self.to_scene(v)
-            offset = 0.45 * np.array([*out, 0.0]) + 0.25 * np.array([*side, 0.0])
-            label.move_to(tip + offset)
+            out3, side3 = np.array([*out, 0.0]), np.array([*side, 0.0])
+            for away, across in LABEL_SPOTS:
+                label.move_to(tip + away * out3 + across * side3)
+                if clear(label):
+                    return
+            label.move_to(tip + LABEL_SPOTS[0][0] * out3 + LABEL_SPOTS[0][1] * side3)
 
         self.q_label.add_updater(lambda m: place(m, "q_rot", "k_rot"))
         self.k_label.add_updater(lambda m: place(m, "k_rot", "q_rot"))
@@ -337,7 +372,7 @@ class RopeRotation(LessonScene):
             row("m", self.m_num), row("n", self.n_num), row("gap", self.gap_num)
         ).arrange(RIGHT, buff=0.45)
         self.angle_num = self.number(
-            n.raw["angle_deg"], 1, theme.ACCENT, widest=-179.9, unit=r"^\circ"
+            n.raw["between_deg"], 1, theme.ACCENT, widest=179.9, unit=r"^\circ"
         )
         self.dot_num = self.number(n.raw["dot"], 3, theme.ACCENT, widest=-9.999)
         self.qn_num = self.number(n.raw["q_norm"], 3, theme.WORD_A)
@@ -356,7 +391,7 @@ class RopeRotation(LessonScene):
         bind_number(self.m_num, lambda: round(self.m_at.get_value()))
         bind_number(self.n_num, lambda: round(self.n_at.get_value()))
         bind_number(self.gap_num, lambda: round(self.n_at.get_value() - self.m_at.get_value()))
-        bind_number(self.angle_num, lambda: float(np.degrees(self.plane_now()["angle"])))
+        bind_number(self.angle_num, lambda: float(np.degrees(np.abs(self.plane_now()["angle"]))))
         bind_number(self.dot_num, lambda: self.plane_now()["dot"])
         bind_number(self.qn_num, lambda: self.plane_now()["q_norm"])
         bind_number(self.kn_num, lambda: self.plane_now()["k_norm"])
@@ -415,7 +450,16 @@ class RopeRotation(LessonScene):
             for dial in dials[1::2]:
                 dial[-1].shift((dial[-1].height + 0.1) * DOWN)
         title = self.label("strip", theme.LABEL_SIZE, theme.FOREGROUND, max_width=self.line_width())
-        body = VGroup(title, dials).arrange(DOWN, buff=0.25)
+        # the sinusoid's hands turned the other way: said under the dials, as wide as they are
+        # in 16:9 (beside the plane), as wide as the title may be elsewhere (few lines, so
+        # the strip stays short and the plane keeps its room)
+        note_w = max(dials.width, title.width)
+        if self.shape != "wide":
+            note_w = max(note_w, self.line_width() - 0.4)  # the panel's padding
+        self.clocks_note = self.label(
+            "clocks_note", theme.SMALL_SIZE, theme.MUTED, max_width=note_w
+        )
+        body = VGroup(title, dials, self.clocks_note).arrange(DOWN, buff=0.25)
         return VGroup(panel(body.width + 0.4, body.height + 0.4).move_to(body), body)
 
     def dial_hand(self, face: Circle, theta: float, color) -> Mobject:

@@ -5,6 +5,7 @@ import pytest
 
 import pe_math as pm
 from pe_math import Params
+from scenes.catalogue import caption, lookup
 from scenes.components import compact
 from scenes.rope_rotation import RopeRotation
 from scenes.theme import fmt
@@ -31,6 +32,12 @@ def build_and_read(params: Params, lang: str):
 def plane(params: Params, m: float, n: float) -> dict:
     theta = pm.frequencies(params.d_model, params.base)[params.rope_pair]
     return pm.rope_plane(params.rope_q, params.rope_k, m, n, theta)
+
+
+def unsigned_deg(q_rot, k_rot) -> float:
+    """The angle between two 2-d vectors in degrees, in [0, 180], from their cosine."""
+    cos = np.dot(q_rot, k_rot) / (np.linalg.norm(q_rot) * np.linalg.norm(k_rot))
+    return float(np.degrees(np.arccos(np.clip(cos, -1.0, 1.0))))
 
 
 def extra_steps(params: Params) -> int:
@@ -60,7 +67,7 @@ def test_builds_clean_and_shows_its_numbers(case, lang):
         # a readout redraws only when its shown digits change: match to half a shown digit
         for value, tol in (
             (state["dot"], 5e-4),
-            (np.degrees(state["angle"]), 0.05),
+            (unsigned_deg(state["q_rot"], state["k_rot"]), 0.05),
             (state["q_norm"], 5e-4),
             (state["k_norm"], 5e-4),
         ):
@@ -76,6 +83,26 @@ def test_builds_clean_and_shows_its_numbers(case, lang):
     assert compact(pm.frequencies(params.d_model, params.base)[params.rope_pair]) in header
     # the worked formula carries the regapped score
     assert any(f"= {regapped['relative_dot']:.3f} =" in w for w in seen["dials"])
+    # "the dot product changes with it" when only k moves on
+    assert abs(regapped["dot"] - shifted["dot"]) > 1e-3
+    # the plane's axes are named with the pair's real dims: first dim right, second dim up
+    axis = lookup(lang, "rope-rotation", "ui.axis")
+    x_name, y_name = scene.axis_names
+    assert x_name.original_text == axis.format(dim=int(dims[0]))
+    assert y_name.original_text == axis.format(dim=int(dims[1]))
+    for beat in ("shift", "gap", "norms", "formula", "dials"):
+        assert x_name.original_text in seen[beat] and y_name.original_text in seen[beat]
+    o = scene.origin_mob.get_center()
+    assert x_name.get_left()[0] > o[0] and abs(x_name.get_center()[1] - o[1]) < x_name.height
+    assert y_name.get_bottom()[1] > o[1] and abs(y_name.get_center()[0] - o[0]) < y_name.width
+    # the angle readout is the unsigned angle between q and k, never the signed one
+    label = lookup(lang, "rope-rotation", "ui.angle")
+    assert label in seen["shift"]
+    assert not any(w in ("angle from q to k:", "q 到 k 的夹角：") for w in seen["shift"])
+    # the note under the dials: the sinusoid's hands turned the other way
+    note = " ".join(" ".join(seen["takeaway"]).split())  # rows joined, spacing normalised
+    assert ("clockwise, the opposite way" if lang == "en" else "顺时针") in note
+    assert "n − m" in note
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -104,6 +131,12 @@ def test_numbers_are_pe_maths(case):
         for key in ("dot", "q_norm", "k_norm", "relative_dot"):
             assert got[key] == pytest.approx(want[key]), (name, key)
         assert got["angle_deg"] == pytest.approx(np.degrees(want["angle"]))
+        # the shown angle: unsigned, the same as the arc's sweep, from the rotated vectors
+        assert 0.0 <= got["between_deg"] <= 180.0
+        assert got["between_deg"] == pytest.approx(abs(got["angle_deg"]))
+        assert got["between_deg"] == pytest.approx(
+            unsigned_deg(want["q_rot"], want["k_rot"]), abs=1e-6
+        )
         # the full d-dim rope with the chosen pairing gives the plane's score
         q, k = np.zeros(d), np.zeros(d)
         q[dims], k[dims] = params.rope_q, params.rope_k
@@ -135,6 +168,87 @@ def test_defaults_tell_the_rope_story():
         0,
         4,
     ]
+
+
+def test_defaults_angle_opens_with_the_gap():
+    """At the defaults the readout goes 109.5° (n − m = 3) → 135.9° (n − m = 5): it grows."""
+    params = Params()
+    nums = RopeRotation.numbers(params)
+    shifted, regapped = nums.shifted, nums.regapped
+    assert shifted["n"] - shifted["m"] == 3 and regapped["n"] - regapped["m"] == 5
+    assert regapped["between_deg"] > shifted["between_deg"] + 20
+    assert round(shifted["between_deg"], 1) == 109.5 and round(regapped["between_deg"], 1) == 135.9
+    # the signed angle wraps (109.5° → −135.9°): that is why the screen shows the unsigned one
+    assert shifted["angle_deg"] > 0 > regapped["angle_deg"]
+    _, report, _, values = build_and_read(params, "en")
+    assert any(abs(v - 109.5) < 0.05 for v in values["gap"])
+    assert any(abs(v - 135.9) < 0.05 for v in values["norms"])
+    assert not any(v < -100 for beat in ("gap", "norms") for v in values[beat])
+
+
+@pytest.mark.parametrize("pairing", ["interleaved", "half"])
+@pytest.mark.parametrize("d_model,pair", [(8, 0), (8, 2), (16, 5)])
+def test_rope_turns_counter_clockwise_and_the_clocks_clockwise(pairing, d_model, pair):
+    """Same axes (pair's first dim right, second up); RoPE turns one way, the sinusoid the other."""
+    params = Params(d_model=d_model, rope_pair=pair, rope_pairing=pairing)
+    nums = RopeRotation.numbers(params)
+    a, b = nums.dims
+    assert (a, b) == (
+        (2 * pair, 2 * pair + 1) if pairing == "interleaved" else (pair, pair + d_model // 2)
+    )
+    # RoPE: dim a's unit vector at position 1 moves towards +dim b (counter-clockwise)
+    e = np.zeros(d_model)
+    e[a] = 1.0
+    turned = pm.rope(e, [1], params.base, pairing)[0]
+    assert turned[a] == pytest.approx(np.cos(nums.theta))
+    assert turned[b] == pytest.approx(np.sin(nums.theta))
+    # the plane draws exactly that: (dim a, dim b) = (x, y), turning counter-clockwise
+    plane = pm.rope_plane([1.0, 0.0], [1.0, 0.0], 1, 0, nums.theta)
+    np.testing.assert_allclose(plane["q_rot"], turned[[a, b]], atol=1e-12)
+    x0, x1 = np.array([1.0, 0.0]), plane["q_rot"]
+    assert x0[0] * x1[1] - x0[1] * x1[0] > 0  # counter-clockwise
+    # the clock hands: tip (x, y) = (sin, cos) = PE dims of the same pair; position turns clockwise
+    layout = "interleaved" if pairing == "interleaved" else "concat"
+    ca, cb = pm.pair_dims(d_model, layout)[pair]
+    assert (ca, cb) == (a, b)
+    pe = pm.sinusoidal([0, 1], d_model, params.base, layout)
+    t0 = np.array([pe[0, ca], pe[0, cb]])
+    t1 = np.array([pe[1, ca], pe[1, cb]])
+    np.testing.assert_allclose(t1, pm.clock_hand_tips(1, d_model, params.base)[pair])
+    assert t0[0] * t1[1] - t0[1] * t1[0] < 0  # clockwise
+
+
+def test_the_score_only_sees_the_gap_either_way():
+    """Turning clockwise instead would keep the relative property: direction does not matter."""
+    params = Params()
+    theta = RopeRotation.numbers(params).theta
+    q, k = np.array(params.rope_q), np.array(params.rope_k)
+
+    def clockwise_score(m: int, n: int) -> float:
+        return float((pm.rotation_2d(-m * theta) @ q) @ (pm.rotation_2d(-n * theta) @ k))
+
+    for gap in (-4, 0, 3, 5):
+        scores = [clockwise_score(m, m + gap) for m in (0, 2, 7, 31)]
+        np.testing.assert_allclose(scores, scores[0], atol=1e-12)
+    assert abs(clockwise_score(2, 5) - clockwise_score(2, 7)) > 0.1
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_narration_names_the_direction(lang):
+    say = {b: caption(lang, "rope-rotation", b) for b in ("plane", "gap", "dials")}
+    if lang == "en":
+        assert "counter-clockwise" in say["plane"] and "same axes as the clocks" in say["plane"]
+        assert "counter-clockwise" in say["dials"]
+        assert "turned clockwise, the opposite way" in say["dials"]
+        assert "like the clocks" not in say["dials"]
+        assert "opens" not in say["gap"]  # at other knobs the angle can close
+    else:
+        assert "逆时针" in say["plane"] and "坐标轴和前面的时钟相同" in say["plane"]
+        assert (
+            "逆时针" in say["dials"] and "顺时针" in say["dials"] and "方向正好相反" in say["dials"]
+        )
+        assert "和前面的时钟一样" not in say["dials"]
+        assert "张开" not in say["gap"]
 
 
 def test_numbers_follow_the_params():
