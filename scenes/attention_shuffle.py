@@ -9,15 +9,18 @@ from manim import (
     DOWN,
     LEFT,
     ORIGIN,
+    PI,
     RIGHT,
     UP,
     Circumscribe,
+    Create,
     FadeIn,
     FadeOut,
     LaggedStart,
     Mobject,
     ReplacementTransform,
     RoundedRectangle,
+    SurroundingRectangle,
     Transform,
     TransformFromCopy,
     VGroup,
@@ -39,6 +42,9 @@ SQUARE_GAP = 0.8  # between X and the grid: an arrow with QKᵀ/√d over it
 SQUARE_DROP = 0.65  # between the grid and the outputs: an arrow with ·V beside it
 SQUARE_CORNER_BUFF = 0.3  # between the outputs and the seed (then P) in the corner beside them
 OUT_DIGITS = 2  # decimals of weights and outputs on the stage
+# "nearly even" weights: each within this share of the even weight 1/n (0.25 → 1/3 ± 1/12)
+EVEN_TOLERANCE = 0.25
+SWAP_ARC = PI  # the swapped rows and columns of weights pass each other on half circles
 
 
 def sci_tex(x: float) -> str:
@@ -76,6 +82,10 @@ class AttentionShuffleNumbers:
     weights_perm: list[list[float]]
     output_perm: list[list[float]]
     equivariance_error: float
+    weight_min: float
+    weight_max: float
+    # every weight within EVEN_TOLERANCE of 1/n: what the random projections give at small scale
+    nearly_even: bool
 
 
 QK_TEX = r"\tfrac{QK^{\top}}{\sqrt{d}}"
@@ -92,6 +102,7 @@ class AttentionShuffle(LessonScene):
     def numbers(cls, params: Params) -> AttentionShuffleNumbers:
         case = pm.attention_for(params)
         order = pm.swap_order(len(case.X), *params.swap)
+        n = len(case.X)
         return AttentionShuffleNumbers(
             X=case.X.tolist(),
             swap=[int(i) for i in params.swap],
@@ -105,6 +116,9 @@ class AttentionShuffle(LessonScene):
             weights_perm=case.weights_perm.tolist(),
             output_perm=case.output_perm.tolist(),
             equivariance_error=float(case.equivariance_error),
+            weight_min=float(np.min(case.weights)),
+            weight_max=float(np.max(case.weights)),
+            nearly_even=bool(np.all(np.abs(case.weights - 1 / n) <= EVEN_TOLERANCE / n)),
         )
 
     # ------------------------------------------------------------------ story
@@ -180,7 +194,7 @@ class AttentionShuffle(LessonScene):
             FadeIn(st["x_head"]),
             run_time=theme.NORMAL,
         )
-        self.play(FadeIn(st["qk"]), FadeIn(st["seed"]), run_time=theme.SHORT)
+        self.play(FadeIn(st["qk"]), FadeIn(st["seed"][:2]), run_time=theme.SHORT)
         self.play(FadeIn(scores, shift=0.2 * RIGHT), FadeIn(scores_head), run_time=theme.NORMAL)
         self.wait(theme.SHORT)
         self.play(
@@ -188,6 +202,8 @@ class AttentionShuffle(LessonScene):
             ReplacementTransform(scores_head, st["grid_head"]),
             run_time=theme.NORMAL,
         )
+        # random, untrained projections: the weights' values say little, their moves will
+        self.play(FadeIn(st["seed"][2], shift=0.1 * UP), run_time=theme.SHORT)
         self.wait(theme.SHORT)
         self.play(FadeIn(st["mix"]), run_time=theme.SHORT)
         self.play(
@@ -216,10 +232,12 @@ class AttentionShuffle(LessonScene):
             p_note = self.label("swap_note", size=theme.LABEL_SIZE, color=theme.ACCENT, i=i, j=j)
             p_group = VGroup(p_tex, p_note).arrange(RIGHT, buff=0.4)
             self.fit(p_group, 1.0, 0.2)
-        p_group.move_to(old["seed"]).align_to(old["seed"], UP)
+        corner = old["seed"][:2]  # where Q, K, V and the seed note were
+        p_group.move_to(corner).align_to(corner, UP)
         self.play(FadeOut(old["seed"]), FadeIn(p_group), run_time=theme.NORMAL)
         new = self._stage(order, n.weights_perm, n.output_perm, perm=True)
         self._land_on(new, old)
+        self.recomputed = new  # the layout on PX: targets only, never itself on stage
         new_sentence = self._sentence(order).move_to(self.sentence)
         # the input: two words and their rows of X physically trade places
         self.play(
@@ -232,40 +250,27 @@ class AttentionShuffle(LessonScene):
             run_time=theme.LONG,
         )
         self.wait(theme.SHORT)
-        # recompute on PX: the grid's rows permute, then its columns; cell (a, b) ends on
-        # (slot of a, slot of b), where the weight recomputed on PX shows the same value
-        k = len(order)
-        grid, target = old["grid"], new["grid"]
-        self.play(
-            *[
-                grid.cell(a, b).animate.move_to(
-                    [grid.cell(a, b).get_x(), grid.cell(slot_of[a], b).get_y(), 0]
-                )
-                for a in range(k)
-                for b in range(k)
-            ],
-            *[Transform(grid.row_labels[t], target.row_labels[slot_of[t]]) for t in range(k)],
-            Transform(old["grid_head"], new["grid_head"]),
-            run_time=theme.NORMAL,
+        # recompute on PX: the same cells travel, rows first, then columns, so cell (a, b)
+        # lands on (slot of a, slot of b), where the weight recomputed on PX has its value
+        grid = old["grid"]
+        self._permute_grid(
+            grid, slot_of, rows=True, extra=[Transform(old["grid_head"], new["grid_head"])]
         )
+        self._permute_grid(grid, slot_of, rows=False)
+        # ... and every output row travels with its token to the slot it moved to
+        out_rows = old["out_rows"]
+        home = [row.get_y() for row in out_rows]
+        moving = VGroup(*[out_rows[t] for t in self.identity if slot_of[t] != t]).set_z_index(1)
         self.play(
             *[
-                Transform(grid.cell(a, b), target.cell(slot_of[a], slot_of[b]))
-                for a in range(k)
-                for b in range(k)
-            ],
-            *[Transform(grid.col_labels[t], target.col_labels[slot_of[t]]) for t in range(k)],
-            run_time=theme.NORMAL,
-        )
-        # ... and every output row travels with its token
-        self.play(
-            *[
-                Transform(old["out_rows"][t], new["out_rows"][slot_of[t]], path_arc=-0.6)
+                out_rows[t].animate(path_arc=SWAP_ARC).shift((home[slot_of[t]] - home[t]) * UP)
                 for t in self.identity
+                if slot_of[t] != t
             ],
             Transform(old["out_head"], new["out_head"]),
             run_time=theme.LONG,
         )
+        moving.set_z_index(0)
         moved = old["out_rows"][i]
         self.play(Circumscribe(moved, color=theme.ACCENT), run_time=theme.NORMAL)
         self.wait(theme.SHORT)
@@ -316,7 +321,11 @@ class AttentionShuffle(LessonScene):
         )
         rounding = self.label("rounding", size=theme.LABEL_SIZE, color=theme.MUTED)
         identity = formula(r"\mathrm{out}(PX) = P\,\mathrm{out}(X)", size=44, color=theme.ACCENT)
-        proof = VGroup(error, rounding, identity).arrange(DOWN, buff=0.3)
+        # why that loses order: the output follows the token, never the place it stands in
+        order_lost = self.label(
+            "order_lost", theme.LABEL_SIZE, theme.FOREGROUND, max_width=self.stage_width()
+        )
+        proof = VGroup(error, rounding, identity, order_lost).arrange(DOWN, buff=0.3)
         board = VGroup(VGroup(compare, same), proof).arrange(DOWN, buff=0.6)
         self.fill_below(self.sentence, board, 0.75)
         self.moved_parent.remove(self.moved_row)
@@ -339,6 +348,7 @@ class AttentionShuffle(LessonScene):
         self.play(Write(error), run_time=theme.NORMAL)
         self.play(FadeIn(rounding), run_time=theme.SHORT)
         self.play(Write(identity), run_time=theme.NORMAL)
+        self.play(FadeIn(order_lost, shift=0.1 * UP), run_time=theme.NORMAL)
         self.wait(theme.READ)
 
     def inject_position(self) -> None:
@@ -378,6 +388,42 @@ class AttentionShuffle(LessonScene):
         """Replace the loose pieces on stage by the groups they belong to (same look)."""
         self.remove(*self.stage_mobjects())
         self.add(*groups)
+
+    def _permute_grid(self, grid: HeatGrid, slot_of: dict[int, int], rows: bool, extra=()) -> None:
+        """Carry the grid's moving rows (or columns), labels and all, to their new slots.
+
+        Each moving line is framed in its token's colour and drawn over the rest, so the
+        cells can be followed even though their values are close.
+        """
+        k = len(slot_of)
+        line = grid.row if rows else grid.column
+        labels = grid.row_labels if rows else grid.col_labels
+        moving = [t for t in range(k) if slot_of[t] != t]
+        if not moving:
+            return
+        # where each line's slot is now (it is fixed before anything moves)
+        home = [line(t).get_center() for t in range(k)]
+        frames = {
+            t: SurroundingRectangle(
+                line(t), color=self._color(t), buff=0.02, stroke_width=4, corner_radius=0.04
+            )
+            for t in moving
+        }
+        groups = {t: VGroup(line(t), labels[t], frames[t]) for t in moving}
+        for group in groups.values():
+            group.set_z_index(1)
+        self.play(*[Create(f) for f in frames.values()], run_time=theme.SHORT)
+        self.play(
+            *[
+                group.animate(path_arc=SWAP_ARC).shift(home[slot_of[t]] - home[t])
+                for t, group in groups.items()
+            ],
+            *extra,
+            run_time=theme.NORMAL,
+        )
+        self.play(*[FadeOut(f) for f in frames.values()], run_time=theme.SHORT)
+        for t in moving:
+            VGroup(line(t), labels[t]).set_z_index(0)
 
     @property
     def cell_size(self) -> tuple[float, float]:
@@ -475,10 +521,18 @@ class AttentionShuffle(LessonScene):
         if self.shape == "square":  # the seed fills the corner left of the outputs
             left, right = x_rows.get_left()[0], out_rows.get_left()[0]
             self.corner_width = right - left - SQUARE_CORNER_BUFF
-            seed = self._seed(stacked=True)
+            seed = self._seed(stacked=True, width=self.corner_width)
             seed.match_y(out_rows).set_x((left + right) / 2)
+            # ... and the weights note under the outputs, right of the seed note
+            room = out_rows.get_right()[0] - seed.get_right()[0] - SQUARE_CORNER_BUFF
+            even = self._weights_note(room)
+            even.next_to(out_rows, DOWN, buff=SQUARE_CORNER_BUFF).align_to(out_rows, RIGHT)
+            seed.add(even)
         else:
-            seed = self._seed(stacked=False)
+            # a tall frame's notes wrap to the pipeline's width, so they never set the scale
+            wrap = VGroup(x_rows, grid, out_rows).width if self.shape == "tall" else None
+            seed = self._seed(stacked=False, width=wrap)
+            seed.add(self._weights_note(wrap)).arrange(DOWN, buff=0.2)
             seed.next_to(
                 VGroup(x_rows, grid, out_rows), DOWN, buff=0.8 if self.shape == "wide" else 0.5
             )
@@ -511,21 +565,32 @@ class AttentionShuffle(LessonScene):
         whole.scale(old["grid"].cells.width / new["grid"].cells.width)
         whole.shift(old["grid"].cells.get_center() - new["grid"].cells.get_center())
 
-    def _seed(self, stacked: bool) -> VGroup:
-        """Q, K and V from X, and where their random projections come from."""
+    def _seed(self, stacked: bool, width: float | None = None) -> VGroup:
+        """Q, K and V from X, and where their random projections come from (the note
+        wrapped to `width`)."""
         values = {
             "seed": self.n.proj_seed,
             "scale": theme.fmt(self.n.proj_scale, theme.digits_for([self.n.proj_scale])),
         }
-        if stacked:  # one projection a line, the note wrapped to the corner
+        note = self.label("seed", theme.LABEL_SIZE, theme.MUTED, max_width=width, **values)
+        if stacked:  # one projection a line, the note in the corner
             qkv = formula(r"Q &= XW_q \\ K &= XW_k \\ V &= XW_v", size=32)
-            note = self.label(
-                "seed", theme.LABEL_SIZE, theme.MUTED, max_width=self.corner_width, **values
-            )
             return VGroup(qkv, note).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
         qkv = formula(r"Q = XW_q,\quad K = XW_k,\quad V = XW_v", size=32)
-        note = self.label("seed", size=theme.LABEL_SIZE, color=theme.MUTED, **values)
         return VGroup(qkv, note).arrange(DOWN, buff=0.2)
+
+    def _weights_note(self, width: float | None = None) -> Mobject:
+        """What random, untrained projections do to the weights: nearly even ones (when
+        they are), and their range, wrapped to `width`."""
+        n = self.n
+        return self.label(
+            "even" if n.nearly_even else "uneven",
+            theme.LABEL_SIZE,
+            theme.ACCENT,
+            max_width=width,
+            lo=theme.fmt(n.weight_min, OUT_DIGITS),
+            hi=theme.fmt(n.weight_max, OUT_DIGITS),
+        )
 
     def _feed_grid(self, x_rows, grid, gap: float) -> VGroup:
         """X's rows left of the grid, each level with its row there, and the QKᵀ arrow between."""

@@ -5,12 +5,14 @@ from dataclasses import asdict
 
 import numpy as np
 import pytest
+from manim import Text
 
 import pe_math as pm
 from pe_math import Params
 from pe_math.params import MAX_TOKEN_CHARS
 from scenes import theme
-from scenes.attention_shuffle import AttentionShuffle, sci_tex
+from scenes.attention_shuffle import EVEN_TOLERANCE, AttentionShuffle, sci_tex
+from scenes.base import LessonScene
 from tests.scene_tools import assert_lesson_clip, build_scene, render_scene
 
 BEATS = [
@@ -159,3 +161,156 @@ def test_the_longest_tokens_allowed_still_fit_the_frame(lang, tokens):
     assert max(len(t) for t in tokens) == MAX_TOKEN_CHARS
     _, report = build_scene(AttentionShuffle, params, lang)
     report.assert_clean()
+
+
+@pytest.mark.parametrize("params", [Params(), CHANGED, TINY], ids=["defaults", "4x6", "2x3"])
+def test_nearly_even_means_each_weight_within_a_quarter_of_an_even_share(params):
+    got = AttentionShuffle.numbers(params)
+    w = np.asarray(got.weights)
+    n = len(w)
+    assert (got.weight_min, got.weight_max) == (w.min(), w.max())
+    assert got.nearly_even == bool(np.all(np.abs(w - 1 / n) <= EVEN_TOLERANCE / n))
+
+
+def test_the_default_weights_are_nearly_even_and_the_others_are_not():
+    # random, untrained projections at scale 0.5: every default weight is 1/3 ± 1/12,
+    # so the whole grid spans less than 1/6; bigger inputs and scales spread them out
+    default = AttentionShuffle.numbers(Params())
+    w = np.asarray(default.weights)
+    assert default.nearly_even
+    assert w.max() - w.min() < 2 * EVEN_TOLERANCE / 3
+    assert (theme.fmt(w.min(), 2), theme.fmt(w.max(), 2)) == ("0.29", "0.37")
+    assert not AttentionShuffle.numbers(CHANGED).nearly_even
+    assert not AttentionShuffle.numbers(TINY).nearly_even
+
+
+@pytest.mark.parametrize(
+    "params,lang,key",
+    [(Params(), "en", "even"), (Params(), "zh", "even"), (CHANGED, "en", "uneven")],
+    ids=["defaults-en", "defaults-zh", "4x6-en"],
+)
+def test_the_screen_says_the_projections_are_untrained_and_how_even_the_weights_are(
+    params, lang, key
+):
+    scene, report = build_scene(AttentionShuffle, params, lang)
+    n = AttentionShuffle.numbers(params)
+    shown = report.words_at_start["swap_tokens"]  # how compute_attention ended
+    lo, hi = theme.fmt(n.weight_min, 2), theme.fmt(n.weight_max, 2)
+    seed = scene.ui("seed", seed=n.proj_seed, scale=theme.fmt(n.proj_scale, 1))
+    assert seed in shown
+    assert scene.ui(key, lo=lo, hi=hi) in shown
+    other = "uneven" if key == "even" else "even"
+    assert scene.ui(other, lo=lo, hi=hi) not in shown
+    # the range it quotes is the grid's own smallest and largest digits
+    cells = [theme.fmt(v, 2) for row in n.weights for v in row]
+    assert lo in cells and hi in cells and min(map(_num, cells)) == _num(lo)
+    assert max(map(_num, cells)) == _num(hi)
+
+
+def _num(s: str) -> float:
+    return float(s.replace("−", "-"))
+
+
+@pytest.mark.parametrize("params", [Params(), CHANGED, TINY], ids=["defaults", "4x6", "2x3"])
+def test_each_token_keeps_its_output_wherever_it_stands(params):
+    # what the closing line says: the outputs follow the tokens, and the weights on PX are
+    # the old ones with rows and columns permuted (P W Pᵀ), at any knobs
+    n = AttentionShuffle.numbers(params)
+    P, W = np.asarray(n.P), np.asarray(n.weights)
+    slot_of = {t: k for k, t in enumerate(n.order)}
+    for t in range(len(n.order)):
+        np.testing.assert_allclose(n.output_perm[slot_of[t]], n.output[t], atol=1e-12)
+    np.testing.assert_allclose(n.weights_perm, P @ W @ P.T, atol=1e-12)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_comparison_says_why_order_is_lost(lang):
+    scene, report = build_scene(AttentionShuffle, Params(), lang)
+    # ... under the identity it explains, once the comparison is over
+    shown = report.words_at_start["inject_position"]
+    assert scene.ui("order_lost") in shown
+    assert r"\mathrm{out}(PX) = P\,\mathrm{out}(X)" in shown
+
+
+def _centre(m) -> np.ndarray:
+    return np.round(m.get_center(), 6)
+
+
+def _digits(m) -> str:
+    return next(t.original_text for t in m.get_family() if isinstance(t, Text))
+
+
+@pytest.mark.parametrize("params", [Params(), CHANGED], ids=["defaults", "4x6"])
+def test_the_swap_moves_the_same_cells_rows_then_columns(params, tmp_path):
+    """The weight cells and output rows on screen are the ones from before the swap, carried
+    to their permuted places (no new grid is drawn): cell (a, b) ends where cell
+    (slot of a, slot of b) started and shows the weight recomputed on PX there."""
+    n = AttentionShuffle.numbers(params)
+    slot_of = {t: k for k, t in enumerate(n.order)}
+    k = len(n.order)
+    seen: dict[str, dict] = {}
+    plays: list[list[np.ndarray]] = []
+
+    def at_beat(scene, beat):
+        if beat in ("swap_tokens", "compare_outputs"):
+            grid = scene.stage["grid"]
+            seen[beat] = {
+                "grid": grid,
+                "cells": [grid.cell(a, b) for a in range(k) for b in range(k)],
+                "centres": [_centre(grid.cell(a, b)) for a in range(k) for b in range(k)],
+                "rows": list(scene.stage["out_rows"]),
+                "row_y": [row.get_y() for row in scene.stage["out_rows"]],
+                "row_digits": [
+                    [_digits(c) for c in row[1].cells] for row in scene.stage["out_rows"]
+                ],
+                "cell_digits": [_digits(grid.cell(a, b)) for a in range(k) for b in range(k)],
+                "label_y": [lab.get_y() for lab in grid.row_labels],
+                "col_x": [lab.get_x() for lab in grid.col_labels],
+                "on_stage": {id(m) for top in scene.mobjects for m in top.get_family()},
+            }
+
+    def after_play(scene):
+        if scene.beats and scene.beats[-1][0] == "swap_tokens":
+            grid = scene.stage["grid"]
+            plays.append([_centre(grid.cell(a, b)) for a in range(k) for b in range(k)])
+
+    LessonScene.beat_hooks.append(at_beat)
+    LessonScene.play_hooks.append(after_play)
+    try:
+        scene, report = build_scene(AttentionShuffle, params, "en", tmp=tmp_path)
+    finally:
+        LessonScene.beat_hooks.remove(at_beat)
+        LessonScene.play_hooks.remove(after_play)
+    report.assert_clean()
+    before, after = seen["swap_tokens"], seen["compare_outputs"]
+    assert after["grid"] is before["grid"]
+    assert all(x is y for x, y in zip(after["cells"], before["cells"], strict=True))
+    # they are on stage, and no cell of the grid recomputed on PX ever came on
+    assert all(id(c) in after["on_stage"] for c in after["cells"])
+    fresh = scene.recomputed["grid"]
+    assert not any(id(m) in after["on_stage"] for m in fresh.get_family())
+    start = before["centres"]
+    for a in range(k):
+        for b in range(k):
+            cell = after["cells"][a * k + b]
+            want = start[slot_of[a] * k + slot_of[b]]
+            np.testing.assert_allclose(_centre(cell), want, atol=1e-6)
+            shown = after["cell_digits"][a * k + b]
+            assert shown == theme.fmt(n.weights_perm[slot_of[a]][slot_of[b]], 2)
+            assert shown == theme.fmt(n.weights[a][b], 2)
+        # the row and column names travel with their cells
+        assert after["label_y"][a] == pytest.approx(before["label_y"][slot_of[a]])
+        assert after["col_x"][a] == pytest.approx(before["col_x"][slot_of[a]])
+    # rows first: one play ends with every cell in its new row but still in its old column
+    rows_only = [start[slot_of[a] * k + b] for a in range(k) for b in range(k)]
+    assert any(
+        all(np.allclose(c, w, atol=1e-6) for c, w in zip(snap, rows_only, strict=True))
+        for snap in plays
+    )
+    # each output row is the same mobject, now level with the slot its token moved to,
+    # showing the same digits as out(PX) there
+    for t in range(k):
+        row = after["rows"][t]
+        assert row is before["rows"][t]
+        assert after["row_y"][t] == pytest.approx(before["row_y"][slot_of[t]])
+        assert after["row_digits"][t] == [theme.fmt(v, 2) for v in n.output_perm[slot_of[t]]]
