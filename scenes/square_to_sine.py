@@ -15,7 +15,6 @@ from manim import (
     DashedLine,
     FadeIn,
     FadeOut,
-    MathTex,
     Mobject,
     Rectangle,
     ReplacementTransform,
@@ -24,14 +23,13 @@ from manim import (
     VGroup,
     VMobject,
     always_redraw,
-    config,
     linear,
 )
 
 import pe_math as pm
 from scenes import theme
 from scenes.base import LessonScene
-from scenes.components import ColorScale, LiveNumber
+from scenes.components import ColorScale, LiveNumber, formula
 
 FAMILY_BITS = 4  # at most this many bits get a wave row
 MIN_WINDOW = 8  # positions shown, at least
@@ -147,12 +145,14 @@ class SquareToSineNumbers:
     pairs: int
     n_bits: int
     period: float
+    fundamental_scale: float
     terms: list[int]
     peaks: list[float]
     family_periods: list[float]
     omega_binary: list[float]
     omega_pe: list[float]
     d_model: int
+    pair_last: int
     base: float
     layout: str
     variant: str
@@ -196,6 +196,8 @@ class SquareToSine(LessonScene):
             **s,
             n_bits=params.n_bits,
             period=float(2 * np.pi / pm.binary_frequencies(s["bit"] + 1)[-1]),
+            # The fundamental's value a quarter period in, where its sine is 1: its signed scale.
+            fundamental_scale=float(pm.fourier_partial_sum(2.0 ** (s["bit"] - 1), s["bit"], 1)[0]),
             terms=list(params.fourier_terms),
             peaks=[
                 float(pm.fourier_partial_sum(grid, s["bit"], t).max()) for t in params.fourier_terms
@@ -208,6 +210,7 @@ class SquareToSine(LessonScene):
                 s["pairs"], params.d_model, params.base, params.variant, 1.0
             ).tolist(),
             d_model=params.d_model,
+            pair_last=len(pm.frequencies(params.d_model, params.base, params.variant)) - 1,
             base=params.base,
             layout=params.layout,
             variant=params.variant,
@@ -224,6 +227,18 @@ class SquareToSine(LessonScene):
 
     def tag_buff(self) -> float:
         return 0.6 if self.shape == "tall" else 0.3
+
+    def exponent(self) -> str:
+        """TeX for the exponent of ω_i = base^(−exponent) under this lesson's variant."""
+        d = self.n.d_model
+        return rf"2i/{d}" if self.n.variant == "paper" else rf"i/{max(d // 2 - 1, 1)}"
+
+    def stack_if_wide(self, parts: VGroup, buff: float) -> VGroup:
+        """`parts` side by side, or one under another when that is wider than the stage."""
+        parts.arrange(RIGHT, buff=buff)
+        if parts.width > self.stage_width():
+            parts.arrange(DOWN, buff=0.2)
+        return parts
 
     def beside_row(self, plot: WavePlot, label: Mobject, side: np.ndarray) -> Mobject:
         """Put `label` at the `side` (LEFT or RIGHT) of a family row: beside its plot in
@@ -384,11 +399,55 @@ class SquareToSine(LessonScene):
 
             return draw
 
-        # Drop the 4/π and the sign: the plain sin at each bit's own speed, with its cos partner.
+        # The plain sin at each bit's own speed (the 4/π and the sign dropped), with its cos partner.
         sines = VGroup(*[always_redraw(waves(i, 0)) for i in range(R)])
         cosines = VGroup(*[always_redraw(waves(i, 1)) for i in range(R)])
         extra = VGroup(*self.family_rows[R:])
-        squares = VGroup(*[row[1] for row in self.family_rows[:R]])
+        kept = self.family_rows[:R]
+        squares = VGroup(*[row[1] for row in kept])
+        plots = VGroup(*[row[0] for row in kept])
+        # On screen, the fundamental's sign and 4/π go: -(4/π)·sin(πp/2^i) becomes sin(ω_i p).
+        sign = "-" if nums.fundamental_scale < 0 else ""
+        flip = self.stack_if_wide(
+            VGroup(
+                formula(
+                    rf"{sign}\frac{{4}}{{\pi}}\,\sin(\pi p/2^{{i}})"
+                    r"\;\longrightarrow\;\sin(\omega_i\,p)",
+                    size=theme.HEADING_SIZE * 1.1,
+                ),
+                formula(
+                    rf"\omega_i = {number_text(nums.base)}^{{-{self.exponent()}}}",
+                    size=theme.HEADING_SIZE * 1.1,
+                    color=theme.ACCENT,
+                ),
+            ),
+            buff=0.6,
+        )
+        legend = self.label("legend", theme.SMALL_SIZE, theme.MUTED)
+        notes = VGroup()
+        if p.d_model // 2 > R:
+            notes.add(self.label("more_pairs", theme.SMALL_SIZE, shown=R, total=p.d_model // 2))
+        # The legend, and beside it (or under it) how many pairs of the table the rows show.
+        keys = self.stack_if_wide(VGroup(legend, notes), buff=0.6) if len(notes) else legend
+        header = VGroup(flip, keys).arrange(DOWN, buff=0.2)
+        header.next_to(kept, UP, buff=0.25)
+        # Where the rows reach the top of the stage, lower them (the footer leaves room below).
+        drop = max(0.0, header.get_top()[1] - (self.stage_bottom() + self.stage_height()))
+        header.shift(drop * DOWN)
+        moving = VGroup(plots, *self.fundamentals[:R], *self.names[:R], *self.right_tags[:R])
+        # Unpack the family so every part below has exactly one animation.
+        self.remove(self.family)
+        self.add(moving, squares, extra, self.family[1])
+        self.play(
+            moving.animate.shift(drop * DOWN),
+            FadeOut(squares, shift=drop * DOWN),
+            FadeOut(extra, shift=drop * DOWN),
+            FadeOut(self.family[1]),
+            FadeIn(flip[0]),
+            run_time=theme.SHORT,
+        )
+        self.remove(moving)
+        self.add(plots, *self.fundamentals[:R], *self.names[:R], *self.right_tags[:R])
         names = VGroup(
             *[
                 self.label("pair", theme.LABEL_SIZE, series(i), i=i).move_to(
@@ -406,25 +465,12 @@ class SquareToSine(LessonScene):
             value.add_updater(lambda m, i=i: m.set_value(omegas()[i]))
             readout = VGroup(name, value.next_to(name, RIGHT, buff=0.15))
             readouts.add(self.beside_row(self.rows[i], readout, RIGHT))
-        legend = self.label("legend", theme.SMALL_SIZE, theme.MUTED)
-        legend.next_to(VGroup(*self.family_rows[:R]), UP, buff=0.25)
-        notes = VGroup()
-        if p.d_model // 2 > R:
-            notes.add(self.label("more_pairs", theme.SMALL_SIZE, shown=R, total=p.d_model // 2))
-        # Unpack the family so every part below has exactly one animation.
-        kept = self.family_rows[:R]
-        plots = VGroup(*[row[0] for row in kept])
-        self.remove(self.family)
-        self.add(plots, squares, extra, self.family[1], *self.fundamentals[:R], *self.names[:R])
-        self.add(*self.right_tags[:R])
+        # The flip: each fundamental turns over and shrinks from 4/π to 1, at its own speed.
         self.play(
             *[Transform(self.fundamentals[i], sines[i].copy().clear_updaters()) for i in range(R)],
             *[ReplacementTransform(self.names[i], names[i]) for i in range(R)],
             FadeOut(VGroup(*self.right_tags[:R])),
             FadeIn(readouts),
-            FadeOut(squares),
-            FadeOut(extra),
-            FadeOut(self.family[1]),
             FadeIn(legend),
             run_time=theme.NORMAL,
         )
@@ -432,8 +478,8 @@ class SquareToSine(LessonScene):
         self.add(sines)
         self.play(FadeIn(cosines), run_time=theme.SHORT)
         if len(notes):
-            notes.next_to(VGroup(*self.family_rows[:R]), DOWN, buff=0.3)
             self.play(FadeIn(notes), run_time=theme.SHORT)
+        self.play(FadeIn(flip[1]), run_time=theme.SHORT)
         self.play(t.animate.set_value(1.0), run_time=4.0, rate_func=linear)
         self.wait(theme.READ)
         sines.clear_updaters()
@@ -444,17 +490,16 @@ class SquareToSine(LessonScene):
             cosines,
             names,
             readouts,
-            legend,
+            header,
             notes,
             plots,
         )
 
-    def show_heatmap(self) -> None:
-        self.beat("heatmap")
-        nums = self.n
-        table = np.asarray(nums.table)
+    def heat_map(self, height: float) -> tuple[VGroup, PixelMap]:
+        """The PE table as a titled, labelled heat map whose image is `height` tall, at the top."""
+        table = np.asarray(self.n.table)
         positions, dims = table.shape
-        width, height = self.size("heat", beside=1.9)
+        width = self.size("heat", beside=1.9)[0]
         image = PixelMap(table.T, width, height)  # dims down, positions across
         title = self.label(
             "heat_title",
@@ -475,9 +520,16 @@ class SquareToSine(LessonScene):
         scale = ColorScale(-1.0, 1.0, height=height * 0.8).next_to(image, RIGHT, buff=0.4)
         labels = VGroup(first, last, start, end, axis, scale)
         title.next_to(VGroup(image, labels), UP, buff=0.3)
-        self.heat_group = VGroup(title, image, labels)
-        self.fit(self.heat_group, 1.0, 0.72 if self.shape != "square" else 0.62)
-        self.heat_group.to_edge(UP, buff=theme.MARGIN + 0.1)
+        group = VGroup(title, image, labels)
+        self.fit(group, 1.0, 0.72 if self.shape != "square" else 0.62)
+        group.to_edge(UP, buff=theme.MARGIN + 0.1)
+        return group, image
+
+    def show_heatmap(self) -> None:
+        self.beat("heatmap")
+        self.heat_height = self.size("heat", beside=1.9)[1]
+        self.heat_group, image = self.heat_map(self.heat_height)
+        title, labels = self.heat_group[0], self.heat_group[2]
 
         sweep = ValueTracker(0.0)
 
@@ -499,29 +551,42 @@ class SquareToSine(LessonScene):
         self.beat("formula")
         nums = self.n
         d, base = nums.d_model, number_text(nums.base)
-        if nums.variant == "paper":
-            exponent = rf"2i/{d}"
-        else:
-            exponent = rf"i/{max(d // 2 - 1, 1)}"
         if nums.layout == "interleaved":
             dims = (r"2i", r"2i+1")
         else:
             dims = (r"i", rf"i+{d // 2}")
-        lines = VGroup(
-            *[
-                MathTex(
-                    rf"PE(p,\,{dim}) = \{fn}\!\left(p \,/\, {base}^{{{exponent}}}\right)",
-                    font_size=theme.HEADING_SIZE * 1.1,
-                    color=theme.FOREGROUND,
-                )
-                for dim, fn in zip(dims, ("sin", "cos"), strict=True)
-            ]
-        ).arrange(RIGHT, buff=0.8)
-        if lines.width > self.stage_width():
-            lines.arrange(DOWN, buff=0.2)
-        # The room between the heat map and the bottom of the stage.
-        room = self.heat_group.get_bottom()[1] - 0.3 - self.stage_bottom()
-        self.fit(lines, 1.0, room / (config.frame_height - 2 * theme.MARGIN))
-        lines.next_to(self.heat_group, DOWN, buff=0.3)
+        lines = self.stack_if_wide(
+            VGroup(
+                *[
+                    formula(
+                        rf"PE(p,\,{dim}) = \{fn}\!\left(p \,/\, {base}^{{{self.exponent()}}}\right)",
+                        size=theme.HEADING_SIZE * 1.1,
+                    )
+                    for dim, fn in zip(dims, ("sin", "cos"), strict=True)
+                ]
+            ),
+            buff=0.8,
+        )
+        self.fit(lines)
+        width = self.stage_width()
+        terms = self.label(
+            "define", theme.LABEL_SIZE, theme.ACCENT, max_width=width, last=nums.pair_last, d=d
+        )
+        circle = self.label("partner", theme.LABEL_SIZE, max_width=width)
+        once = self.label("partner_once", theme.LABEL_SIZE, max_width=width)
+        notes = VGroup(terms, circle, once).arrange(DOWN, buff=0.15)
+        block = VGroup(lines, notes).arrange(DOWN, buff=0.3)
+        # Make room below the heat map: shrink its image (never its labels) if the block needs it.
+        group = self.heat_group
+        room = group.get_top()[1] - self.stage_bottom() - 0.3 - block.height
+        other = group.height - group[1].height
+        height = min(self.heat_height, room - other)
+        if height < self.heat_height:
+            smaller, _ = self.heat_map(height)
+            self.play(Transform(group, smaller), run_time=theme.SHORT)
+        block.next_to(group, DOWN, buff=0.3)
         self.play(FadeIn(lines, shift=0.2 * UP), run_time=theme.NORMAL)
+        self.play(FadeIn(terms), run_time=theme.SHORT)
+        self.play(FadeIn(circle), run_time=theme.SHORT)
+        self.play(FadeIn(once), run_time=theme.SHORT)
         self.wait(theme.LONG)

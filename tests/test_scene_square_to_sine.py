@@ -5,6 +5,7 @@ import pytest
 
 import pe_math as pm
 from pe_math import Params
+from scenes.catalogue import lookup
 from scenes.square_to_sine import SquareToSine
 from tests.scene_tools import assert_lesson_clip, build_scene, render_scene
 
@@ -20,6 +21,18 @@ def build_and_read(params: Params, lang: str):
     """Build the scene, checking layout; the report keeps the words and live numbers at each beat."""
     scene, report = build_scene(SquareToSine, params, lang)
     return scene, report, report.words_at_start, report.values_at_start
+
+
+def squashed(words: list[str]) -> str:
+    """Everything on screen as one string without spaces (wrapped lines joined back up)."""
+    return "".join("".join(words).split())
+
+
+def flip_lines(words: list[str]) -> tuple[str, str]:
+    """The slide's two formula lines: the fundamental becoming sin(ω_i p), and ω_i itself."""
+    (flip,) = [w for w in words if r"\longrightarrow" in w]
+    (omega,) = [w for w in words if w.startswith(r"\omega_i =")]
+    return flip, omega
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -40,6 +53,17 @@ def test_builds_clean_and_shows_its_numbers(case, lang):
     )
     # the heat map is titled with its real shape
     assert any(str(params.max_len) in w and str(d) in w for w in seen["formula"])
+    # the slide says on screen how the fundamental becomes a plain sine: sign, 4/π, then ω_i
+    flip, omega = flip_lines(seen["heatmap"])
+    assert flip.startswith(r"-\frac{4}{\pi}\,\sin(\pi p/2^{i})")
+    assert flip.endswith(r"\sin(\omega_i\,p)")
+    assert omega == rf"\omega_i = {base}^{{-2i/{d}}}"
+    # the formula beat defines i over this width's pairs and names d, then says why cos
+    screen = squashed(seen["takeaway"])
+    last = d // 2 - 1
+    assert f"i=0…{last}" in screen and f"d=d_model={d}" in screen
+    for key in ("partner", "partner_once"):
+        assert "".join(lookup(lang, "square-to-sine", f"ui.{key}").split()) in screen
 
 
 def test_numbers_are_pe_maths_fourier_sums_ladders_and_table():
@@ -74,6 +98,81 @@ def test_narrated_claims_overshoot_halving_and_a_fixed_factor(case):
     # the cosine is the same-speed wave, a quarter turn ahead of its sine
     np.testing.assert_allclose(sin, np.sin(np.outer(xs, pe)))
     np.testing.assert_allclose(cos, np.sin(np.outer(xs, pe) + np.pi / 2), atol=1e-12)
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_the_fundamental_is_minus_four_over_pi_sin_and_the_slide_starts_at_plus_sin(case):
+    """The slide's first line: pe_math's one-term sum is −(4/π)·sin(πp/2^k); the slide's sines
+    start at +sin(πp/2^i), height 1, with each bit's own period (say.slide: flip the sign,
+    drop 4/π, same period)."""
+    params = CASES[case]
+    nums = SquareToSine.numbers(params)
+    assert nums.fundamental_scale == pytest.approx(-4 / np.pi)
+    assert abs(nums.fundamental_scale) == pytest.approx(nums.peaks[0], abs=1e-4)
+    xs = np.linspace(0, nums.window, 513)
+    for k in range(nums.shown_bits):
+        np.testing.assert_allclose(
+            pm.fourier_partial_sum(xs, k, 1),
+            nums.fundamental_scale * np.sin(np.pi * xs / 2**k),
+            atol=1e-12,
+        )
+    sin, _ = pm.pair_waves(xs, nums.omega_binary)
+    np.testing.assert_allclose(sin, np.sin(np.pi * np.outer(xs, 2.0 ** -np.arange(nums.pairs))))
+    assert sin.max() == pytest.approx(1.0, abs=1e-4) and sin.min() == pytest.approx(-1, abs=1e-4)
+    np.testing.assert_allclose(
+        2 * np.pi / np.asarray(nums.omega_binary), nums.family_periods[: nums.pairs]
+    )
+
+
+@pytest.mark.parametrize(
+    "params",
+    [*CASES.values(), Params(layout="concat", variant="t2t", max_len=32)],
+    ids=[*CASES, "concat,t2t"],
+)
+def test_narrated_claims_why_each_sin_has_a_cos_partner(params):
+    """ui.define / ui.partner / ui.partner_once / say.formula: i runs over the d/2 pairs; each
+    (sin, cos) pair of the table is a point on the unit circle (so never both 0) that k positions
+    later has turned by k·ω_i; sin alone repeats within a lap, the pair never does."""
+    nums = SquareToSine.numbers(params)
+    table, omega = (
+        np.asarray(nums.table),
+        pm.frequencies(params.d_model, params.base, params.variant),
+    )
+    assert nums.pair_last == params.d_model // 2 - 1 == len(omega) - 1
+    a, b = pm.pair_dims(params.d_model, params.layout).T
+    sin, cos = table[:, a], table[:, b]
+    np.testing.assert_allclose(sin**2 + cos**2, 1.0)
+    # the point's angle, read clockwise from (0, 1), is ω_i·p: k positions on it has turned k·ω_i
+    angle = np.arctan2(sin, cos)
+    for k in (1, 3, 7):
+        turned = np.angle(np.exp(1j * (angle[k:] - angle[:-k])))
+        expected = np.broadcast_to(np.angle(np.exp(1j * k * omega)), turned.shape)
+        np.testing.assert_allclose(turned, expected, atol=1e-9)
+    for w in omega:
+        lap = np.linspace(0, 2 * np.pi / w, 2000, endpoint=False)
+        s, c = pm.pair_waves(lap, [w])
+        # sin alone: p and π/ω − p (both in the lap) give the same value...
+        mirror = np.pi / w - lap[1:500]
+        np.testing.assert_allclose(pm.pair_waves(mirror, [w])[0], s[1:500], atol=1e-9)
+        # ...but the pair tells them apart: every position in the lap has its own point
+        turn = np.mod(np.arctan2(s, c)[:, 0], 2 * np.pi)
+        assert np.all(np.diff(turn) > 0)
+
+
+def test_the_new_lines_follow_width_and_base():
+    """d_model=16, base=100 changes the slide's ω_i line and the formula beat's i and d."""
+    _, _, default, _ = build_and_read(Params(), "en")
+    _, _, changed, _ = build_and_read(Params(base=100.0, d_model=16), "en")
+    assert flip_lines(default["heatmap"])[1] == r"\omega_i = 10000^{-2i/8}"
+    assert flip_lines(changed["heatmap"])[1] == r"\omega_i = 100^{-2i/16}"
+    assert "i=0…3" in squashed(default["takeaway"]) and "d=d_model=8" in squashed(
+        default["takeaway"]
+    )
+    assert "i=0…7" in squashed(changed["takeaway"])
+    assert "d=d_model=16" in squashed(changed["takeaway"])
+    # the t2t variant's exponent reaches the slide too
+    _, _, t2t, _ = build_and_read(Params(variant="t2t"), "zh")
+    assert flip_lines(t2t["heatmap"])[1] == r"\omega_i = 10000^{-i/3}"
 
 
 def test_numbers_follow_base_width_and_bits():
