@@ -36,7 +36,10 @@ from .geometry import (
     cosine_similarity_matrix,
     pair_dims,
     rotation_2d,
+    shift_check,
+    shift_dot,
     shift_matrix,
+    shifted_dots,
 )
 from .params import ParamError, Params, field_names, parse_assignment
 from .relative import (
@@ -96,7 +99,10 @@ __all__ = [
     "rope_score",
     "rotation_2d",
     "self_attention",
+    "shift_check",
+    "shift_dot",
     "shift_matrix",
+    "shifted_dots",
     "sinusoidal",
     "softmax",
     "square_wave",

@@ -1,10 +1,10 @@
-"""Clocks, similarity and the linear shift of sinusoidal PE (interleaved layout)."""
+"""Clocks, similarity and the linear shift of sinusoidal PE (either layout)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .encodings import frequencies
+from .encodings import frequencies, sinusoidal
 
 
 def clock_angles(
@@ -42,14 +42,60 @@ def rotation_2d(angle: float) -> np.ndarray:
 
 
 def shift_matrix(
-    k: float, d_model: int, base: float = 10000.0, variant: str = "paper"
+    k: float,
+    d_model: int,
+    base: float = 10000.0,
+    variant: str = "paper",
+    layout: str = "interleaved",
 ) -> np.ndarray:
-    """M_k, block-diagonal [[cos kω, sin kω], [-sin kω, cos kω]], so PE(p+k) = M_k·PE(p) (interleaved)."""
+    """M_k with block [[cos kω_i, sin kω_i], [-sin kω_i, cos kω_i]] on pair i's dims (pair_dims), so PE(p+k) = M_k·PE(p)."""
     M = np.zeros((d_model, d_model))
-    for i, w in enumerate(frequencies(d_model, base, variant)):
-        c, s = np.cos(k * w), np.sin(k * w)
-        M[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = [[c, s], [-s, c]]
+    a, b = pair_dims(d_model, layout).T
+    turn = float(k) * frequencies(d_model, base, variant)
+    c, s = np.cos(turn), np.sin(turn)
+    M[a, a], M[a, b], M[b, a], M[b, b] = c, s, -s, c
     return M
+
+
+def shift_check(
+    p: float,
+    k: float,
+    d_model: int,
+    base: float = 10000.0,
+    layout: str = "interleaved",
+    variant: str = "paper",
+) -> dict[str, object]:
+    """M_k, PE(p), M_k·PE(p) and PE(p+k), with max_j |PE(p+k)_j - (M_k·PE(p))_j| over all d dims."""
+    pe_p, pe_pk = sinusoidal([p, p + k], d_model, base, layout, variant)
+    M = shift_matrix(k, d_model, base, variant, layout)
+    moved = M @ pe_p
+    return {
+        "matrix": M,
+        "pe_p": pe_p,
+        "moved": moved,
+        "pe_pk": pe_pk,
+        "max_error": float(np.max(np.abs(pe_pk - moved))),
+    }
+
+
+def shifted_dots(
+    positions,
+    k: float,
+    d_model: int,
+    base: float = 10000.0,
+    layout: str = "interleaved",
+    variant: str = "paper",
+) -> np.ndarray:
+    """PE(p)·PE(p+k) for each p; every one equals shift_dot(k): Σ_i cos(k·ω_i)."""
+    p = np.atleast_1d(np.asarray(positions, dtype=np.float64))
+    here = sinusoidal(p, d_model, base, layout, variant)
+    there = sinusoidal(p + k, d_model, base, layout, variant)
+    return np.einsum("ij,ij->i", here, there)
+
+
+def shift_dot(k: float, d_model: int, base: float = 10000.0, variant: str = "paper") -> float:
+    """Σ_i cos(k·ω_i): the dot product PE(p)·PE(p+k), which depends on k alone."""
+    return float(np.cos(float(k) * frequencies(d_model, base, variant)).sum())
 
 
 def pair_dims(d_model: int, layout: str = "interleaved") -> np.ndarray:

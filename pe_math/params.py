@@ -50,6 +50,9 @@ class Params:
     clock_max_position: int = 24
     clocks_shown: int = 4
     ambiguity_positions: tuple[int, ...] = _tuple(0, 6)
+    shift_p: int = 3
+    shift_k: int = 5
+    shift_dot_positions: tuple[int, ...] = _tuple(0, 3, 10, 100, 1000)
     rope_q: tuple[float, ...] = _tuple(1.0, 0.4)
     rope_k: tuple[float, ...] = _tuple(0.7, -0.6)
     rope_m: int = 2
@@ -58,7 +61,6 @@ class Params:
     rope_pair: int = 0
     rope_pairing: str = "interleaved"
     heat_dims: tuple[int, ...] = _tuple(0, 2, 6)
-    shift_k: int = 5
     alibi_heads: int = 8
     t5_num_buckets: int = 32
     t5_max_distance: int = 128
@@ -238,6 +240,7 @@ def _fmt(value: object) -> str:
 
 
 MAX_TOKENS = 6  # rows of X: the matrices of attention-shuffle must fit a frame
+MAX_DOT_ROWS = 6  # rows of relative-shift's dot-product table
 
 # Upper bounds: past these a frame cannot show the result, and the arrays grow
 # until the machine runs out of memory.
@@ -253,7 +256,9 @@ LIMITS: dict[str, int | float] = {
     "rope_m": 100_000,
     "rope_n": 100_000,
     "rope_shift": 100_000,
+    "shift_p": 10_000,
     "shift_k": 4096,
+    "shift_dot_positions": 10_000,
     "heat_dims": 4096,
     "ambiguity_positions": 10_000,
     "swap": MAX_TOKENS,
@@ -288,11 +293,12 @@ def _validate(p: Params) -> None:
         "clock_max_position",
         "rope_m",
         "rope_n",
+        "shift_p",
         "learned_seed",
         "proj_seed",
     ):
         _require(getattr(p, name) >= 0, name, getattr(p, name), "positions and seeds must be >= 0")
-    for name in ("ambiguity_positions", "swap", "heat_dims"):
+    for name in ("ambiguity_positions", "swap", "heat_dims", "shift_dot_positions"):
         _require(
             all(v >= 0 for v in getattr(p, name)), name, getattr(p, name), "entries must be >= 0"
         )
@@ -350,6 +356,22 @@ def _validate(p: Params) -> None:
         p.ambiguity_positions,
         "needs exactly two positions",
     )
+    _require(
+        1 <= len(p.shift_dot_positions) <= MAX_DOT_ROWS,
+        "shift_dot_positions",
+        p.shift_dot_positions,
+        f"needs 1 to {MAX_DOT_ROWS} positions",
+    )
+    for name, position in (
+        ("shift_p", p.shift_p),
+        ("shift_dot_positions", min(p.shift_dot_positions, default=0)),
+    ):
+        _require(
+            position + p.shift_k >= 0,
+            "shift_k",
+            p.shift_k,
+            f"moves {name}={position} below 0; positions must stay >= 0",
+        )
     _require(len(p.rope_q) == 2, "rope_q", p.rope_q, "must be a 2-d vector [x, y]")
     _require(len(p.rope_k) == 2, "rope_k", p.rope_k, "must be a 2-d vector [x, y]")
     _require(

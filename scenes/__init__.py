@@ -78,10 +78,17 @@ MISSION = (
         ("clock_max_position", "clocks_shown", "ambiguity_positions") + SINUSOID,
     ),
     SceneInfo(
+        "relative-shift",
+        "scenes.relative_shift",
+        "RelativeShift",
+        6,
+        ("shift_p", "shift_k", "shift_dot_positions") + SINUSOID,
+    ),
+    SceneInfo(
         "rope-rotation",
         "scenes.rope_rotation",
         "RopeRotation",
-        6,
+        7,
         (
             "rope_q",
             "rope_k",

@@ -22,7 +22,12 @@ from rendering.preview import frames_at, moments  # noqa: E402
 
 STILLS = ROOT / "docs" / "stills"
 # The beat whose end each still shows (default: the last one before the takeaway).
-BEAT = {"attention-shuffle": "swap_tokens", "integer-scale": "sliver", "binary-bits": "rhythm"}
+BEAT = {
+    "attention-shuffle": "swap_tokens",
+    "integer-scale": "sliver",
+    "binary-bits": "rhythm",
+    "relative-shift": "check",
+}
 # The scenes shown in the other frame shapes.
 OTHER_SHAPES = {
     "9:16": ("clock-hands", "attention-shuffle"),

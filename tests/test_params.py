@@ -54,6 +54,12 @@ def test_digest_is_stable_and_tracks_only_named_fields():
         ({"n_bits": "0"}, "n_bits=0: must be from 1 to 16"),
         ({"int_position": "-3"}, "int_position=-3: positions and seeds must be >= 0"),
         ({"rope_m": "-1"}, "rope_m=-1: positions and seeds must be >= 0"),
+        ({"shift_p": "-1"}, "shift_p=-1: positions and seeds must be >= 0"),
+        ({"shift_k": "-4"}, "shift_k=-4: moves shift_p=3 below 0; positions must stay >= 0"),
+        (
+            {"shift_dot_positions": "[]"},
+            "shift_dot_positions=[]: needs 1 to 6 positions",
+        ),
         ({"X": "[[1, 2], [3]]"}, "X=[[1.0, 2.0], [3.0]]: rows must all have the same length"),
         ({"X": "[[1, 2], [3, 4]]"}, 'tokens=["猫", "咬", "狗"]: needs one token per row of X (2)'),
         ({"word_b": "[1, 2]"}, "word_b=[1.0, 2.0]: must have the same length as word_a (3)"),
@@ -109,6 +115,8 @@ def test_params_are_frozen():
         ({"rope_q": "[1e308, 0]"}, "rope_q=[1e+308, 0.0]: entries must lie within ±1000"),
         ({"word_a": "[" + ", ".join(["1"] * 17) + "]"}, "at most 16 entries"),
         ({"rope_shift": "-3"}, "rope_shift=-3: moves rope_m=2 below 0; positions must stay >= 0"),
+        ({"shift_p": "20000"}, "shift_p=20000: must be at most 10,000"),
+        ({"shift_dot_positions": "[0, 1, 2, 3, 4, 5, 6]"}, "needs 1 to 6 positions"),
         ({"tokens": '["", "a", "b"]'}, "each token must be 1 to 12 characters"),
         ({"tokens_en": '["' + "x" * 200 + '", "a", "b"]'}, "each token must be 1 to 12 characters"),
         ({"X": str([[0.1, 0.2]] * 7)}, "needs 2 to 6 token rows"),
@@ -123,6 +131,8 @@ def test_sizes_are_bounded_and_numbers_finite(override, message):
 
 def test_a_shift_that_keeps_positions_non_negative_is_accepted():
     assert Params.load(overrides={"rope_shift": "-2"}).rope_shift == -2
+    moved_back = Params.load(overrides={"shift_k": "-3", "shift_dot_positions": "[3, 10]"})
+    assert moved_back.shift_k == -3  # p = 3 moves to 0
 
 
 def test_unreadable_config_files_get_one_line_each(tmp_path):

@@ -31,6 +31,38 @@ def test_shift_matrix_moves_pe(d, base, p, k):
     )
 
 
+@given(
+    d=even_d,
+    base=bases,
+    p=st.floats(0, 1000),
+    k=st.floats(0, 100),
+    layout=st.sampled_from(["interleaved", "concat"]),
+    variant=st.sampled_from(["paper", "t2t"]),
+)
+def test_shift_matrix_moves_pe_in_either_layout(d, base, p, k, layout, variant):
+    M = pm.shift_matrix(k, d, base, variant, layout)
+    here, there = pm.sinusoidal([p, p + k], d, base, layout, variant)
+    np.testing.assert_allclose(M @ here, there, atol=1e-8)
+    assert pm.shift_check(p, k, d, base, layout, variant)["max_error"] < 1e-8
+    if layout == "concat":  # interleaved's M_k with rows and columns put in concat order
+        perm = pm.layout_permutation(d)
+        inter = pm.shift_matrix(k, d, base, variant)
+        np.testing.assert_array_equal(M, inter[np.ix_(perm, perm)])
+
+
+@given(
+    d=even_d,
+    base=bases,
+    k=st.integers(-50, 50),
+    p=st.lists(st.integers(50, 5000), min_size=1, max_size=8),
+    layout=st.sampled_from(["interleaved", "concat"]),
+)
+def test_shifted_dot_products_depend_on_k_alone(d, base, k, p, layout):
+    np.testing.assert_allclose(
+        pm.shifted_dots(p, k, d, base, layout), pm.shift_dot(k, d, base), atol=1e-9
+    )
+
+
 @given(d=even_d, base=bases, a=st.floats(-50, 50), b=st.floats(-50, 50))
 def test_shift_matrices_compose(d, base, a, b):
     np.testing.assert_allclose(

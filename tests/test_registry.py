@@ -32,7 +32,7 @@ def test_declared_fields_are_exactly_the_fields_read(info, lang):
 
 
 # lesson.toml's "beyond the arc" section: pe_math reads these, no scene shows them yet
-PE_MATH_ONLY = {"heat_dims", "shift_k", "alibi_heads", "t5_num_buckets", "t5_max_distance"} | {
+PE_MATH_ONLY = {"heat_dims", "alibi_heads", "t5_num_buckets", "t5_max_distance"} | {
     "t5_bidirectional",
     "learned_seed",
 }

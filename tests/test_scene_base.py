@@ -10,16 +10,18 @@ from tests.scene_tools import build_scene
 
 
 def test_registry_orders_the_mission_arc():
-    slugs = [i.slug for i in scenes.ordered() if 1 <= i.order <= 6]
+    slugs = [i.slug for i in scenes.ordered() if 1 <= i.order <= 7]
     assert slugs == [
         "attention-shuffle",
         "integer-scale",
         "binary-bits",
         "square-to-sine",
         "clock-hands",
+        "relative-shift",
         "rope-rotation",
     ]
     assert scenes.get("clock-hands").stem == "05-clock-hands"
+    assert scenes.get("rope-rotation").stem == "07-rope-rotation"
 
 
 def test_unknown_slug_suggests_the_closest():

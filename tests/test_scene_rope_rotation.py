@@ -1,4 +1,4 @@
-"""Scene 6, rope-rotation: the numbers it shows, its layout in both languages, and a real render."""
+"""Scene 7, rope-rotation: the numbers it shows, its layout in both languages, and a real render."""
 
 import numpy as np
 import pytest
