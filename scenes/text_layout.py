@@ -146,6 +146,7 @@ def join_words(a: str, b: str, lang: str) -> str:
         and b
         and b[0] not in _NO_LINE_START  # closing punctuation hugs what it closes
         and not a[-1].isspace()  # a Latin run brings its own trailing space
+        and not (a[-1] in _NO_LINE_START and not a[-1].isascii())  # nor after 、，：
         and (a[-1].isascii() and a[-1].isalnum() or b[0].isascii())
     ):
         return f"{a} {b}"  # a Latin run keeps its space to its Han neighbour

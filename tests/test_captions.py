@@ -226,3 +226,4 @@ def test_a_latin_run_keeps_one_space_when_joined():
     for unit in break_units("得分只看 n − m。", "zh"):
         joined = join_words(joined, unit, "zh")
     assert joined == "得分只看 n − m。"
+    assert join_words("同 GPT-J、", "RoFormer", "zh") == "同 GPT-J、RoFormer"
