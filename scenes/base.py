@@ -26,7 +26,7 @@ from pe_math import Params
 from scenes import theme
 from scenes.catalogue import caption, lookup
 from scenes.components import text
-from scenes.text_layout import balanced_rows, break_units, wrap
+from scenes.text_layout import balanced_rows, break_units, listing, wrap
 from scenes.timing import BREATH
 
 BeatHook = Callable[["LessonScene", str], None]
@@ -102,6 +102,10 @@ class LessonScene(Scene):
         if max_width is None:
             return self.text(words, size=size, color=color)
         return self.lines(words, max_width, size=size, color=color)
+
+    def listing(self, items) -> str:
+        """Items as a list in the scene's language: "0, 1, 2" or "0、1、2"."""
+        return listing(items, self.lang)
 
     def lines(
         self, words: str, max_width: float, size: float = theme.BODY_SIZE, color=theme.FOREGROUND

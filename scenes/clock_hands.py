@@ -207,7 +207,7 @@ class ClockHands(LessonScene):
             self.cells.arrange_in_grid(cols=per_row, buff=(gap, 0.3), aligned_edge=UP)
         else:
             self.cells.arrange(RIGHT, buff=gap, aligned_edge=UP)
-        which = self.ui("list_sep").join(str(i) for i in shown)
+        which = self.listing(shown)
         self.shown_note = self.label(
             "shown",
             theme.SMALL_SIZE,

@@ -200,10 +200,6 @@ class RelativeShift(LessonScene):
         page.add(*self.omegas, *self.turned)  # moved and scaled with the page
         self.fit_to_stage(page)
 
-    def listing(self, items: list[int]) -> str:
-        """Numbers as a list in the scene's language: "0, 1, 2" or "0、1、2"."""
-        return ("、" if self.lang == "zh" else ", ").join(str(i) for i in items)
-
     def text_width(self) -> float | None:
         """How wide a panel's text may run (None: one line in 16:9)."""
         return None if self.shape == "wide" else self.slot_width - 0.4

@@ -135,6 +135,11 @@ def balanced_rows(
     return rows[::-1]
 
 
+def listing(items, lang: str) -> str:
+    """Items as a list in the language's way: "0, 1, 2" or "0、1、2"."""
+    return ("、" if lang == "zh" else ", ").join(str(i) for i in items)
+
+
 def _sep(lang: str) -> str:
     return "" if lang == "zh" else " "
 

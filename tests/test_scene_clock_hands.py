@@ -8,6 +8,7 @@ from pe_math import Params
 from scenes.catalogue import lookup
 from scenes.clock_hands import MAX_CLOCKS, ClockHands
 from scenes.components import compact
+from scenes.text_layout import listing
 from scenes.theme import fmt
 from tests.scene_tools import assert_lesson_clip, build_scene, render_scene
 
@@ -86,7 +87,7 @@ def test_builds_clean_and_shows_its_numbers(case, lang):
         assert ui("dims", a=da, b=db) in seen["tick"]
         assert f"ω = {compact(w)}" in seen["tick"]
     # the list of shown clocks is joined the language's way ("0, 1, 2" / "0、1、2")
-    which = ui("list_sep").join(str(i) for i in want["shown"])
+    which = listing(want["shown"], lang)
     assert which in " ".join(seen["tick"])
     assert ("、" in which) == (lang == "zh" and len(want["shown"]) > 1)
     # the ambiguity beat ends with the angle gaps and the fingerprint distance on stage

@@ -16,6 +16,7 @@ from scenes.relative_shift import (
     degrees_text,
     sci_tex,
 )
+from scenes.text_layout import listing
 from scenes.theme import fmt
 from tests.scene_tools import assert_lesson_clip, build_in, build_scene, render_scene
 
@@ -84,10 +85,6 @@ def shown(params: Params) -> list[int]:
 
 def ui(lang: str, key: str, **values) -> str:
     return lookup(lang, SLUG, f"ui.{key}").format(**values)
-
-
-def listing(lang: str, items) -> str:
-    return ("、" if lang == "zh" else ", ").join(str(i) for i in items)
 
 
 # ----------------------------------------------------------------- numbers
@@ -175,7 +172,7 @@ def test_builds_clean_and_shows_its_numbers(case, lang):
     after_clocks = seen["turn"]
     assert ui(lang, f"layout_{params.layout}") in after_clocks
     assert ui(lang, "worked", p=params.shift_p, k=params.shift_k) in after_clocks
-    assert squash(ui(lang, "shown", which=listing(lang, nums.shown), n=nums.n_clocks)) in squash(
+    assert squash(ui(lang, "shown", which=listing(nums.shown, lang), n=nums.n_clocks)) in squash(
         after_clocks
     )
     for i, w in zip(nums.shown, nums.omega, strict=True):
