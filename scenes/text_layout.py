@@ -80,8 +80,10 @@ def break_units(text: str, lang: str) -> list[str]:
     return text.split()
 
 
-# A line ending after one of these breaks at a pause, where a reader expects it.
-_CLAUSE_END = set("，。、；：！？,.;:!?")
+# A line ending after one of these breaks at a pause, where a reader expects it (not
+# after 、, which runs through a list); so does a line starting with an opening bracket.
+_CLAUSE_END = set("，。；：！？,.;:!?")
+_OPENING = set("(（[")
 
 
 def balanced_rows(
@@ -119,7 +121,8 @@ def balanced_rows(
                 break
             bad = best[i][0] + (lang == "zh" and i > 0 and units[i][0] in _NO_LINE_START)
             cost = best[i][2] + (max_width - min(width, max_width)) ** 2
-            if j < n and (open_[j] or units[j - 1][-1] not in _CLAUSE_END):
+            pause = units[j - 1][-1] in _CLAUSE_END or (j < n and units[j][0] in _OPENING)
+            if j < n and (open_[j] or not pause):
                 cost += detour * (2 if open_[j] else 1)
             candidate = (bad, best[i][1] + 1, cost, i)
             if candidate[:3] < best[j][:3]:

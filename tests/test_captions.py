@@ -187,6 +187,13 @@ def test_a_label_breaks_after_its_comma_not_inside_a_word():
     ]
 
 
+def test_a_list_stays_whole_and_the_bracket_opens_the_next_row():
+    assert _rows("显示时钟 0、1、2、3（共 4 个，由快到慢）", "zh", 12) == [
+        "显示时钟 0、1、2、3",
+        "（共 4 个，由快到慢）",
+    ]
+
+
 def test_a_label_keeps_brackets_together_and_its_rows_even():
     text = "Plane of pair 0 (dims 0, 1): θ = 1 rad per position, turning counter-clockwise"
     rows = _rows(text, "en", 30)
