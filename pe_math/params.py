@@ -60,7 +60,10 @@ class Params:
     rope_shift: int = 3
     rope_pair: int = 0
     rope_pairing: str = "interleaved"
-    heat_dims: tuple[int, ...] = _tuple(0, 2, 6)
+    similarity_d_model: int = 64
+    heat_d_model: int = 64
+    heat_dims: tuple[int, ...] = _tuple(0, 10, 40)
+    learned_max_len: int = 16
     alibi_heads: int = 8
     t5_num_buckets: int = 32
     t5_max_distance: int = 128
@@ -241,6 +244,7 @@ def _fmt(value: object) -> str:
 
 MAX_TOKENS = 6  # rows of X: the matrices of attention-shuffle must fit a frame
 MAX_DOT_ROWS = 6  # rows of relative-shift's dot-product table
+MAX_HEAT_DIMS = 4  # curves beside pe-heatmap's matrix
 
 # Upper bounds: past these a frame cannot show the result, and the arrays grow
 # until the machine runs out of memory.
@@ -259,7 +263,10 @@ LIMITS: dict[str, int | float] = {
     "shift_p": 10_000,
     "shift_k": 4096,
     "shift_dot_positions": 10_000,
+    "similarity_d_model": 4096,
+    "heat_d_model": 4096,
     "heat_dims": 4096,
+    "learned_max_len": 4096,
     "ambiguity_positions": 10_000,
     "swap": MAX_TOKENS,
     "alibi_heads": 64,
@@ -276,7 +283,9 @@ MAX_TOKEN_CHARS = 12
 
 def _validate(p: Params) -> None:
     _check_finite_and_bounded(p)
-    _require(p.d_model >= 2 and p.d_model % 2 == 0, "d_model", p.d_model, "must be even and >= 2")
+    for name in ("d_model", "similarity_d_model", "heat_d_model"):
+        value = getattr(p, name)
+        _require(value >= 2 and value % 2 == 0, name, value, "must be even and >= 2")
     _require(p.base > 1, "base", p.base, "must be > 1")
     _require(p.max_len >= 1, "max_len", p.max_len, "must be >= 1")
     _require(
@@ -387,11 +396,12 @@ def _validate(p: Params) -> None:
         'must be "interleaved" or "half"',
     )
     _require(
-        len(p.heat_dims) >= 1,
+        1 <= len(p.heat_dims) <= MAX_HEAT_DIMS and max(p.heat_dims) < p.heat_d_model,
         "heat_dims",
         p.heat_dims,
-        "needs at least one dim (dims >= d_model are skipped)",
+        f"needs 1 to {MAX_HEAT_DIMS} dims, each below heat_d_model ({p.heat_d_model})",
     )
+    _require(p.learned_max_len >= 1, "learned_max_len", p.learned_max_len, "must be >= 1")
     for name, position in (("rope_m", p.rope_m), ("rope_n", p.rope_n)):
         _require(
             position + p.rope_shift >= 0,

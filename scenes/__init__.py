@@ -101,6 +101,43 @@ MISSION = (
             "base",
         ),
     ),
+    SceneInfo(
+        "similarity",
+        "scenes.similarity",
+        "Similarity",
+        8,
+        ("max_len", "similarity_d_model", "n_bits") + SINUSOID,
+    ),
+    SceneInfo(
+        "pe-heatmap",
+        "scenes.pe_heatmap",
+        "PeHeatmap",
+        9,
+        ("max_len", "heat_d_model", "heat_dims", "base", "layout", "variant"),
+    ),
+    SceneInfo(
+        "variants",
+        "scenes.variants",
+        "Variants",
+        10,
+        (
+            "learned_max_len",
+            "learned_seed",
+            "alibi_heads",
+            "t5_num_buckets",
+            "t5_max_distance",
+            "t5_bidirectional",
+            "d_model",
+            "base",
+        ),
+    ),
+    SceneInfo(
+        "recap",
+        "scenes.recap",
+        "Recap",
+        11,
+        ("max_len", "learned_max_len", "n_bits") + SINUSOID,
+    ),
 )
 
 # The lesson's opening and closing cards: lesson.mp4 starts and ends with them.

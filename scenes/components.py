@@ -14,6 +14,7 @@ from manim import (
     UP,
     Arrow,
     Circle,
+    DashedLine,
     DecimalNumber,
     Dot,
     Line,
@@ -23,6 +24,7 @@ from manim import (
     Square,
     Text,
     VGroup,
+    VMobject,
     always_redraw,
 )
 
@@ -355,3 +357,75 @@ def bind_number(number: DecimalNumber, value_of: Callable[[], float]) -> Decimal
 
     number.add_updater(update)
     return number
+
+
+class WavePlot(VGroup):
+    """A plot area mapping (position, value) to the stage; curves are built from sample arrays."""
+
+    def __init__(self, width: float, height: float, x_max: float, y_max: float) -> None:
+        super().__init__()
+        self.area = Rectangle(width=width, height=height, stroke_width=0)
+        self.x_max, self.y_max = x_max, y_max
+        self.axis = DashedLine(self.at(0, 0), self.at(x_max, 0), dash_length=0.08)
+        self.axis.set_stroke(theme.MUTED, 1.5, opacity=0.6)
+        self.add(self.area, self.axis)
+
+    def at(self, x: float, y: float) -> np.ndarray:
+        a = self.area
+        return (
+            a.get_left() + RIGHT * x * a.width / self.x_max + UP * y * a.height / (2 * self.y_max)
+        )
+
+    def curve(self, xs: np.ndarray, ys: np.ndarray, color, width: float = 3, opacity=1.0):
+        a = self.area
+        pts = (
+            a.get_left()
+            + np.outer(np.asarray(xs) * a.width / self.x_max, RIGHT)
+            + np.outer(np.asarray(ys) * a.height / (2 * self.y_max), UP)
+        )
+        return VMobject().set_points_as_corners(pts).set_stroke(color, width, opacity)
+
+
+class PixelMap(VGroup):
+    """A matrix as a block of coloured cells, one VMobject per colour level.
+
+    Thousands of cells cost a few dozen paths, and no raster image is involved.
+    """
+
+    def __init__(
+        self,
+        matrix: np.ndarray,
+        width: float,
+        height: float,
+        vmin: float = -1.0,
+        vmax: float = 1.0,
+        colormap=theme.diverging,
+        levels: int = 65,
+    ) -> None:
+        super().__init__()
+        m = np.asarray(matrix, dtype=float)
+        rows, cols = m.shape
+        cw, ch = width / cols, height / rows
+        pad = 0.02 * min(cw, ch)  # a hair of overlap so neighbouring colours leave no seam
+        level = np.rint(np.clip((m - vmin) / (vmax - vmin), 0, 1) * (levels - 1)).astype(int)
+        thirds = np.array([0.0, 1 / 3, 2 / 3, 1.0])[None, None, :, None]
+        for q in np.unique(level):
+            i, j = np.nonzero(level == q)
+            x0, x1 = j * cw - width / 2 - pad, (j + 1) * cw - width / 2 + pad
+            y0, y1 = height / 2 - (i + 1) * ch - pad, height / 2 - i * ch + pad
+            z = np.zeros_like(x0)
+            corners = np.stack(
+                [
+                    np.stack([x0, y1, z], -1),
+                    np.stack([x1, y1, z], -1),
+                    np.stack([x1, y0, z], -1),
+                    np.stack([x0, y0, z], -1),
+                ],
+                axis=1,
+            )  # (cells, 4, 3)
+            ends = np.roll(corners, -1, axis=1)
+            curves = corners[:, :, None, :] + thirds * (ends - corners)[:, :, None, :]
+            color = colormap(vmin + (vmax - vmin) * q / (levels - 1), vmin, vmax)
+            cells = VMobject(stroke_width=0, fill_color=color, fill_opacity=1)
+            cells.set_points(curves.reshape(-1, 3))
+            self.add(cells)

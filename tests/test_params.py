@@ -67,7 +67,13 @@ def test_digest_is_stable_and_tracks_only_named_fields():
         ({"d_model": "2.5"}, "d_model=2.5: must be a whole number"),
         ({"base": "ten"}, "base='ten': must be a number"),
         ({"rope_q": "[1, 2, 3]"}, "rope_q=[1.0, 2.0, 3.0]: must be a 2-d vector [x, y]"),
-        ({"heat_dims": "[]"}, "heat_dims=[]: needs at least one dim (dims >= d_model are skipped)"),
+        ({"heat_dims": "[]"}, "heat_dims=[]: needs 1 to 4 dims, each below heat_d_model (64)"),
+        (
+            {"heat_dims": "[0, 64]"},
+            "heat_dims=[0, 64]: needs 1 to 4 dims, each below heat_d_model (64)",
+        ),
+        ({"similarity_d_model": "7"}, "similarity_d_model=7: must be even and >= 2"),
+        ({"learned_max_len": "0"}, "learned_max_len=0: must be >= 1"),
         ({"bsae": "10"}, "unknown parameter 'bsae'; did you mean 'base'?"),
     ],
 )

@@ -10,7 +10,6 @@ import pytest
 
 import scenes
 from pe_math import Params
-from pe_math.params import DEFAULT_TOML
 from tests.scene_tools import build_scene
 
 NAMES = frozenset(f.name for f in fields(Params))
@@ -31,22 +30,6 @@ def test_declared_fields_are_exactly_the_fields_read(info, lang):
     assert reads(info, lang) == set(info.fields_for(lang))
 
 
-# lesson.toml's "beyond the arc" section: pe_math reads these, no scene shows them yet
-PE_MATH_ONLY = {"heat_dims", "alibi_heads", "t5_num_buckets", "t5_max_distance"} | {
-    "t5_bidirectional",
-    "learned_seed",
-}
-
-
-def test_every_knob_reaches_a_screen_or_is_marked_pe_math_only():
+def test_every_knob_reaches_a_screen():
     shown = {f for info in scenes.REGISTRY.values() for f in info.fields}
-    assert shown | PE_MATH_ONLY == NAMES
-    assert not shown & PE_MATH_ONLY, "a knob now on screen: drop it from PE_MATH_ONLY"
-    toml = DEFAULT_TOML.read_text(encoding="utf-8")
-    section = toml.split("# --- beyond the arc")[1].split("# --- narration")[0]
-    assert "no scene shows them yet" in section
-    assert {
-        line.split("=")[0].strip()
-        for line in section.splitlines()
-        if "=" in line and not line.startswith("#")
-    } == PE_MATH_ONLY
+    assert shown == NAMES, f"knobs no scene reads: {sorted(NAMES - shown)}"
