@@ -4,6 +4,7 @@ python render.py list
 python render.py render --all
 python render.py numbers clock-hands --set base=100
 python render.py preview clock-hands
+python render.py slides --format pdf
 """
 
 from __future__ import annotations
@@ -631,6 +632,71 @@ def preview(ctx, slug, lang, output, aspect, sets, config, seed, voice, voice_di
         clip, entry.beats, entry.duration, folder / f"{job.info.stem}.sheet.png"
     )
     console.print(f"clip:          {clip}\nlast frame:    {last}\ncontact sheet: {sheet}")
+
+
+@cli.command()
+@click.argument("slugs", nargs=-1)
+@click.option("--all", "all_", is_flag=True, help="One deck per rendered clip, in lesson order.")
+@click.option(
+    "--lesson",
+    "use_lesson",
+    is_flag=True,
+    help="One deck from lesson.mp4 (the default when no scene is named).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["pdf", "png"]),
+    default="pdf",
+    show_default=True,
+    help="pdf: one page per beat; png: a folder of lossless stills, one per beat.",
+)
+@click.option(
+    "-q",
+    "--quality",
+    type=click.Choice(list(settings.QUALITIES)),
+    default="l",
+    show_default=True,
+    help="Which rendered folder to read: l=480p15, m=720p30, h=1080p60, k=2160p60.",
+)
+@lang_option("Language of the rendered folder to read.")
+@aspect_option
+@output_option("Root folder of outputs; decks land in <output>/<lang>/<quality>/slides/.")
+def slides(slugs, all_, use_lesson, fmt, quality, lang, aspect, output) -> None:
+    """Stills for a slide deck: the frame just before each beat ends, with its narration as notes."""
+    from rendering import slides as decks
+    from rendering.manifest import NAME as MANIFEST
+    from rendering.manifest import Manifest
+
+    folder = output / lang / settings.folder_name(quality, aspect)
+    if not (folder / MANIFEST).is_file():
+        raise Fail(
+            f"{folder} has no {MANIFEST}; render into it first "
+            f"(render.py render --all -q {quality} --lang {lang} --aspect {aspect})"
+        )
+    if sum(map(bool, (slugs, all_, use_lesson))) > 1:
+        raise Fail("give scene names, --all or --lesson: one of them")
+    manifest = Manifest.load(folder)
+    if slugs:
+        idents = list(slugs)
+    elif all_:
+        entries = manifest.entries()
+        idents = sorted(entries, key=lambda s: (min(e.order for e in entries[s].values()), s))
+        if not idents:
+            raise Fail(f"no clips in {folder}; render them first (render.py render --all)")
+    else:
+        if not manifest.data.get("lesson"):
+            raise Fail(
+                f"no lesson.mp4 in {folder}; name scenes, pass --all, "
+                "or join the lesson with `render.py render --all --lesson`"
+            )
+        idents = ["lesson"]
+    for ident in idents:
+        try:
+            target, notes, made = decks.export(folder, ident, fmt)
+        except decks.SlidesError as exc:
+            raise Fail(str(exc)) from None
+        click.echo(f"slides: {target} ({len(made)} beats), notes: {notes}")
 
 
 @cli.command()

@@ -4,8 +4,9 @@ The page is self-contained (inline CSS and JS, no network) and uses relative lin
 the folder can be copied to a course server as it is. Every value from the manifest is
 HTML-escaped. Each clip gets a <video> with the poster, its mp4/webm sources and one
 subtitle <track> per language; the whole lesson, when joined, comes first with its
-chapters. After a run, `publish` joins the lesson if asked, rewrites the galleries of
-the folders the run touched and reports GIF sizes.
+chapters. Each video links to present.html (rendering/presenter.py), written beside the
+gallery, which plays it one beat per key press. After a run, `publish` joins the lesson
+if asked, rewrites the galleries of the folders the run touched and reports GIF sizes.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from rendering.manifest import ClipEntry, Manifest
 from scenes.catalogue import LANGS
 
 NAME = "index.html"
+PRESENT = "present.html"  # written beside it by rendering/presenter.py
 LANG_LABELS = {"zh": "中文", "en": "English"}
 VIDEO_TYPES = {"mp4": "video/mp4", "webm": "video/webm"}
 UI = {
@@ -41,6 +43,8 @@ UI = {
         "copy": "Copy",
         "copied": "Copied",
         "empty": "Nothing rendered here yet: run `python render.py render --all`.",
+        "present": "Present",
+        "present_hint": "full window, one beat per key press; ?notes for a second screen",
     },
     "zh": {
         "lesson": "完整课程",
@@ -56,6 +60,8 @@ UI = {
         "copy": "复制",
         "copied": "已复制",
         "empty": "这里还没有渲染结果：运行 `python render.py render --all`。",
+        "present": "演示",
+        "present_hint": "全窗口，每按一次键播放一段；加 ?notes 为第二块屏幕显示备注",
     },
 }
 
@@ -226,6 +232,7 @@ def _clip_card(slug: str, variants: dict[str, ClipEntry], lang: str, ui: dict) -
         args = (sources, with_video.poster, tracks, lang, with_video.width, with_video.height)
         tag = video_tag(*args, element_id=f"clip-{slug}")
         body += tag.replace("<video ", f'<video data-slug="{_attr(slug)}" ', 1)
+        body += _present_link(slug, ui)
         body += _snippet(video_tag(*args), f"embed-{slug}", ui)
     elif "gif" in variants:
         gif = variants["gif"]
@@ -240,6 +247,14 @@ def _clip_card(slug: str, variants: dict[str, ClipEntry], lang: str, ui: dict) -
         body += f'<img class="gif" src="{_attr(main.file)}" alt="{_attr(title)}">'
     body += _params_table(main.params, ui) + _files_list(variants, ui)
     return f'<article class="card" id="{_attr(slug)}">{head}{body}</article>'
+
+
+def _present_link(ident: str, ui: dict) -> str:
+    """A link to the presenter page (present.html) showing this video."""
+    return (
+        f'<p class="meta"><a class="present" href="{_attr(PRESENT)}#{_attr(ident)}">'
+        f"{escape(ui['present'])} ▸</a> {escape(ui['present_hint'])}</p>"
+    )
 
 
 def _voice_line(entry: ClipEntry, ui: dict) -> str:
@@ -276,6 +291,7 @@ def _lesson_section(record: dict, lang: str, ui: dict) -> str:
         f'<p class="meta">{escape(record["file"])} · {escape(ui["duration"])} '
         f"{escape(clock(record['duration']))} · "
         f"{escape(encoders.human_bytes(record.get('bytes', 0)))}</p>{tag}"
+        f"{_present_link('lesson', ui)}"
         f'<h3>{escape(ui["chapters"])}</h3><ol class="chapters">{chapters}</ol>'
         f"{_snippet(snippet, 'embed-lesson', ui)}</section>"
     )
@@ -318,9 +334,12 @@ def render_html(manifest: Manifest) -> str:
 
 
 def write(folder: Path) -> Path:
-    """(Re)write FOLDER/index.html from FOLDER/manifest.json."""
+    """(Re)write FOLDER/index.html and, beside it, present.html from FOLDER/manifest.json."""
+    from rendering import presenter
+
     path = folder / NAME
     atomic_write_text(path, render_html(Manifest.load(folder)))
+    presenter.write(folder)
     return path
 
 

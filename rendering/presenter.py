@@ -1,0 +1,310 @@
+"""present.html per output folder: teach live from the rendered video, one beat per key press.
+
+The page plays lesson.mp4 (or one clip, `present.html#clock-hands`) full-window on a
+dark page and stops at every beat boundary the manifest recorded. Everything it
+needs is inlined: the beats and chapters, each beat's narration line (for the
+presenter-notes view, `?notes`) and the subtitle cues of both languages (added as
+text tracks by the page, since a page opened from file:// may not load .vtt files).
+It makes no request outside its folder and uses no framework. The same timelines
+serve `render.py slides` (rendering/slides.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from fractions import Fraction
+from html import escape
+from importlib import resources
+from pathlib import Path
+
+from rendering.files import atomic_write_text
+from rendering.gallery import VIDEO_TYPES
+from rendering.manifest import ClipEntry, Manifest
+from scenes.catalogue import LANGS, CatalogueError, caption
+
+NAME = "present.html"
+TEMPLATE = "present.html"  # the page, beside this module; the data goes in at /*DATA*/
+LESSON = "lesson"
+UI = {
+    "en": {
+        "beat": "beat {n} of {of}",
+        "now": "Now",
+        "next": "Next",
+        "end": "End of the video",
+        "missing": "Nothing named “{id}” here. Present:",
+        "empty": "Nothing to present here yet: run `python render.py render --all --lesson`.",
+        "help": "→/Space next beat · ← back · Home/End · 1–9 chapter · F fullscreen · "
+        "C captions · B blank · P audience window (notes)",
+        "lesson": "The whole lesson",
+    },
+    "zh": {
+        "beat": "第 {n} 段，共 {of} 段",
+        "now": "当前",
+        "next": "下一段",
+        "end": "视频结束",
+        "missing": "这里没有“{id}”。可以演示：",
+        "empty": "这里还没有可演示的内容：运行 `python render.py render --all --lesson`。",
+        "help": "→/空格 下一段 · ← 上一段 · Home/End · 1–9 章节 · F 全屏 · "
+        "C 字幕 · B 黑屏 · P 观众窗口（备注视图）",
+        "lesson": "完整课程",
+    },
+}
+
+
+class PresenterError(RuntimeError):
+    """A timeline cannot be built; the message names the problem and the fix."""
+
+
+@dataclass
+class Beat:
+    key: str
+    slug: str
+    start: float  # seconds in the video
+    chapter: int  # index into the timeline's chapters
+    n: int  # 1-based within its chapter
+    of: int  # beats in its chapter
+    say: str  # the narration line, in the folder's language
+
+
+@dataclass
+class Timeline:
+    """One presentable video: the lesson or a clip, with its beats in video time."""
+
+    id: str
+    title: str
+    file: str
+    sources: list[tuple[str, str]]
+    poster: str | None
+    width: int
+    height: int
+    fps: int
+    duration: float
+    chapters: list[dict]  # {slug, title, start, end}
+    beats: list[Beat]
+    cues: dict[str, list[tuple[float, float, str]]] = field(default_factory=dict)
+
+    def ends(self) -> list[float]:
+        """Where each beat ends: the next beat's start, the last one at the video's end."""
+        starts = [b.start for b in self.beats]
+        return [*starts[1:], self.duration]
+
+
+# ------------------------------------------------------------------ timelines
+def _say(lang: str, slug: str, key: str, start: float, end: float, cues) -> str:
+    """A beat's narration line: the catalogue's, else the subtitle text shown during it."""
+    try:
+        return caption(lang, slug, key)
+    except CatalogueError:
+        inside = [text for a, _, text in cues if start - 1e-3 <= a < end - 1e-3]
+        sep = "" if lang == "zh" else " "
+        return sep.join(t.replace("\n", sep) for t in inside)
+
+
+def _fix_beats(raw, slug: str, offset: float, chapter: int, length: float) -> list[list]:
+    beats = []
+    for item in raw or []:
+        try:
+            key, t = str(item[0]), float(item[1])
+        except (TypeError, ValueError, IndexError):
+            continue
+        if 0 <= t < length + 1e-6:
+            beats.append([key, slug, round(offset + t, 6), chapter])
+    beats.sort(key=lambda b: b[2])
+    return beats or [["start", slug, round(offset, 6), chapter]]
+
+
+def _number(beats: list[list], lang: str, cues, duration: float) -> list[Beat]:
+    out = []
+    for i, (key, slug, start, chapter) in enumerate(beats):
+        same = [b for b in beats if b[3] == chapter]
+        end = beats[i + 1][2] if i + 1 < len(beats) else duration
+        n = next(j for j, b in enumerate(same, 1) if b is beats[i])
+        out.append(
+            Beat(key, slug, start, chapter, n, len(same), _say(lang, slug, key, start, end, cues))
+        )
+    return out
+
+
+def read_vtt(path: Path) -> list[tuple[float, float, str]]:
+    """(start, end, cue text) of a WebVTT file as rendering/captions.py writes it."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    cues = []
+    for block in re.split(r"\n\s*\n", text.replace("\r\n", "\n")):
+        lines = block.strip("\n").split("\n")
+        for i, line in enumerate(lines):
+            m = re.match(r"\s*([\d:.]+)\s+-->\s+([\d:.]+)", line)
+            if m:
+                cues.append((_secs(m.group(1)), _secs(m.group(2)), "\n".join(lines[i + 1 :])))
+                break
+    return cues
+
+
+def _secs(stamp: str) -> float:
+    parts = [float(p) for p in stamp.split(":")]
+    return round(sum(p * 60**i for i, p in enumerate(reversed(parts))), 3)
+
+
+def _cues(folder: Path, files: dict[str, str]) -> dict[str, list]:
+    return {lang: read_vtt(folder / files[lang]) for lang in LANGS if lang in files}
+
+
+def _playable(folder: Path, variants: dict[str, ClipEntry]) -> tuple[ClipEntry, list] | None:
+    """The entry whose video the page plays, and its (file, type) sources; mp4 first."""
+    from rendering.gallery import video_sources
+
+    present = {v: e for v, e in variants.items() if (folder / e.file).exists()}
+    sources = video_sources(present)
+    if not sources:
+        return None
+    entry = next(e for e in present.values() if e.file == sources[0][0])
+    return entry, sources
+
+
+def clip_timeline(folder: Path, manifest: Manifest, slug: str) -> Timeline:
+    lang = manifest.data.get("lang", "en")
+    variants = manifest.entries().get(slug)
+    if not variants:
+        raise PresenterError(
+            f"no clip {slug!r} in {folder}; render it first (render.py render {slug})"
+        )
+    found = _playable(folder, variants)
+    if found is None:
+        raise PresenterError(
+            f"{slug} has no mp4 or webm video in {folder}; render it with --format mp4"
+        )
+    entry, sources = found
+    title = entry.titles.get(lang) or entry.title or slug
+    cues = _cues(folder, entry.captions.get("vtt", {}))
+    raw = _fix_beats(entry.beats, slug, 0.0, 0, entry.duration)
+    return Timeline(
+        slug,
+        title,
+        entry.file,
+        sources,
+        entry.poster,
+        entry.width,
+        entry.height,
+        entry.fps,
+        entry.duration,
+        [{"slug": slug, "title": title, "start": 0.0, "end": entry.duration}],
+        _number(raw, lang, cues.get(lang, []), entry.duration),
+        cues,
+    )
+
+
+def lesson_timeline(folder: Path, manifest: Manifest) -> Timeline:
+    """lesson.mp4 with every chapter's beats moved to where its clip starts.
+
+    A chapter whose clip was re-rendered to another length since the lesson was
+    joined keeps a single beat at its start (run `render --lesson` to join it again).
+    """
+    lang = manifest.data.get("lang", "en")
+    record = manifest.data.get("lesson")
+    if not record or not (folder / record.get("file", "")).exists():
+        raise PresenterError(
+            f"no lesson.mp4 in {folder}; join it with `render.py render --all --lesson`"
+        )
+    variant = record.get("variant", "mp4")
+    fps = int(record["fps"])
+    beats: list[list] = []
+    chapters = []
+    for i, chapter in enumerate(record.get("chapters", [])):
+        start, end = float(chapter["start"]), float(chapter["end"])
+        chapters.append(
+            {"slug": chapter["slug"], "title": chapter["title"], "start": start, "end": end}
+        )
+        entry = manifest.entry(chapter["slug"], variant)
+        same = (
+            entry is not None
+            and abs(float(Fraction(entry.frames, entry.fps)) - (end - start)) < 2e-3
+        )
+        beats += _fix_beats(entry.beats if same else [], chapter["slug"], start, i, end - start)
+    cues = _cues(folder, record.get("captions", {}).get("vtt", {}))
+    duration = float(record["duration"])
+    fmt = record["file"].rpartition(".")[2]
+    return Timeline(
+        LESSON,
+        UI.get(lang, UI["en"])["lesson"],
+        record["file"],
+        [(record["file"], VIDEO_TYPES.get(fmt, "video/mp4"))],
+        record.get("poster"),
+        int(record["width"]),
+        int(record["height"]),
+        fps,
+        duration,
+        chapters,
+        _number(beats, lang, cues.get(lang, []), duration),
+        cues,
+    )
+
+
+def timeline(folder: Path, ident: str = LESSON, manifest: Manifest | None = None) -> Timeline:
+    """The lesson (`ident` "lesson") or one clip (its slug) of FOLDER."""
+    if not (folder / "manifest.json").is_file():
+        raise PresenterError(
+            f"{folder} has no manifest.json; render into it first (render.py render --all)"
+        )
+    manifest = manifest or Manifest.load(folder)
+    if ident == LESSON:
+        return lesson_timeline(folder, manifest)
+    return clip_timeline(folder, manifest, ident)
+
+
+def timelines(folder: Path, manifest: Manifest) -> list[Timeline]:
+    """Everything presentable in FOLDER: the lesson first, then each clip in order."""
+    out = []
+    if manifest.data.get("lesson"):
+        try:
+            out.append(lesson_timeline(folder, manifest))
+        except (PresenterError, KeyError, TypeError, ValueError):
+            pass
+    entries = manifest.entries()
+    order = sorted(entries, key=lambda s: (min(e.order for e in entries[s].values()), s))
+    for slug in order:
+        try:
+            out.append(clip_timeline(folder, manifest, slug))
+        except PresenterError:
+            continue
+    return out
+
+
+# ------------------------------------------------------------------ the page
+def _json_for_script(data) -> str:
+    """JSON that is safe inside <script>: no "</script>", no "<!--", no HTML entities."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def page_data(folder: Path, manifest: Manifest) -> dict:
+    lang = manifest.data.get("lang", "en")
+    items = []
+    for t in timelines(folder, manifest):
+        d = asdict(t)
+        d["beats"] = [
+            {k: v for k, v in asdict(b).items() if k != "key"} | {"key": b.key} for b in t.beats
+        ]
+        items.append(d)
+    return {"lang": lang, "ui": UI.get(lang, UI["en"]), "items": items}
+
+
+def render_html(folder: Path, manifest: Manifest) -> str:
+    lang = manifest.data.get("lang", "en")
+    template = resources.files("rendering").joinpath(TEMPLATE).read_text(encoding="utf-8")
+    title = f"pe-explainer · {folder.name} · present"
+    return (
+        template.replace("{{lang}}", escape(lang, quote=True))
+        .replace("{{title}}", escape(title))
+        .replace("/*DATA*/null", _json_for_script(page_data(folder, manifest)))
+    )
+
+
+def write(folder: Path) -> Path:
+    """(Re)write FOLDER/present.html from FOLDER/manifest.json."""
+    path = folder / NAME
+    atomic_write_text(path, render_html(folder, Manifest.load(folder)))
+    return path

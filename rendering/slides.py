@@ -1,0 +1,194 @@
+"""`render.py slides`: one still per beat end, for a slide deck, with speaker notes beside.
+
+Each beat becomes the frame just before the next beat begins (the last beat: the
+video's last frame), decoded with PyAV and kept lossless: PNG files, or a PDF made of
+those PNGs by img2pdf, which embeds them without re-encoding. The beat's narration
+line goes into a sidecar, `<name>.notes.md` (to paste into the presenter notes of
+PowerPoint or Keynote) and `<name>.notes.json`. Everything is written beside the
+final files first and moved into place when complete.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+import av
+from PIL import Image
+
+from rendering.files import atomic_write_text, publish_mode
+from rendering.presenter import LESSON, PresenterError, Timeline, timeline
+
+FORMATS = ("pdf", "png")
+FOLDER = "slides"  # inside the output folder: <output>/<lang>/<quality>/slides/
+
+
+class SlidesError(RuntimeError):
+    """The slides cannot be made; the message names the problem and the fix."""
+
+
+@dataclass(frozen=True)
+class Slide:
+    number: int
+    slug: str
+    beat: str
+    chapter: str
+    n: int
+    of: int
+    time: float  # seconds: the still's frame time in the video
+    notes: str
+    file: str | None = None  # the PNG's name, for --format png
+
+
+def still_times(tl: Timeline) -> list[float]:
+    """For each beat, a time inside the last frame before the next beat (or the end)."""
+    half = 0.5 / tl.fps
+    return [max(0.0, end - half) for end in tl.ends()]
+
+
+def frames_at(video: Path, times: list[float]) -> list[tuple[float, Image.Image]]:
+    """(frame time, picture) of the last frame starting at or before each time."""
+    order = sorted(range(len(times)), key=lambda i: times[i])
+    found: list[tuple[float, Image.Image] | None] = [None] * len(times)
+    try:
+        with av.open(str(video)) as container:
+            stream = container.streams.video[0]
+            last = None
+            k = 0
+            for frame in container.decode(stream):
+                t = float(frame.pts * frame.time_base)
+                while k < len(order) and t > times[order[k]] + 1e-9 and last is not None:
+                    found[order[k]] = last
+                    k += 1
+                if k == len(order):
+                    break
+                last = (t, frame.to_image())
+            while k < len(order) and last is not None:
+                found[order[k]] = last
+                k += 1
+    except (av.error.FFmpegError, IndexError) as exc:
+        raise SlidesError(f"{video.name} cannot be decoded ({exc}); render it again") from None
+    if any(f is None for f in found):
+        raise SlidesError(f"{video.name} has no frames; render it again")
+    return found  # type: ignore[return-value]
+
+
+def deck_name(tl: Timeline) -> str:
+    return LESSON if tl.id == LESSON else Path(tl.file).stem
+
+
+def slides_for(tl: Timeline, folder: Path) -> tuple[list[Slide], list[Image.Image]]:
+    shots = frames_at(folder / tl.file, still_times(tl))
+    slides = []
+    for i, (beat, (t, _)) in enumerate(zip(tl.beats, shots, strict=True), 1):
+        chapter = tl.chapters[beat.chapter]["title"] if tl.chapters else tl.title
+        slides.append(
+            Slide(i, beat.slug, beat.key, chapter, beat.n, beat.of, round(t, 6), beat.say)
+        )
+    return slides, [img.convert("RGB") for _, img in shots]
+
+
+def _png(img: Image.Image) -> bytes:
+    buffer = io.BytesIO()
+    img.save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def notes_markdown(tl: Timeline, slides: list[Slide]) -> str:
+    lines = [f"# {tl.title}: speaker notes", ""]
+    for s in slides:
+        shown = f" · {s.file}" if s.file else ""
+        lines += [
+            f"## {s.number}. {s.chapter} · {s.n}/{s.of} · {s.beat} ({s.time:.2f} s{shown})",
+            "",
+            s.notes or "(no narration)",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def export(folder: Path, ident: str, fmt: str) -> tuple[Path, Path, list[Slide]]:
+    """Write the deck of `ident` ("lesson" or a slug) in FOLDER/slides/.
+
+    Returns (the PDF or the folder of PNGs, the notes file, the slides).
+    """
+    if fmt not in FORMATS:
+        raise SlidesError(f"unknown slide format {fmt!r}; use one of {', '.join(FORMATS)}")
+    try:
+        tl = timeline(folder, ident)
+    except PresenterError as exc:
+        raise SlidesError(str(exc)) from None
+    slides, images = slides_for(tl, folder)
+    name = deck_name(tl)
+    out = folder / FOLDER
+    out.mkdir(parents=True, exist_ok=True)
+    if fmt == "pdf":
+        target = out / f"{name}.pdf"
+        _write_pdf(target, images, tl.title)
+    else:
+        target = out / name
+        slides = [replace(s, file=f"{s.number:02d}-{s.slug}-{s.beat}.png") for s in slides]
+        _write_pngs(target, [(s.file, img) for s, img in zip(slides, images, strict=True)])
+    notes = out / f"{name}.notes.md"
+    atomic_write_text(notes, notes_markdown(tl, slides))
+    record = {
+        "title": tl.title,
+        "video": tl.file,
+        "format": fmt,
+        "file": target.name,
+        "slides": [asdict(s) for s in slides],
+    }
+    atomic_write_text(
+        out / f"{name}.notes.json", json.dumps(record, indent=2, ensure_ascii=False) + "\n"
+    )
+    return target, notes, slides
+
+
+def _write_pdf(target: Path, images: list[Image.Image], title: str) -> None:
+    import img2pdf
+
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            img2pdf.convert([_png(img) for img in images], outputstream=fh, title=title)
+            fh.flush()
+            os.fsync(fh.fileno())
+        publish_mode(Path(tmp))
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _write_pngs(target: Path, files: list[tuple[str, Image.Image]]) -> None:
+    """Fill a new folder, then swap it for the old one."""
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    old = None
+    try:
+        for name, img in files:
+            (tmp / name).write_bytes(_png(img))
+            publish_mode(tmp / name)
+        os.chmod(tmp, 0o777 & ~_umask())
+        if target.exists():
+            old = target.with_name(f".{target.name}.old")
+            shutil.rmtree(old, ignore_errors=True)
+            os.replace(target, old)
+        os.replace(tmp, target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if old is not None and not target.exists():
+            os.replace(old, target)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

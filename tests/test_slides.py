@@ -1,0 +1,144 @@
+"""render.py slides: one lossless still per beat end, as a PDF or PNGs, with notes beside.
+
+The tiny scenes are rendered once for the module (English, 256x144 at 10 fps) and
+joined into a three-beat lesson. Every page is checked against the frame PyAV decodes
+from the video at that beat's end: the last frame before the next beat begins.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import av
+import numpy as np
+import pikepdf
+import pytest
+from click.testing import CliRunner
+from PIL import Image
+
+from rendering import lesson, slides
+from rendering.manifest import Manifest
+from scenes.catalogue import caption
+from tests.test_lesson import render_clips
+from tests.test_presenter import SLUGS, expected_beats, tiny_scenes_for_module
+
+pytestmark = pytest.mark.render
+
+
+@pytest.fixture(scope="module")
+def media(tmp_path_factory):
+    """(output root, folder) with tiny-a, tiny-b and their lesson, rendered once."""
+    with tiny_scenes_for_module(tmp_path_factory):
+        root = tmp_path_factory.mktemp("media")
+        folder = render_clips(root, SLUGS, lang="en")
+        lesson.build(folder, SLUGS)
+        yield root, folder
+
+
+def decoded(video: Path) -> list[tuple[float, np.ndarray]]:
+    with av.open(str(video)) as c:
+        return [
+            (float(f.pts * f.time_base), f.to_ndarray(format="rgb24")) for f in c.decode(video=0)
+        ]
+
+
+def frame_before(frames, t: float) -> np.ndarray:
+    """The last frame that starts before `t` (a beat boundary) by at least half a frame."""
+    fps = round(1 / (frames[1][0] - frames[0][0]))
+    return [img for start, img in frames if start < t - 0.5 / fps][-1]
+
+
+def pdf_pages(path: Path) -> list[np.ndarray]:
+    with pikepdf.open(path) as pdf:
+        out = []
+        for page in pdf.pages:
+            (image,) = page.get_images().values()
+            out.append(np.asarray(pikepdf.PdfImage(image).as_pil_image().convert("RGB")))
+        return out
+
+
+def test_pdf_has_one_page_per_beat_each_the_frame_before_the_next_beat(media):
+    _, folder = media
+    target, notes, made = slides.export(folder, "lesson", "pdf")
+    assert target == folder / "slides" / "lesson.pdf"
+    record = Manifest.load(folder).data["lesson"]
+    beats = expected_beats(folder)
+    ends = [t for _, _, t in beats[1:]] + [record["duration"]]
+    frames = decoded(folder / record["file"])
+    pages = pdf_pages(target)
+    assert len(pages) == len(beats) == 3
+    for page, end, slide in zip(pages, ends, made, strict=True):
+        want = frame_before(frames, end)
+        assert page.shape == want.shape == (record["height"], record["width"], 3)
+        assert np.array_equal(page, want), slide  # lossless: bit for bit
+        assert abs(slide.time - (end - 1 / record["fps"])) < 1e-6
+    assert not np.array_equal(pages[0], pages[2])  # different moments, different pictures
+    # the images are stored losslessly (Flate), not as JPEG
+    with pikepdf.open(target) as pdf:
+        filters = {str(im.get("/Filter")) for p in pdf.pages for im in p.get_images().values()}
+    assert filters == {"/FlateDecode"}
+    # speaker notes: each beat's narration, in order
+    text = notes.read_text(encoding="utf-8")
+    says = [caption("en", slug, key) for slug, key, _ in beats]
+    positions = [text.index(s) for s in says]
+    assert positions == sorted(positions)
+    data = json.loads((folder / "slides" / "lesson.notes.json").read_text(encoding="utf-8"))
+    assert [s["notes"] for s in data["slides"]] == says
+    assert [(s["slug"], s["beat"]) for s in data["slides"]] == [b[:2] for b in beats]
+
+
+def test_png_stills_are_lossless_named_per_beat_and_replaced_whole(media):
+    _, folder = media
+    entry = Manifest.load(folder).entry("tiny-a", "mp4")
+    target, notes, made = slides.export(folder, "tiny-a", "png")
+    assert target == folder / "slides" / "10-tiny-a"
+    names = sorted(p.name for p in target.iterdir())
+    assert names == ["01-tiny-a-draw.png", "02-tiny-a-hold.png"]
+    frames = decoded(folder / entry.file)
+    ends = [entry.beats[1][1], entry.duration]
+    for name, end in zip(names, ends, strict=True):
+        assert np.array_equal(np.asarray(Image.open(target / name)), frame_before(frames, end))
+    assert "Then it waits." in notes.read_text(encoding="utf-8")
+    (target / "stale.png").write_bytes(b"x")  # an older export's leftover
+    slides.export(folder, "tiny-a", "png")
+    assert sorted(p.name for p in target.iterdir()) == names
+    assert [p.name for p in target.parent.iterdir() if p.name.startswith(".")] == []
+
+
+def test_bad_input_is_one_clear_error(media, tmp_path):
+    _, folder = media
+    with pytest.raises(slides.SlidesError, match="unknown slide format 'jpg'; use one of pdf"):
+        slides.export(folder, "lesson", "jpg")
+    with pytest.raises(slides.SlidesError, match="no clip 'nope'.*render it first"):
+        slides.export(folder, "nope", "pdf")
+    with pytest.raises(slides.SlidesError, match="no manifest.json"):
+        slides.export(tmp_path, "lesson", "pdf")
+
+
+def _cli(*args):
+    from render import cli
+
+    return CliRunner().invoke(cli, ["slides", *args])
+
+
+def test_the_slides_command(media, tmp_path):
+    root, folder = media
+    result = _cli("--output", str(root), "--all", "--format", "png")  # folder language: en
+    assert result.exit_code == 0, result.output
+    assert (folder / "slides" / "20-tiny-b" / "01-tiny-b-draw.png").is_file()
+    assert "10-tiny-a (2 beats)" in result.output
+    result = _cli("--output", str(root))  # the lesson, as a PDF
+    assert result.exit_code == 0, result.output
+    assert (folder / "slides" / "lesson.pdf").is_file()
+
+    for args, message in [
+        (("tiny-c",), "no clip 'tiny-c'"),
+        (("--all", "--lesson"), "give scene names, --all or --lesson"),
+        (("--format", "jpg"), "Invalid value for '--format'"),
+        (("--lang", "zh"), "has no manifest.json; render into it first"),
+    ]:
+        result = _cli("--output", str(root), *args)
+        assert result.exit_code == 2, (args, result.output)
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
