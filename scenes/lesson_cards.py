@@ -9,15 +9,12 @@ from dataclasses import dataclass
 
 from manim import (
     DOWN,
-    LEFT,
     ORIGIN,
     RIGHT,
     UP,
     Circle,
     FadeIn,
-    FadeOut,
     LaggedStart,
-    Line,
     VGroup,
     Write,
 )
@@ -29,11 +26,11 @@ from scenes.base import LessonScene
 FIRST, LAST = 0, 99  # the cards' places in the lesson order; chapters sit in between
 
 
-def chapter_numbers() -> list[int]:
-    """The order numbers of the lesson's chapters (every registered scene between the cards)."""
+def chapters() -> list:
+    """The lesson's chapters (every registered scene between the cards), in order."""
     import scenes
 
-    return [info.order for info in scenes.ordered() if FIRST < info.order < LAST]
+    return [info for info in scenes.ordered() if FIRST < info.order < LAST]
 
 
 @dataclass(frozen=True)
@@ -43,51 +40,58 @@ class LessonIntroNumbers:
     chapters: list[int]
 
 
+# Columns of the chapter list for each frame shape.
+COLUMNS = {"wide": 2, "tall": 1, "square": 2}
+RING = 0.32  # radius of a chapter's numbered stop
+COLUMN_GAP = 0.4
+
+
 class LessonIntro(LessonScene):
-    """Title, one line on what the lesson is about, and a track of numbered chapter stops."""
+    """Title, one line on what the lesson is about, and the numbered list of chapters."""
 
     slug = "lesson-intro"
     SHAPES = frozenset({"wide", "tall", "square"})
 
     @classmethod
     def numbers(cls, params: Params) -> LessonIntroNumbers:
-        return LessonIntroNumbers(**{"chapters": chapter_numbers()})
+        return LessonIntroNumbers(chapters=[info.order for info in chapters()])
 
     def construct(self) -> None:
         self.beat("welcome")
         title = self.text(self.ui("heading"), size=theme.TITLE_SIZE)
         subtitle = self.label("subtitle", color=theme.MUTED)
         head = VGroup(title, subtitle).arrange(DOWN, buff=0.35)
-        track = self.chapter_track(chapter_numbers())
-        note = self.label("count", size=theme.LABEL_SIZE, color=theme.MUTED, n=len(track.stops))
-        body = VGroup(track, note).arrange(DOWN, buff=0.4)
-        card = VGroup(head, body).arrange(DOWN, buff=1.0)
+        stops = self.chapter_list(chapters())
+        note = self.label("count", size=theme.LABEL_SIZE, color=theme.MUTED, n=len(stops))
+        card = VGroup(head, stops, note).arrange(DOWN, buff=0.45)
         self.fit(card).move_to(ORIGIN)  # laid out whole first, so it sits centred in any frame
         self.play(Write(title), FadeIn(subtitle, shift=0.2 * UP), run_time=theme.NORMAL)
         self.wait(theme.READ)
 
         self.beat("chapters")
-        self.play(FadeIn(track.line), run_time=theme.SHORT)
         self.play(
-            LaggedStart(*[FadeIn(s, scale=0.6) for s in track.stops], lag_ratio=0.2),
+            LaggedStart(*[FadeIn(s, shift=0.2 * RIGHT) for s in stops], lag_ratio=0.15),
             FadeIn(note),
-            run_time=theme.NORMAL,
+            run_time=theme.NORMAL * 2,
         )
         self.wait(theme.LONG)  # the card stays: its last frame is the lesson's poster
 
-    def chapter_track(self, orders: list[int]) -> VGroup:
-        """Numbered stops on a line, like the stations of a route."""
+    def chapter_list(self, infos: list) -> VGroup:
+        """Each chapter as a numbered stop and its title, in columns that read downwards."""
+        cols = min(COLUMNS[self.shape], max(len(infos), 1))
+        ring_room = 2 * RING + 0.25
+        title_width = (self.stage_width() - (cols - 1) * COLUMN_GAP) / cols - ring_room
         stops = VGroup()
-        for order in orders or [1]:
-            ring = Circle(radius=0.38, stroke_color=theme.ACCENT, stroke_width=3)
-            ring.set_fill(theme.BACKGROUND, opacity=1)
-            number = self.text(f"{order:02d}", size=theme.LABEL_SIZE, color=theme.FOREGROUND)
-            stops.add(VGroup(ring, number.move_to(ring)))
-        stops.arrange(RIGHT, buff=0.7)
-        line = Line(stops[0].get_center(), stops[-1].get_center(), stroke_color=theme.MUTED)
-        track = VGroup(line, stops)
-        track.line, track.stops = line, stops
-        return track
+        for info in infos:
+            ring = Circle(radius=RING, stroke_color=theme.ACCENT, stroke_width=3)
+            number = self.text(f"{info.order:02d}", size=theme.LABEL_SIZE).move_to(ring)
+            name = self.lines(info.title(self.lang), title_width, size=theme.LABEL_SIZE)
+            stops.add(VGroup(VGroup(ring, number), name).arrange(RIGHT, buff=0.25))
+        rows = -(-len(stops) // cols)
+        stops.arrange_in_grid(
+            rows=rows, cols=cols, flow_order="dr", col_alignments="l" * cols, buff=(COLUMN_GAP, 0.2)
+        )
+        return stops
 
 
 @dataclass(frozen=True)
@@ -96,41 +100,21 @@ class LessonOutroNumbers:
 
 
 class LessonOutro(LessonScene):
-    """What to remember, then a closing line."""
+    """The closing line, after the recap chapter has gathered what to remember."""
 
     slug = "lesson-outro"
     SHAPES = frozenset({"wide", "tall", "square"})
-    POINTS = ("point_order", "point_clocks", "point_rotation")
 
     @classmethod
     def numbers(cls, params: Params) -> LessonOutroNumbers:
         return LessonOutroNumbers(**{})
 
     def construct(self) -> None:
-        self.beat("recap")
-        heading = self.label("recap_head", size=theme.HEADING_SIZE, color=theme.ACCENT)
-        points = VGroup(
-            *[
-                VGroup(
-                    self.text("•", size=theme.BODY_SIZE, color=theme.ACCENT),
-                    self.label(key),
-                ).arrange(RIGHT, buff=0.25)
-                for key in self.POINTS
-            ]
-        ).arrange(DOWN, aligned_edge=LEFT, buff=0.45)
-        card = VGroup(heading, points).arrange(DOWN, buff=0.6)
-        self.fit(card)
-        self.play(FadeIn(heading, shift=0.2 * DOWN), run_time=theme.SHORT)
-        self.play(
-            LaggedStart(*[FadeIn(p, shift=0.2 * RIGHT) for p in points], lag_ratio=0.4),
-            run_time=theme.NORMAL * 2,
-        )
-        self.wait(theme.LONG)
-
         self.beat("end")
-        self.play(FadeOut(card), run_time=theme.SHORT)
         thanks = self.label("thanks", size=theme.TITLE_SIZE)
-        hint = self.label("try_it", size=theme.LABEL_SIZE, color=theme.MUTED)
+        hint = self.lines(
+            self.ui("try_it"), self.stage_width(), size=theme.LABEL_SIZE, color=theme.MUTED
+        )
         closing = VGroup(thanks, hint).arrange(DOWN, buff=0.4)
         self.fit(closing)
         self.play(Write(thanks), FadeIn(hint, shift=0.2 * UP), run_time=theme.NORMAL)
