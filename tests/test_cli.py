@@ -23,7 +23,7 @@ def test_every_option_of_every_command_has_help_text():
 def test_help_lists_the_commands():
     result = run("--help")
     assert result.exit_code == 0
-    for command in ("list", "render", "numbers", "preview", "clean"):
+    for command in ("list", "render", "numbers", "preview", "script", "slides", "clean"):
         assert command in result.output
 
 
