@@ -136,7 +136,7 @@ MISSION = (
         "scenes.recap",
         "Recap",
         11,
-        ("max_len", "learned_max_len", "n_bits") + SINUSOID,
+        ("max_len", "learned_max_len", "n_bits", "int_position") + SINUSOID,
     ),
 )
 

@@ -1,0 +1,324 @@
+"""Scene 11, recap: the numbers of its five cards, its layout in both languages, every
+claim its captions make, and a real render."""
+
+import numpy as np
+import pytest
+
+import pe_math as pm
+from pe_math import Params
+from scenes.catalogue import lookup
+from scenes.components import compact
+from scenes.recap import (
+    BINARY_BITS_SHOWN,
+    DIGITS,
+    GPT2_POSITIONS,
+    GPT2_WIDTH,
+    MAX_SIN_BARS,
+    Recap,
+    probe_position,
+)
+from scenes.theme import fmt
+from tests.scene_tools import assert_lesson_clip, build_in, build_scene, render_scene
+
+SLUG = "recap"
+BEATS = ["bounded", "smooth", "params", "extrapolate", "precompute", "beyond", "takeaway"]
+CHANGED = Params(d_model=16, base=100.0, learned_max_len=8, n_bits=6, max_len=40, int_position=120)
+CASES = {
+    "defaults": Params(),
+    "d_model=16": Params(d_model=16),
+    "base=100": Params(base=100.0),
+    "learned_max_len=8": Params(learned_max_len=8),
+    "n_bits=6": Params(n_bits=6),
+    "changed": CHANGED,
+    "concat,t2t": Params(layout="concat", variant="t2t", max_len=300, n_bits=9),
+}
+
+
+# ----------------------------------------------------------------- by hand
+def omegas(params: Params, variant: str | None = None) -> np.ndarray:
+    d, h = params.d_model, params.d_model // 2
+    i = np.arange(h, dtype=float)
+    if (variant or params.variant) == "t2t":
+        return params.base ** (-i / max(h - 1, 1))
+    return params.base ** (-2 * i / d)
+
+
+def pe(params: Params, p: float) -> np.ndarray:
+    """One PE row from the formula: sin/cos pairs, interleaved or concatenated."""
+    w = omegas(params)
+    s, c = np.sin(p * w), np.cos(p * w)
+    if params.layout == "concat":
+        return np.concatenate([s, c])
+    return np.ravel(np.column_stack([s, c]))
+
+
+def table(params: Params, n: int) -> np.ndarray:
+    return np.array([pe(params, p) for p in range(n)])
+
+
+def bits(p: int, n: int) -> np.ndarray:
+    return np.array([(p >> k) & 1 for k in range(n)], dtype=float)
+
+
+def ui(lang: str, key: str, **values) -> str:
+    return lookup(lang, SLUG, f"ui.{key}").format(**values)
+
+
+def squash(words) -> str:
+    text = words if isinstance(words, str) else "".join(words)
+    return "".join(text.split())
+
+
+# ----------------------------------------------------------------- numbers
+@pytest.mark.parametrize("case", list(CASES))
+def test_numbers_match_an_independent_computation(case):
+    params = CASES[case]
+    nums = Recap.numbers(params)
+    d, n_pos, L = params.d_model, params.max_len, params.learned_max_len
+    t = table(params, n_pos)
+    # 1. bounded
+    assert nums.n_values == n_pos * d
+    assert nums.pe_min == pytest.approx(t.min(), abs=1e-12)
+    assert nums.pe_max == pytest.approx(t.max(), abs=1e-12)
+    assert nums.int_position == params.int_position
+    assert nums.int_value == params.int_position
+    # 2. smooth: PE steps, binary steps and the all-bits cliff
+    steps = np.linalg.norm(np.diff(table(params, max(n_pos, 2)), axis=0), axis=1)
+    np.testing.assert_allclose(nums.sin_steps, steps[:MAX_SIN_BARS], atol=1e-12)
+    assert nums.sin_step == pytest.approx(np.sqrt(2 * (1 - np.cos(omegas(params))).sum()))
+    n = params.n_bits
+    shown = 2 ** min(n, BINARY_BITS_SHOWN)
+    want = [np.linalg.norm(bits(p + 1, n) - bits(p, n)) for p in range(shown - 1)]
+    top = 2 ** (n - 1)
+    assert nums.cliff == [top - 1, top]
+    assert nums.cliff_flips == n
+    assert nums.cliff_distance == pytest.approx(np.sqrt(n))
+    assert nums.bin_first == 1.0 and nums.cliff_ratio == pytest.approx(np.sqrt(n))
+    assert nums.bin_steps[: shown - 1] == list(range(shown - 1))
+    np.testing.assert_allclose(nums.bin_heights[: shown - 1], want)
+    # 3. no parameters
+    assert nums.learned_params == L * d and nums.sin_params == 0
+    assert nums.gpt2_params == 786_432 == GPT2_POSITIONS * GPT2_WIDTH
+    # 4. extrapolates
+    assert nums.probe == L + max(1, L // 4) > L - 1
+    np.testing.assert_allclose(nums.pe_probe, pe(params, nums.probe), atol=1e-12)
+    assert nums.learned_raises
+    # 5. precomputable
+    assert nums.table_shape == [n_pos, d] and nums.table_values == n_pos * d
+    assert nums.table_error < 1e-12
+    np.testing.assert_allclose(
+        nums.heat, t[np.ix_(nums.heat_positions, nums.heat_dims)].T, atol=1e-12
+    )
+    # side notes: ω_i = ½ linear + ½ the paper's geometric ladder; widths
+    mixed = 0.5 * np.linspace(1, 0.01, d // 2) + 0.5 * omegas(params, "paper")
+    assert nums.mixed_slowest == pytest.approx(mixed[-1], rel=1e-9)
+    assert nums.paper_slowest == pytest.approx(omegas(params, "paper")[-1])
+    assert (nums.add_width, nums.concat_width) == (d, 2 * d)
+
+
+def test_defaults_tell_the_recap_story():
+    nums = Recap.numbers(Params())
+    assert (fmt(nums.pe_min, DIGITS), fmt(nums.pe_max, DIGITS)) == ("−1.00", "1.00")
+    assert nums.int_value == 300
+    assert nums.sin_step == pytest.approx(0.9641, abs=1e-4)
+    assert nums.cliff == [7, 8] and nums.cliff_flips == 4 and nums.cliff_distance == 2.0
+    assert nums.learned_params == 128 and nums.probe == 20
+    assert nums.mixed_slowest == pytest.approx(0.0055) and nums.paper_slowest == 0.001
+
+
+def test_numbers_follow_the_params():
+    base = Recap.numbers(Params())
+    for changed in (
+        Params(d_model=16),
+        Params(base=100.0),
+        Params(learned_max_len=8),
+        Params(n_bits=6),
+        Params(max_len=40),
+        Params(int_position=120),
+        Params(layout="concat"),
+        Params(variant="t2t"),
+    ):
+        assert Recap.numbers(changed) != base, changed
+
+
+# ------------------------------------------------------------ on the screen
+def expected_words(params: Params, lang: str) -> dict[str, list[str]]:
+    """Per beat, the words that must be on screen when the next beat starts."""
+    nums = Recap.numbers(params)
+    head = ", ".join(fmt(v, DIGITS) for v in nums.pe_probe[:2]) + ", …"
+    return {
+        "smooth": [
+            ui(
+                lang,
+                "bounded_range",
+                n=f"{nums.n_values:,}",
+                lo=fmt(nums.pe_min, DIGITS),
+                hi=fmt(nums.pe_max, DIGITS),
+            ),
+            ui(lang, "bounded_int_at", p=params.int_position),
+            compact(nums.int_value),
+        ],
+        "params": [
+            ui(lang, "smooth_sin", s=fmt(nums.sin_step, DIGITS)),
+            ui(
+                lang,
+                "smooth_bin",
+                a=nums.cliff[0],
+                b=nums.cliff[1],
+                s=fmt(nums.cliff_distance, DIGITS),
+                r=fmt(nums.cliff_ratio, 1),
+            ),
+        ],
+        "extrapolate": [
+            ui(lang, "params_sin", k=0),
+            ui(
+                lang,
+                "params_learned",
+                L=params.learned_max_len,
+                d=params.d_model,
+                k=nums.learned_params,
+            ),
+            ui(lang, "params_gpt2", L="1,024", d=768, k="786,432"),
+        ],
+        "precompute": [
+            ui(lang, "extra_value", p=nums.probe, v=head),
+            ui(lang, "extra_fails", p=nums.probe),
+            str(nums.probe),
+            str(params.learned_max_len),
+        ],
+        "beyond": [
+            ui(lang, "pre_table", N=params.max_len, d=params.d_model, k=f"{nums.table_values:,}"),
+        ],
+        "takeaway": [
+            ui(
+                lang,
+                "notes_mixed_value",
+                m=compact(nums.mixed_slowest),
+                p=compact(nums.paper_slowest),
+            ),
+            ui(lang, "notes_concat", a=params.d_model, c=2 * params.d_model),
+        ],
+    }
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("case", ["defaults", "changed"])
+def test_builds_clean_and_shows_its_numbers(case, lang):
+    params = CASES[case]
+    scene, report = build_scene(Recap, params, lang)
+    report.assert_clean()
+    report.assert_readable()
+    report.assert_fills_the_stage()
+    assert [b for b, _ in scene.beats] == BEATS
+    # every card's title is on screen from the first beat on
+    for i, key in enumerate(["bounded", "smooth", "params", "extrapolate", "precompute"]):
+        assert squash(ui(lang, f"title_{key}", i=i + 1)) in squash(report.words_at_start["smooth"])
+    for beat, words in expected_words(params, lang).items():
+        seen = squash(report.words_at_start[beat])
+        for w in words:
+            assert squash(w) in seen, (beat, w)
+
+
+def test_knobs_change_what_the_scene_reports():
+    _, default = build_scene(Recap, Params(), "en")
+    _, changed = build_scene(Recap, CHANGED, "en")
+    for beat in ("smooth", "params", "extrapolate", "precompute", "beyond", "takeaway"):
+        assert default.words_at_start[beat] != changed.words_at_start[beat], beat
+    words = squash(changed.words_at_start["takeaway"])
+    assert squash("binary 31 → 32: step 2.45, 2.4 × the first") in words
+    assert squash("learned: 8 × 16 = 128") in words
+    assert squash("PE(10) =") in words and squash("integer scheme: position 120") in words
+
+
+@pytest.mark.parametrize("aspect,lang", [("9:16", "en"), ("1:1", "zh"), ("1:1", "en")])
+def test_other_frames_compose(aspect, lang):
+    scene, report = build_in(Recap, aspect, lang)
+    report.assert_clean()
+    report.assert_readable()
+    report.assert_fills_the_stage()
+    assert [b for b, _ in scene.beats] == BEATS
+    assert squash(ui(lang, "extra_value", p=20, v="0.91, 0.41, …")) in squash(
+        report.words_at_start["precompute"]
+    )
+
+
+# ------------------------------------------------- the captions' claims
+@pytest.mark.parametrize("case", list(CASES))
+def test_every_value_is_bounded_while_the_integer_scheme_is_not(case):
+    # say.bounded: between minus one and one; the integer position runs into the hundreds
+    params = CASES[case]
+    t = pm.sinusoidal(np.arange(4096), params.d_model, params.base, params.layout, params.variant)
+    assert np.abs(t).max() <= 1.0
+    assert pm.integer_encoding([Params().int_position], params.d_model).max() >= 100
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_every_step_moves_the_vector_by_the_same_distance(case):
+    # say.smooth and ui.smooth_sin: "every step", over many positions
+    params = CASES[case]
+    t = table(params, 2000)
+    steps = np.linalg.norm(np.diff(t, axis=0), axis=1)
+    np.testing.assert_allclose(steps, steps[0], atol=1e-9)
+    assert Recap.numbers(params).sin_step_spread < 1e-9
+
+
+@pytest.mark.parametrize("n", range(2, 17))
+def test_binary_jumps_worst_where_every_bit_flips(n):
+    # say.smooth: the largest binary step is the one where all bits flip; at 4 bits, 7 → 8
+    # is twice the first step
+    p = np.arange(2**n)
+    steps = pm.adjacent_distances(((p[:, None] >> np.arange(n)) & 1).astype(float))
+    assert int(np.argmax(steps)) == 2 ** (n - 1) - 1
+    assert steps.max() == pytest.approx(np.sqrt(n)) and steps[0] == 1.0
+    if n == 4:
+        assert steps[7] == 2.0 == 2 * steps[0]
+
+
+def test_the_formula_has_nothing_to_train_and_a_learned_table_has_every_entry():
+    # say.params: a formula writes the table (no seed, same numbers every time);
+    # GPT-2's table holds about three quarters of a million trained numbers
+    a = pm.sinusoidal(np.arange(64), 8)
+    np.testing.assert_array_equal(a, pm.sinusoidal(np.arange(64), 8))
+    assert not np.array_equal(pm.learned_table(16, 8, seed=0), pm.learned_table(16, 8, seed=1))
+    assert 700_000 < GPT2_POSITIONS * GPT2_WIDTH < 800_000
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_past_the_last_row_the_lookup_fails_and_the_formula_gives_a_vector(case):
+    # say.extrapolate and ui.extra_fails
+    params = CASES[case]
+    L = params.learned_max_len
+    probe = probe_position(L)
+    learned = pm.learned_table(L, params.d_model)
+    assert pm.learned_lookup(learned, [L - 1]).shape == (1, params.d_model)
+    for p in (L, probe):
+        with pytest.raises(pm.PositionOutOfRange):
+            pm.learned_lookup(learned, [p])
+    far = pm.sinusoidal([probe, 10 * L, 100_000], params.d_model, params.base)
+    assert np.all(np.isfinite(far)) and np.abs(far).max() <= 1.0
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_the_precomputed_table_equals_the_formula_row_by_row(case):
+    # say.precompute: build once, then look a row up
+    params = CASES[case]
+    args = (params.d_model, params.base, params.layout, params.variant)
+    whole = pm.sinusoidal(np.arange(params.max_len), *args)
+    for p in {0, params.max_len // 2, params.max_len - 1}:
+        np.testing.assert_allclose(whole[p], pe(params, p), atol=1e-12)
+        np.testing.assert_allclose(whole[p], pm.sinusoidal([p], *args)[0], atol=1e-12)
+
+
+def test_adding_keeps_the_width_and_concatenating_widens_every_later_layer():
+    # say.beyond and ui.notes_concat: a d-wide layer reading the input has d·d weights;
+    # reading the concatenation it has 2d·d
+    d = Params().d_model
+    nums = Recap.numbers(Params())
+    assert nums.add_width == d and nums.concat_width == 2 * d
+    assert nums.concat_width * d > nums.add_width * d
+
+
+@pytest.mark.render
+def test_real_render(tmp_path):
+    clip = render_scene(Recap, tmp_path)
+    assert_lesson_clip(clip, BEATS)
