@@ -33,8 +33,7 @@ from scenes import theme
 from scenes.base import LessonScene
 from scenes.components import PixelMap, compact, formula, panel, spread_indices
 
-# GPT-2's learned position table (n_positions × n_embd). Seed 000 names GPT-2's width,
-# 768, and its fixed maximum length; 1024 is that length.
+# GPT-2's learned position table: n_positions × n_embd of the released model.
 GPT2_POSITIONS = 1024
 GPT2_WIDTH = 768
 SIN_PARAMETERS = 0  # the formula has nothing to train: no seed, no weights
