@@ -1,0 +1,320 @@
+"""Scene 8, similarity: the numbers it shows, its layout in both languages, every claim
+its captions make, and a real render."""
+
+import math
+
+import numpy as np
+import pytest
+
+from pe_math import Params
+from scenes import theme
+from scenes.catalogue import lookup
+from scenes.similarity import (
+    BIN_DIGITS,
+    FIRST,
+    MAX_BAR_POSITIONS,
+    MAX_MAP,
+    ROW_DIGITS,
+    STEP_DIGITS,
+    Similarity,
+    largest_rebound,
+)
+from scenes.theme import fmt
+from tests.scene_tools import assert_lesson_clip, build_in, build_scene, render_scene
+
+SLUG = "similarity"
+BEATS = ["matrix", "rows", "wider", "adjacent", "takeaway"]
+CHANGED = Params(d_model=16, base=100.0, similarity_d_model=32)
+CASES = {
+    "defaults": Params(),
+    "d_model=16": Params(d_model=16),
+    "base=100": Params(base=100.0),
+    "similarity_d_model=32": Params(similarity_d_model=32),
+    "changed": CHANGED,
+    "concat,t2t,n_bits=6": Params(layout="concat", variant="t2t", n_bits=6),
+    "max_len=300": Params(max_len=300, n_bits=2),
+}
+
+
+# ----------------------------------------------------------------- by hand
+def omegas(d: int, params: Params) -> np.ndarray:
+    """ω_i written out: base^(-2i/d), or tensor2tensor's base^(-i/(d/2-1))."""
+    h = d // 2
+    i = np.arange(h, dtype=float)
+    if params.variant == "t2t":
+        return params.base ** (-i / max(h - 1, 1))
+    return params.base ** (-2 * i / d)
+
+
+def pe(d: int, params: Params, p: int) -> np.ndarray:
+    """PE(p) dim by dim: (sin, cos) of p·ω_i in dims (2i, 2i+1), or (i, i + d/2) concat."""
+    v = np.empty(d)
+    h = d // 2
+    for i, w in enumerate(omegas(d, params)):
+        a, b = (i, i + h) if params.layout == "concat" else (2 * i, 2 * i + 1)
+        v[a], v[b] = math.sin(p * w), math.cos(p * w)
+    return v
+
+
+def cos_sim(a: np.ndarray, b: np.ndarray) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    return dot / math.sqrt(sum(x * x for x in a) * sum(y * y for y in b))
+
+
+def bits(p: int, n: int) -> np.ndarray:
+    return np.array([int(c) for c in reversed(format(p, f"0{n}b"))], dtype=float)
+
+
+def climb_back(row) -> float:
+    """The most a curve ever rises above the lowest point it has reached."""
+    best, low = 0.0, math.inf
+    for v in row:
+        low = min(low, v)
+        best = max(best, v - low)
+    return best
+
+
+def ui(lang: str, key: str, **values) -> str:
+    return lookup(lang, SLUG, f"ui.{key}").format(**values)
+
+
+def squash(words) -> str:
+    """Words without spaces: a label broken into lines reads the same as the whole."""
+    text = words if isinstance(words, str) else "".join(words)
+    return "".join(text.split())
+
+
+# ----------------------------------------------------------------- numbers
+@pytest.mark.parametrize("case", list(CASES))
+def test_numbers_match_an_independent_computation(case):
+    params = CASES[case]
+    nums = Similarity.numbers(params)
+    n, d, wide = params.max_len, params.d_model, params.similarity_d_model
+    stride = -(-n // MAX_MAP)
+    shown = list(range(0, n, stride))
+    assert (nums.d_model, nums.wide_d, nums.max_len) == (d, wide, n)
+    assert nums.stride == stride and nums.map_positions == shown
+    for width, matrix, row, rebound, lowest in (
+        (d, nums.matrix, nums.row, nums.rebound, nums.lowest),
+        (wide, nums.matrix_wide, nums.row_wide, nums.rebound_wide, nums.lowest_wide),
+    ):
+        vecs = [pe(width, params, p) for p in range(n)]
+        expect = [[cos_sim(vecs[i], vecs[j]) for j in shown] for i in shown]
+        np.testing.assert_allclose(matrix, expect, atol=1e-9)
+        by_hand = [cos_sim(vecs[0], v) for v in vecs]
+        np.testing.assert_allclose(row, by_hand, atol=1e-9)
+        assert rebound == pytest.approx(climb_back(by_hand), abs=1e-9)
+        assert lowest == pytest.approx(min(by_hand), abs=1e-9)
+    assert nums.diagonal == pytest.approx(1.0, abs=1e-12)
+    # steps: the sinusoid's against sqrt(Σ(2 − 2cos ω_i)), binary's against its bit flips
+    bars = min(2**params.n_bits, MAX_BAR_POSITIONS)
+    assert nums.bar_positions == bars and nums.n_bits == params.n_bits
+    step = math.sqrt(sum(2 - 2 * math.cos(w) for w in omegas(d, params)))
+    np.testing.assert_allclose(nums.sin_steps, [step] * (bars - 1), atol=1e-9)
+    assert nums.sin_step == pytest.approx(step, abs=1e-12)
+    assert nums.checked_steps == max(n, bars) - 1
+    assert nums.wide_step == pytest.approx(
+        math.sqrt(sum(2 - 2 * math.cos(w) for w in omegas(wide, params))), abs=1e-12
+    )
+    flips = [
+        np.abs(bits(p + 1, params.n_bits) - bits(p, params.n_bits)).sum() for p in range(bars - 1)
+    ]
+    np.testing.assert_allclose(nums.bin_steps, np.sqrt(flips), atol=1e-12)
+    assert nums.tallest == int(np.argmax(flips))
+    assert nums.tallest_ratio == pytest.approx(math.sqrt(max(flips) / flips[0]))
+
+
+def test_defaults_tell_the_similarity_story():
+    nums = Similarity.numbers(Params())
+    np.testing.assert_allclose(nums.row[:7], [1, 0.88, 0.64, 0.49, 0.57, 0.79, 0.95], atol=0.005)
+    np.testing.assert_allclose(
+        nums.row_wide[:7], [1, 0.97, 0.88, 0.80, 0.75, 0.73, 0.74], atol=0.005
+    )
+    # d = 8 falls to 0.01 at k = 28, then climbs back to 0.95 at k = 63
+    assert nums.rebound == pytest.approx(0.934, abs=1e-3) and nums.rebound_at == [28, 63]
+    assert nums.lowest == pytest.approx(0.014, abs=1e-3)
+    # d = 64 climbs back 0.17 at most (0.42 at k = 53 to 0.59 at k = 57), lowest 0.42
+    assert nums.rebound_wide == pytest.approx(0.169, abs=1e-3) and nums.rebound_wide_at == [53, 57]
+    assert nums.lowest_wide == pytest.approx(0.418, abs=1e-3)
+    assert nums.sin_step == pytest.approx(0.964, abs=5e-4)
+    assert nums.wide_step == pytest.approx(1.472, abs=5e-4)
+    np.testing.assert_allclose(
+        nums.bin_steps[:8], [1, 1.414, 1, 1.732, 1, 1.414, 1, 2.0], atol=1e-3
+    )
+    assert len(nums.bin_steps) == 15 and nums.tallest == 7 and nums.tallest_ratio == 2.0
+
+
+def test_numbers_follow_the_params():
+    base = Similarity.numbers(Params())
+    for changed in (
+        Params(d_model=16),
+        Params(base=100.0),
+        Params(similarity_d_model=32),
+        Params(max_len=40),
+        Params(n_bits=5),
+        Params(layout="concat"),
+        Params(variant="t2t"),
+    ):
+        assert Similarity.numbers(changed) != base, changed
+    # each knob moves the number it should
+    assert Similarity.numbers(Params(d_model=16)).sin_step != pytest.approx(base.sin_step)
+    assert Similarity.numbers(Params(base=100.0)).rebound_wide != pytest.approx(base.rebound_wide)
+    assert Similarity.numbers(Params(similarity_d_model=32)).lowest_wide != pytest.approx(
+        base.lowest_wide
+    )
+    assert len(Similarity.numbers(Params(max_len=40)).row) == 40
+    assert len(Similarity.numbers(Params(n_bits=5)).bin_steps) == 31
+
+
+def test_largest_rebound():
+    assert largest_rebound([1.0, 0.8, 0.5, 0.2]) == (0.0, 0, 0)
+    assert largest_rebound([1.0, 0.3, 0.6, 0.1, 0.5, 0.2]) == pytest.approx((0.4, 3, 4))
+
+
+# ------------------------------------------------------------ on the screen
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("case", ["defaults", "changed"])
+def test_builds_clean_and_shows_its_numbers(case, lang):
+    params = CASES[case]
+    scene, report = build_scene(Similarity, params, lang)
+    report.assert_clean()
+    report.assert_readable()
+    assert [b for b, _ in scene.beats] == BEATS
+    nums = Similarity.numbers(params)
+    seen = report.words_at_start
+    # the end of "matrix": map A with its width and ends, the diagonal
+    after = seen["rows"]
+    assert ui(lang, "map_title", d=params.d_model) in after
+    assert ui(lang, "positions", last=params.max_len - 1) in after
+    assert str(nums.map_positions[-1]) in after
+    assert squash(ui(lang, "diagonal", v=fmt(1.0))) in squash(after)
+    # the end of "rows": what each row does, its first values, the verdict
+    after = squash(seen["wider"])
+    for d, up, low in (
+        (nums.d_model, nums.rebound, nums.lowest),
+        (nums.wide_d, nums.rebound_wide, nums.lowest_wide),
+    ):
+        note = ui(lang, "row_note", d=d, up=fmt(up, ROW_DIGITS), low=fmt(low, ROW_DIGITS))
+        assert squash(note) in after
+    for value in nums.row[:FIRST] + nums.row_wide[:FIRST]:
+        assert fmt(value, ROW_DIGITS) in seen["wider"]
+    assert squash(ui(lang, "cleaner")) in after
+    # the end of "wider": map B and how low it gets
+    after = seen["adjacent"]
+    assert ui(lang, "map_title", d=params.similarity_d_model) in after
+    # "still far from 0" only where it is (not at base 100, where it dips to −0.14)
+    key = "floor_above" if nums.lowest_wide > 0.1 else "floor"
+    floor = ui(lang, key, v=fmt(nums.lowest_wide, ROW_DIGITS), last=params.max_len - 1)
+    assert squash(floor) in squash(after)
+    # the end of "adjacent": the flat step, the wider model's, binary's tallest
+    after = seen["takeaway"]
+    assert fmt(nums.sin_step, STEP_DIGITS) in after
+    flat = ui(lang, "flat", v=fmt(nums.sin_step, STEP_DIGITS), steps=nums.checked_steps)
+    assert squash(flat) in squash(after)
+    assert squash(ui(lang, "flat_wide", d=nums.wide_d, v=fmt(nums.wide_step, STEP_DIGITS))) in (
+        squash(after)
+    )
+    for value in sorted(set(fmt(v, BIN_DIGITS) for v in nums.bin_steps)):
+        assert value in after
+    tallest = ui(
+        lang,
+        "tallest",
+        a=nums.tallest,
+        b=nums.tallest + 1,
+        v=fmt(nums.bin_steps[nums.tallest], BIN_DIGITS),
+        r=fmt(nums.tallest_ratio, BIN_DIGITS),
+    )
+    assert squash(tallest) in squash(after)
+
+
+def test_knobs_change_what_the_scene_reports():
+    """d_model, base and similarity_d_model change the words on screen; n_bits and max_len too."""
+
+    def on_screen(params):
+        _, report = build_scene(Similarity, params, "en")
+        return report.words_at_start
+
+    words = on_screen(Params())
+    changed = on_screen(CHANGED)
+    for beat in ("rows", "wider", "adjacent", "takeaway"):
+        assert changed[beat] != words[beat], beat
+    assert "d = 16" in changed["rows"] and "d = 32" in changed["adjacent"]
+    assert "1.172 at all 63 steps" in changed["takeaway"]  # sqrt(Σ(2 − 2cos ω_i)), d 16, base 100
+    other = on_screen(Params(n_bits=5, max_len=40))
+    assert "positions 0 to 39" in other["rows"]
+    assert "binary, 5 bits:" in other["takeaway"] and "2.24" in other["takeaway"]  # 15→16: √5
+
+
+@pytest.mark.parametrize(("aspect", "lang"), [("9:16", "en"), ("1:1", "zh")])
+def test_other_frames_compose(aspect, lang):
+    _, report = build_in(Similarity, aspect, lang)
+    report.assert_clean()
+    report.assert_readable()
+    report.assert_fills_the_stage()
+    assert squash(ui(lang, "cleaner")) in squash(report.words_at_start["wider"])
+
+
+# ------------------------------------------------- the captions' claims
+def test_the_diagonal_is_one_and_the_colour_fades_away_from_it_though_not_steadily():
+    # say.matrix and ui.diagonal
+    nums = Similarity.numbers(Params())
+    S = np.asarray(nums.matrix)
+    np.testing.assert_allclose(np.diag(S), 1.0, atol=1e-12)
+    off = S[~np.eye(len(S), dtype=bool)]
+    assert off.max() < 1.0 - 1e-3  # every other pair is less alike than a position with itself
+    # averaged over each offset, the first steps away from the diagonal fade...
+    by_offset = [np.diag(S, k).mean() for k in range(4)]
+    assert all(a > b for a, b in zip(by_offset, by_offset[1:], strict=False))
+    # ...but not steadily: further out it comes back
+    assert np.diag(S, 6).mean() > by_offset[3] + 0.3
+
+
+def test_the_colours_read_orange_alike_dark_unrelated_blue_opposite():
+    # ui.colors
+    assert theme.diverging(1.0) == theme.POSITIVE
+    assert theme.diverging(0.0) == theme.NEUTRAL
+    assert theme.diverging(-1.0) == theme.NEGATIVE
+
+
+def test_few_dims_climb_back_almost_to_one_and_more_clocks_decay_cleaner():
+    # say.rows and ui.cleaner
+    nums = Similarity.numbers(Params())
+    row = np.asarray(nums.row)
+    first_dip = int(np.argmax(np.diff(row) > 0))  # where the row first turns up
+    assert row[first_dip] < 0.5 and row[first_dip:].max() > 0.9
+    assert nums.rebound_wide < nums.rebound / 4
+    # with the model widths swapped the verdict would be wrong, and the scene says so
+    swapped = Similarity.numbers(Params(d_model=64, similarity_d_model=8))
+    assert swapped.rebound_wide > swapped.rebound
+
+
+def test_the_wider_grid_hugs_the_diagonal_yet_never_falls_to_zero():
+    # say.wider and ui.floor_above: the lowest is well above 0 (and written as it is)
+    nums = Similarity.numbers(Params())
+    S = np.asarray(nums.matrix_wide)
+    by_offset = [np.diag(S, k).mean() for k in range(len(S))]
+    assert by_offset[0] == pytest.approx(1.0) and max(by_offset[3:]) < 0.81
+    assert S.min() == pytest.approx(nums.lowest_wide, abs=1e-12)
+    assert nums.lowest_wide > 0.4
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_every_step_has_the_same_length(case):
+    # say.adjacent and ui.flat: the same at every step, checked past the drawn bars
+    nums = Similarity.numbers(CASES[case])
+    assert nums.sin_spread < 1e-12
+    assert len({fmt(v, STEP_DIGITS) for v in nums.sin_steps}) == 1
+
+
+def test_binary_steps_jump_and_its_cliff_is_twice_its_first():
+    # say.adjacent and ui.tallest at n_bits = 4: 0111 → 1000 flips all four bits
+    nums = Similarity.numbers(Params())
+    assert len({fmt(v, BIN_DIGITS) for v in nums.bin_steps}) == 4
+    assert nums.bin_steps[nums.tallest] == 2 * nums.bin_steps[0]
+    assert nums.tallest == 7
+
+
+@pytest.mark.render
+def test_real_render(tmp_path):
+    clip = render_scene(Similarity, tmp_path)
+    assert_lesson_clip(clip, BEATS)
