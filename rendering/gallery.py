@@ -5,13 +5,16 @@ the folder can be copied to a course server as it is. Every value from the manif
 HTML-escaped. Each clip gets a <video> with the poster, its mp4/webm sources and one
 subtitle <track> per language; the whole lesson, when joined, comes first with its
 chapters. Each video links to present.html (rendering/presenter.py), written beside the
-gallery, which plays it one beat per key press. After a run, `publish` joins the lesson
-if asked, rewrites the galleries of the folders the run touched and reports GIF sizes.
+gallery, which plays it one beat per key press. The page links explore.html, the live
+explorer of the encoding (rendering/explorer.py), when the folder has one. After a run,
+`publish` writes the explorer from the run's knobs, rewrites the galleries of the folders
+the run touched and reports the explorer's and the GIFs' sizes.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from html import escape
 from pathlib import Path
 
@@ -26,6 +29,7 @@ from scenes.catalogue import LANGS
 
 NAME = "index.html"
 PRESENT = "present.html"  # written beside it by rendering/presenter.py
+EXPLORE = "explore.html"  # written beside it by rendering/explorer.py
 LANG_LABELS = {"zh": "中文", "en": "English"}
 VIDEO_TYPES = {"mp4": "video/mp4", "webm": "video/webm"}
 UI = {
@@ -45,6 +49,8 @@ UI = {
         "empty": "Nothing rendered here yet: run `python render.py render --all`.",
         "present": "Present",
         "present_hint": "full window, one beat per key press; ?notes for a second screen",
+        "explore": "Explore the encoding",
+        "explore_hint": "drag the position, d_model and base; every number comes from pe_math",
     },
     "zh": {
         "lesson": "完整课程",
@@ -62,6 +68,8 @@ UI = {
         "empty": "这里还没有渲染结果：运行 `python render.py render --all`。",
         "present": "演示",
         "present_hint": "全窗口，每按一次键播放一段；加 ?notes 为第二块屏幕显示备注",
+        "explore": "探索位置编码",
+        "explore_hint": "拖动位置、d_model 和底数；每个数字都来自 pe_math",
     },
 }
 
@@ -319,6 +327,11 @@ def render_html(manifest: Manifest) -> str:
         f'<p class="meta">{escape(LANG_LABELS.get(lang, lang))} · {escape(str(data.get("quality", "")))}'
         f" · {escape(str(data.get('aspect', '')))}</p>",
     ]
+    if (folder / EXPLORE).is_file():
+        parts.append(
+            f'<p class="meta"><a class="explore" href="{_attr(EXPLORE)}">'
+            f"{escape(ui['explore'])} ▸</a> {escape(ui['explore_hint'])}</p>"
+        )
     record = data.get("lesson")
     if record and (folder / record["file"]).exists():
         parts.append(_lesson_section(record, lang, ui))
@@ -344,9 +357,19 @@ def write(folder: Path) -> Path:
 
 
 def publish(jobs: list, root: Path, console: Console) -> None:
-    """After a run: rewrite each output folder's gallery and report GIF sizes."""
+    """After a run: write each output folder's explorer and gallery; report their sizes."""
+    from rendering import explorer
+
     for folder, folder_jobs in by_folder(jobs, root).items():
         if folder.exists():
+            try:
+                written = explorer.write(folder, folder_jobs[0].params, folder_jobs[0].lang)
+            except explorer.ExplorerError as exc:
+                print(f"error: explorer: {exc}", file=sys.stderr)
+            else:
+                console.print(f"explorer: {explorer.report(written)}")
+                for note in written.notes:
+                    console.print(f"explorer: note: {note}")
             console.print(f"gallery: {write(folder)}")
         manifest = Manifest.load(folder)
         gif_entries = [

@@ -5,8 +5,9 @@ dark page and stops at every beat boundary the manifest recorded. Everything it
 needs is inlined: the beats and chapters, each beat's narration line (for the
 presenter-notes view, `?notes`) and the subtitle cues of both languages (added as
 text tracks by the page, since a page opened from file:// may not load .vtt files).
-It makes no request outside its folder and uses no framework. The same timelines
-serve `render.py slides` (rendering/slides.py).
+It makes no request outside its folder and uses no framework. When the folder has the
+explorer (explore.html, rendering/explorer.py) the page links it: key E opens it. The same
+timelines serve `render.py slides` (rendering/slides.py).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from scenes.catalogue import LANGS, CatalogueError, caption
 NAME = "present.html"
 TEMPLATE = "present.html"  # the page, beside this module; the data goes in at /*DATA*/
 LESSON = "lesson"
+EXPLORE = "explore.html"  # the explorer beside it, linked when present
 UI = {
     "en": {
         "beat": "beat {n} of {of}",
@@ -38,6 +40,8 @@ UI = {
         "help": "→/Space next beat · ← back · Home/End · 1–9 chapter · F fullscreen · "
         "C captions · B blank · P audience window (notes)",
         "lesson": "The whole lesson",
+        "explore": "E explorer",
+        "explore_link": "Explore the encoding",
     },
     "zh": {
         "beat": "第 {n} 段，共 {of} 段",
@@ -49,6 +53,8 @@ UI = {
         "help": "→/空格 下一段 · ← 上一段 · Home/End · 1–9 章节 · F 全屏 · "
         "C 字幕 · B 黑屏 · P 观众窗口（备注视图）",
         "lesson": "完整课程",
+        "explore": "E 探索器",
+        "explore_link": "探索位置编码",
     },
 }
 
@@ -289,7 +295,8 @@ def page_data(folder: Path, manifest: Manifest) -> dict:
             {k: v for k, v in asdict(b).items() if k != "key"} | {"key": b.key} for b in t.beats
         ]
         items.append(d)
-    return {"lang": lang, "ui": UI.get(lang, UI["en"]), "items": items}
+    explore = EXPLORE if (folder / EXPLORE).is_file() else None
+    return {"lang": lang, "ui": UI.get(lang, UI["en"]), "items": items, "explore": explore}
 
 
 def render_html(folder: Path, manifest: Manifest) -> str:
