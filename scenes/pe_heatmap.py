@@ -50,10 +50,8 @@ from scenes.components import (
     compact,
     formula,
 )
+from scenes.facts import GPT2_POSITIONS
 
-# GPT-2's learned position table has 1,024 rows (n_positions in its released config): the
-# longest text a model of that era read at once.
-GPT2_CONTEXT = 1024
 PAPER_BASE = 10000.0  # Vaswani et al. (2017)
 SMALL_BASE = 100.0  # the contrast: a base this small gives the slowest hand a short lap
 MAX_POSITIONS = 256  # heat-map columns: past these a column is under a pixel wide
@@ -199,8 +197,8 @@ class PeHeatmap(LessonScene):
         laps, ctx_laps, ctx_angle, gaps, degs = [], [], [], [], []
         for b in bases:
             lap = float(pm.periods(d, b, variant)[slowest])
-            angle = float(pm.clock_angles(GPT2_CONTEXT - 1, d, b, variant)[slowest])
-            gap = round(lap) if round(lap) < GPT2_CONTEXT else 0
+            angle = float(pm.clock_angles(GPT2_POSITIONS - 1, d, b, variant)[slowest])
+            gap = round(lap) if round(lap) < GPT2_POSITIONS else 0
             miss = float(pm.clock_angles(gap, d, b, variant)[slowest]) - 2 * np.pi if gap else 0.0
             laps.append(lap)
             ctx_laps.append(angle / (2 * np.pi))
@@ -234,7 +232,7 @@ class PeHeatmap(LessonScene):
             step_decades=log_decades(steps[rows]),
             slowest_pair=slowest,
             slowest_dims=pairs[slowest].tolist(),
-            context=GPT2_CONTEXT,
+            context=GPT2_POSITIONS,
             bases=bases,
             slowest_lap=laps,
             context_laps=ctx_laps,

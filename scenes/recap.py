@@ -32,10 +32,8 @@ from pe_math import Params
 from scenes import theme
 from scenes.base import LessonScene
 from scenes.components import PixelMap, compact, formula, panel, spread_indices
+from scenes.facts import GPT2_POSITIONS, GPT2_WIDTH
 
-# GPT-2's learned position table: n_positions × n_embd of the released model.
-GPT2_POSITIONS = 1024
-GPT2_WIDTH = 768
 SIN_PARAMETERS = 0  # the formula has nothing to train: no seed, no weights
 MAX_SIN_BARS = 32  # adjacent steps drawn for the sinusoidal encoding
 BINARY_BITS_SHOWN = 5  # binary steps are drawn over 2^this positions at most (+ the cliff)

@@ -9,9 +9,9 @@ import pytest
 from pe_math import Params
 from scenes.catalogue import lookup
 from scenes.components import compact
+from scenes.facts import GPT2_POSITIONS
 from scenes.pe_heatmap import (
     DIGITS,
-    GPT2_CONTEXT,
     MAX_POSITIONS,
     PeHeatmap,
     contrast_base,
@@ -214,7 +214,7 @@ def test_builds_clean_and_shows_its_numbers(case, lang):
     assert squash(ui(lang, "other_base", b=compact(nums.bases[1]))) in after
     for k in range(2):
         assert squash(ui(lang, "slowest_lap", lap=compact(nums.slowest_lap[k]))) in after
-    assert report.values_at_start["takeaway"] == [GPT2_CONTEXT - 1]
+    assert report.values_at_start["takeaway"] == [GPT2_POSITIONS - 1]
 
 
 def test_knobs_change_what_the_scene_reports():
@@ -292,8 +292,8 @@ def test_a_large_base_keeps_the_slowest_hand_from_lapping_a_gpt2_context():
     # GPT-2's 1,024; at 100 it is a few hundred, and positions that far apart nearly share it
     d = DEFAULTS.heat_d_model
     lap = 2 * np.pi * 10000 ** ((d - 2) / d)
-    assert 10_000 <= lap < 100_000 and lap > 10 * GPT2_CONTEXT
-    assert (GPT2_CONTEXT - 1) / lap < 1  # ui.lap_long: it never comes round
+    assert 10_000 <= lap < 100_000 and lap > 10 * GPT2_POSITIONS
+    assert (GPT2_POSITIONS - 1) / lap < 1  # ui.lap_long: it never comes round
     small = 2 * np.pi * 100 ** ((d - 2) / d)
     assert 100 <= small < 1000 and round(small) == 544
     slowest = 100 ** (-(d - 2) / d)

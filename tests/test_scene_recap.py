@@ -8,11 +8,10 @@ import pe_math as pm
 from pe_math import Params
 from scenes.catalogue import lookup
 from scenes.components import compact
+from scenes.facts import GPT2_POSITIONS, GPT2_WIDTH
 from scenes.recap import (
     BINARY_BITS_SHOWN,
     DIGITS,
-    GPT2_POSITIONS,
-    GPT2_WIDTH,
     MAX_SIN_BARS,
     Recap,
     probe_position,
