@@ -406,7 +406,8 @@ class PixelMap(VGroup):
         m = np.asarray(matrix, dtype=float)
         rows, cols = m.shape
         cw, ch = width / cols, height / rows
-        pad = 0.08 * min(cw, ch)  # overlap, so anti-aliased edges of neighbouring colours leave no seam
+        # overlap, so the anti-aliased edges of neighbouring colours leave no seam
+        pad = 0.08 * min(cw, ch)
         level = np.rint(np.clip((m - vmin) / (vmax - vmin), 0, 1) * (levels - 1)).astype(int)
         thirds = np.array([0.0, 1 / 3, 2 / 3, 1.0])[None, None, :, None]
         for q in np.unique(level):
