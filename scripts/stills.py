@@ -27,11 +27,13 @@ BEAT = {
     "integer-scale": "sliver",
     "binary-bits": "rhythm",
     "relative-shift": "check",
+    "similarity": "rows",
+    "pe-heatmap": "curves",
 }
 # The scenes shown in the other frame shapes.
 OTHER_SHAPES = {
-    "9:16": ("clock-hands", "attention-shuffle"),
-    "1:1": ("rope-rotation", "integer-scale"),
+    "9:16": ("clock-hands", "attention-shuffle", "recap"),
+    "1:1": ("rope-rotation", "integer-scale", "pe-heatmap"),
 }
 
 
