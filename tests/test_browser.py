@@ -5,11 +5,6 @@ Clips are tiny real renders (256x144, 10 fps) served from a localhost http.serve
 
 from __future__ import annotations
 
-import functools
-import http.server
-import shutil
-import tempfile
-import threading
 import time
 
 import pytest
@@ -18,21 +13,24 @@ import webvtt
 from rendering import gallery, lesson
 from rendering.manifest import Manifest
 from tests import test_lesson
+from tests.browser_tools import (
+    CHROMIUM,
+    DRIVER,
+    MISSING,
+    WAIT,
+    chromium,
+    console_errors,
+    static_server,
+)
 from tests.test_lesson import render_clips
 
 tiny_scenes = test_lesson.tiny_scenes  # the fixture
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.render,
-    pytest.mark.skipif(
-        not (CHROMIUM and DRIVER),
-        reason="chromium and chromium-driver are not installed (scripts/setup.sh installs them)",
-    ),
+    pytest.mark.skipif(not (CHROMIUM and DRIVER), reason=MISSING),
 ]
-WAIT = 60  # seconds a page may take to load media on a busy machine
 
 
 @pytest.fixture
@@ -42,48 +40,14 @@ def site(tiny_scenes, tmp_path):
     render_clips(tmp_path, ["tiny-a"], lang="zh", fmt="webm")
     lesson.build(folder, ["tiny-a", "tiny-b"])
     gallery.write(folder)
-    handler = functools.partial(_QuietHandler, directory=str(folder))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield folder, f"http://127.0.0.1:{server.server_address[1]}/index.html"
-    server.shutdown()
-    server.server_close()
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:
-        pass
+    with static_server(folder) as base:
+        yield folder, f"{base}/index.html"
 
 
 @pytest.fixture
 def browser():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tempfile.mkdtemp(prefix="pe-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--autoplay-policy=no-user-gesture-required",
-        f"--user-data-dir={profile}",
-    ):
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
-    driver.set_script_timeout(WAIT)
-    try:
+    with chromium("--autoplay-policy=no-user-gesture-required") as driver:
         yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 VIDEO_STATE = """
@@ -137,10 +101,6 @@ v.play().catch(e => {});
 """
 
 
-def _errors(driver) -> list[dict]:
-    return [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-
-
 def test_gallery_loads_every_video_and_caption_track_in_chromium(site, browser):
     folder, url = site
     manifest = Manifest.load(folder)
@@ -168,7 +128,7 @@ def test_gallery_loads_every_video_and_caption_track_in_chromium(site, browser):
     chapters = next(t for t in tracks if t["kind"] == "chapters")
     assert chapters["cues"] == 2 and chapters["first"] == [0, "一个圆"]
 
-    assert _errors(browser) == []
+    assert console_errors(browser) == []
 
 
 def test_chromium_decodes_the_h264_clips_and_the_lesson(site, browser):
@@ -188,4 +148,4 @@ def test_chromium_decodes_the_h264_clips_and_the_lesson(site, browser):
         assert state["error"] is None and state["frames"] > 0 and state["time"] > 0.5, state
         assert state["src"].endswith(".mp4")
     time.sleep(0.2)
-    assert _errors(browser) == []
+    assert console_errors(browser) == []

@@ -9,12 +9,8 @@ knobs, from a static server, from file:// and inside an iframe.
 from __future__ import annotations
 
 import functools
-import http.server
 import json
 import re
-import shutil
-import tempfile
-import threading
 from pathlib import Path
 
 import numpy as np
@@ -25,20 +21,10 @@ import pe_math
 from pe_math import Params
 from rendering import explorer, gallery, presenter
 from rendering.manifest import Manifest
+from tests.browser_tools import browser_test, chromium, static_server
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
 TOL = 1e-6  # what the page shows, against pe_math's float64
 HALF_STEP = 0.5 / explorer.SCALE + 1e-15  # the most a stored value may differ from pe_math's
-
-
-def browser_test(test):
-    """Marked and skipped like the tests of test_browser."""
-    test = pytest.mark.skipif(
-        not (CHROMIUM and DRIVER),
-        reason="chromium and chromium-driver are not installed (scripts/setup.sh installs them)",
-    )(test)
-    return pytest.mark.browser(test)
 
 
 @pytest.fixture(scope="module")
@@ -239,11 +225,6 @@ def test_publish_writes_the_explorer_and_reports_its_size(tmp_path):
 
 
 # ------------------------------------------------------------------ in Chromium
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def server(site):
     folder, _ = site
@@ -253,44 +234,14 @@ def server(site):
         "</body></html>",
         encoding="utf-8",
     )
-    handler = functools.partial(_QuietHandler, directory=str(folder))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    with static_server(folder) as base:
+        yield base
 
 
 @pytest.fixture(scope="module")
 def browser():
-    """One headless Chromium for the module, started as in test_browser."""
-    if not (CHROMIUM and DRIVER):
-        pytest.skip("chromium and chromium-driver are not installed")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tempfile.mkdtemp(prefix="pe-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        f"--user-data-dir={profile}",
-    ):
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
-    driver.set_window_size(1280, 800)
-    try:
+    with chromium(size=(1280, 800)) as driver:
         yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 DRAWN = """

@@ -9,13 +9,8 @@ the video's currentTime and paused through JS against the manifest's beat times.
 from __future__ import annotations
 
 import contextlib
-import functools
-import http.server
 import json
 import re
-import shutil
-import tempfile
-import threading
 from pathlib import Path
 
 import pytest
@@ -26,23 +21,10 @@ from rendering.manifest import Manifest
 from scenes import catalogue as catalogue_mod
 from scenes.catalogue import caption
 from tests import test_lesson
+from tests.browser_tools import WAIT, browser_test, chromium, console_errors, static_server
 from tests.test_lesson import render_clips
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
-
-
-def browser_test(test):
-    """Marked and skipped like the tests of test_browser."""
-    test = pytest.mark.skipif(
-        not (CHROMIUM and DRIVER),
-        reason="chromium and chromium-driver are not installed (scripts/setup.sh installs them)",
-    )(test)
-    return pytest.mark.browser(test)
-
-
 pytestmark = pytest.mark.render
-WAIT = 60  # seconds a page may take to load media on a busy machine
 SLUGS = ["tiny-a", "tiny-b"]
 
 
@@ -162,54 +144,16 @@ def test_timeline_errors_name_the_problem_and_the_fix(folder, tmp_path):
 
 
 # ------------------------------------------------------------------ in Chromium
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def server(folder):
-    handler = functools.partial(_QuietHandler, directory=str(folder))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/present.html"
-    httpd.shutdown()
-    httpd.server_close()
+    with static_server(folder) as base:
+        yield f"{base}/present.html"
 
 
 @pytest.fixture(scope="module")
 def browser():
-    """One headless Chromium for the module, started as in test_browser."""
-    if not (CHROMIUM and DRIVER):
-        pytest.skip("chromium and chromium-driver are not installed")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tempfile.mkdtemp(prefix="pe-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--autoplay-policy=no-user-gesture-required",
-        "--window-size=1280,720",
-        f"--user-data-dir={profile}",
-    ):
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
-    driver.set_script_timeout(WAIT)
-    try:
+    with chromium("--autoplay-policy=no-user-gesture-required", "--window-size=1280,720") as driver:
         yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 READY = """
@@ -251,10 +195,6 @@ def _press(driver, key: str) -> dict:
     return driver.execute_async_script(SETTLED, WAIT)
 
 
-def _errors(driver) -> list[dict]:
-    return [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-
-
 @browser_test
 @pytest.mark.parametrize("where", ["http", "file"])
 def test_each_key_lands_on_the_manifest_beat_times(folder, server, browser, where):
@@ -290,7 +230,7 @@ def test_each_key_lands_on_the_manifest_beat_times(folder, server, browser, wher
     # where the video really was when it was paused, before it was set on the boundary
     assert s["overshoot"] and all(abs(o) <= frame for o in s["overshoot"]), s["overshoot"]
     print(f"{where}: pause landed {[round(o * 1000, 1) for o in s['overshoot']]} ms off")
-    assert _errors(browser) == []
+    assert console_errors(browser) == []
 
 
 @browser_test
@@ -309,7 +249,7 @@ def test_a_single_clip_steps_through_its_own_beats(folder, server, browser):
     assert s["paused"] and abs(s["time"] - entry.duration) <= frame
     s = _press(browser, "2")  # one chapter: number keys go to that beat
     assert abs(s["time"] - entry.beats[1][1]) <= frame
-    assert _errors(browser) == []
+    assert console_errors(browser) == []
 
 
 CAPTIONS = """
@@ -352,7 +292,7 @@ def test_c_cycles_captions_and_b_blanks_the_screen(folder, server, browser):
     after = _press(browser, "b")
     assert browser.execute_script(blank) is True
     assert before["time"] == after["time"] == 0.0  # blanking leaves the video where it was
-    assert _errors(browser) == []
+    assert console_errors(browser) == []
 
 
 @browser_test
@@ -364,7 +304,7 @@ def test_voice_off_mutes_the_narration(folder, server, browser):
     _open(browser, server + "?voice=off")
     s = _press(browser, Keys.ARROW_RIGHT)
     assert s["muted"] is True and s["paused"]
-    assert _errors(browser) == []
+    assert console_errors(browser) == []
 
 
 NOTES = """
@@ -391,7 +331,7 @@ def test_notes_view_shows_this_beats_narration_and_the_next(folder, server, brow
     _, now, _, after = browser.execute_script(NOTES)
     assert now == caption("zh", "tiny-b", "draw") and after == presenter.UI["zh"]["end"]
     assert s["muted"] is True  # the notes screen never speaks over the audience window
-    assert _errors(browser) == []
+    assert console_errors(browser) == []
 
 
 @browser_test
@@ -401,7 +341,7 @@ def test_an_unknown_clip_lists_what_can_be_presented(folder, server, browser):
         "const m = document.getElementById('message'); return m.hidden ? null : m.textContent"
     )
     assert text and "nope" in text and "一个圆" in text and "完整课程" in text
-    assert _errors(browser) == []
+    assert console_errors(browser) == []
 
 
 @browser_test
@@ -440,7 +380,7 @@ def test_the_notes_view_drives_the_audience_window_it_opens(folder, browser):
             seen["muted"]
             and browser.execute_script("return document.getElementById('blank').hidden") is False
         )
-        assert _errors(browser) == []
+        assert console_errors(browser) == []
     finally:
         browser.close()
         browser.switch_to.window(notes)
