@@ -312,3 +312,9 @@ def build_in(
     geo = settings.geometry("l", aspect, settings.SHAPES[aspect] in cls.SHAPES)
     with tempconfig(geo.manim_frame()):
         return build_scene(cls, params, lang)
+
+
+def squash(words: str | list[str]) -> str:
+    """Words without spaces: a label broken into lines reads the same as the whole."""
+    text = words if isinstance(words, str) else "".join(words)
+    return "".join(text.split())

@@ -18,7 +18,7 @@ from scenes.pe_heatmap import (
     tex_power,
 )
 from scenes.theme import fmt
-from tests.scene_tools import assert_lesson_clip, build_in, build_scene, render_scene
+from tests.scene_tools import assert_lesson_clip, build_in, build_scene, render_scene, squash
 
 SLUG = "pe-heatmap"
 BEATS = ["matrix", "range", "curves", "movement", "base", "takeaway"]
@@ -65,12 +65,6 @@ def pe(params: Params, positions) -> np.ndarray:
 
 def ui(lang: str, key: str, **values) -> str:
     return lookup(lang, SLUG, f"ui.{key}").format(**values)
-
-
-def squash(words) -> str:
-    """Words without spaces: a label broken into lines reads the same as the whole."""
-    text = words if isinstance(words, str) else "".join(words)
-    return "".join(text.split())
 
 
 # ----------------------------------------------------------------- numbers

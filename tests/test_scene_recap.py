@@ -17,7 +17,7 @@ from scenes.recap import (
     probe_position,
 )
 from scenes.theme import fmt
-from tests.scene_tools import assert_lesson_clip, build_in, build_scene, render_scene
+from tests.scene_tools import assert_lesson_clip, build_in, build_scene, render_scene, squash
 
 SLUG = "recap"
 BEATS = ["bounded", "smooth", "params", "extrapolate", "precompute", "beyond", "takeaway"]
@@ -61,11 +61,6 @@ def bits(p: int, n: int) -> np.ndarray:
 
 def ui(lang: str, key: str, **values) -> str:
     return lookup(lang, SLUG, f"ui.{key}").format(**values)
-
-
-def squash(words) -> str:
-    text = words if isinstance(words, str) else "".join(words)
-    return "".join(text.split())
 
 
 # ----------------------------------------------------------------- numbers

@@ -18,7 +18,7 @@ from scenes.relative_shift import (
 )
 from scenes.text_layout import listing
 from scenes.theme import fmt
-from tests.scene_tools import assert_lesson_clip, build_in, build_scene, render_scene
+from tests.scene_tools import assert_lesson_clip, build_in, build_scene, render_scene, squash
 
 SLUG = "relative-shift"
 BEATS = ["clocks", "turn", "matrix", "check", "dot", "bridge", "takeaway"]
@@ -152,10 +152,6 @@ def test_numbers_follow_the_params():
 
 
 # ------------------------------------------------------------ on the screen
-def squash(words) -> str:
-    """Words without spaces: a label broken into lines reads the same as the whole."""
-    text = words if isinstance(words, str) else "".join(words)
-    return "".join(text.split())
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

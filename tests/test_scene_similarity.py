@@ -20,7 +20,7 @@ from scenes.similarity import (
     largest_rebound,
 )
 from scenes.theme import fmt
-from tests.scene_tools import assert_lesson_clip, build_in, build_scene, render_scene
+from tests.scene_tools import assert_lesson_clip, build_in, build_scene, render_scene, squash
 
 SLUG = "similarity"
 BEATS = ["matrix", "rows", "wider", "adjacent", "takeaway"]
@@ -76,12 +76,6 @@ def climb_back(row) -> float:
 
 def ui(lang: str, key: str, **values) -> str:
     return lookup(lang, SLUG, f"ui.{key}").format(**values)
-
-
-def squash(words) -> str:
-    """Words without spaces: a label broken into lines reads the same as the whole."""
-    text = words if isinstance(words, str) else "".join(words)
-    return "".join(text.split())
 
 
 # ----------------------------------------------------------------- numbers

@@ -7,7 +7,7 @@ import pe_math as pm
 from pe_math import Params
 from scenes.catalogue import lookup
 from scenes.square_to_sine import SquareToSine
-from tests.scene_tools import assert_lesson_clip, build_scene, render_scene
+from tests.scene_tools import assert_lesson_clip, build_scene, render_scene, squash
 
 BEATS = ["square", "fourier", "fundamental", "family", "slide", "heatmap", "formula", "takeaway"]
 CASES = {
@@ -21,11 +21,6 @@ def build_and_read(params: Params, lang: str):
     """Build the scene, checking layout; the report keeps the words and live numbers at each beat."""
     scene, report = build_scene(SquareToSine, params, lang)
     return scene, report, report.words_at_start, report.values_at_start
-
-
-def squashed(words: list[str]) -> str:
-    """Everything on screen as one string without spaces (wrapped lines joined back up)."""
-    return "".join("".join(words).split())
 
 
 def flip_lines(words: list[str]) -> tuple[str, str]:
@@ -59,7 +54,7 @@ def test_builds_clean_and_shows_its_numbers(case, lang):
     assert flip.endswith(r"\sin(\omega_i\,p)")
     assert omega == rf"\omega_i = {base}^{{-2i/{d}}}"
     # the formula beat defines i over this width's pairs and names d, then says why cos
-    screen = squashed(seen["takeaway"])
+    screen = squash(seen["takeaway"])
     last = d // 2 - 1
     assert f"i=0…{last}" in screen and f"d=d_model={d}" in screen
     for key in ("partner", "partner_once"):
@@ -165,11 +160,9 @@ def test_the_new_lines_follow_width_and_base():
     _, _, changed, _ = build_and_read(Params(base=100.0, d_model=16), "en")
     assert flip_lines(default["heatmap"])[1] == r"\omega_i = 10000^{-2i/8}"
     assert flip_lines(changed["heatmap"])[1] == r"\omega_i = 100^{-2i/16}"
-    assert "i=0…3" in squashed(default["takeaway"]) and "d=d_model=8" in squashed(
-        default["takeaway"]
-    )
-    assert "i=0…7" in squashed(changed["takeaway"])
-    assert "d=d_model=16" in squashed(changed["takeaway"])
+    assert "i=0…3" in squash(default["takeaway"]) and "d=d_model=8" in squash(default["takeaway"])
+    assert "i=0…7" in squash(changed["takeaway"])
+    assert "d=d_model=16" in squash(changed["takeaway"])
     # the t2t variant's exponent reaches the slide too
     _, _, t2t, _ = build_and_read(Params(variant="t2t"), "zh")
     assert flip_lines(t2t["heatmap"])[1] == r"\omega_i = 10000^{-i/3}"

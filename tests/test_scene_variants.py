@@ -22,7 +22,7 @@ from scenes.variants import (
     Variants,
     slope_text,
 )
-from tests.scene_tools import assert_lesson_clip, build_in, build_scene, render_scene
+from tests.scene_tools import assert_lesson_clip, build_in, build_scene, render_scene, squash
 
 SLUG = "variants"
 BEATS = ["learned", "paper", "alibi", "t5", "rope", "table", "takeaway"]
@@ -94,12 +94,6 @@ def t5_bucket(rel: int, bidirectional: bool, buckets: int, max_distance: int) ->
 
 def ui(lang: str, key: str, **values) -> str:
     return lookup(lang, SLUG, f"ui.{key}").format(**values)
-
-
-def squash(words) -> str:
-    """Words without spaces: a label broken into lines reads the same as the whole."""
-    text = words if isinstance(words, str) else "".join(words)
-    return "".join(text.split())
 
 
 # ----------------------------------------------------------------- numbers
