@@ -147,6 +147,11 @@ def _sep(lang: str) -> str:
     return "" if lang == "zh" else " "
 
 
+def _spaced(ch: str) -> bool:
+    """A narrow character that opens a Latin run ("sin", "× 64", "−1"), not a quotation mark."""
+    return not re.match(r"[\u2e80-\u9fff\u3000-\u303f\uff00-\uffef\u2000-\u206f]", ch)
+
+
 def join_words(a: str, b: str, lang: str) -> str:
     if (
         lang == "zh"
@@ -155,7 +160,7 @@ def join_words(a: str, b: str, lang: str) -> str:
         and b[0] not in _NO_LINE_START  # closing punctuation hugs what it closes
         and not a[-1].isspace()  # a Latin run brings its own trailing space
         and not (a[-1] in _NO_LINE_START and not a[-1].isascii())  # nor after 、，：
-        and (a[-1].isascii() and a[-1].isalnum() or b[0].isascii())
+        and (a[-1].isascii() and a[-1].isalnum() or _spaced(b[0]))
     ):
         return f"{a} {b}"  # a Latin run keeps its space to its Han neighbour
     return a + _sep(lang) + b if a else b

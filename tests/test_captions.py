@@ -234,3 +234,9 @@ def test_a_latin_run_keeps_one_space_when_joined():
         joined = join_words(joined, unit, "zh")
     assert joined == "得分只看 n − m。"
     assert join_words("同 GPT-J、", "RoFormer", "zh") == "同 GPT-J、RoFormer"
+    # a run that opens with a narrow sign keeps its space too; a quotation mark hugs its word
+    for text in ("64 个位置 × 64 维", "值落在 −1 到 1 之间", "他说“好”"):
+        joined = ""
+        for unit in break_units(text, "zh"):
+            joined = join_words(joined, unit, "zh")
+        assert joined == text
