@@ -372,6 +372,15 @@ def list_scenes(
     show_default="CPU count",
     help="Scenes rendered at the same time, each in its own process.",
 )
+@click.option(
+    "--scheduler",
+    envvar="PE_DASK_SCHEDULER",
+    default=None,
+    metavar="tcp://HOST:8786",
+    help="Send the jobs to this Dask scheduler's workers instead of local processes "
+    "(--jobs is then ignored; default: $PE_DASK_SCHEDULER). Workers need the same commit "
+    "set up by scripts/setup.sh, no shared disk.",
+)
 @click.option("--force", is_flag=True, help="Render even when the output is up to date.")
 @click.option(
     "--lesson",
@@ -400,6 +409,7 @@ def render(
     config,
     seed,
     jobs,
+    scheduler,
     force,
     lesson,
     dry_run,
@@ -437,8 +447,16 @@ def render(
             check_writable(folder)
         except PipelineError as exc:
             raise Fail(str(exc)) from None
-    report = execute(planned, output, jobs, console, verbose=ctx.obj["verbose"])
+    try:
+        report = execute(
+            planned, output, jobs, console, verbose=ctx.obj["verbose"], scheduler=scheduler
+        )
+    except PipelineError as exc:
+        raise Fail(str(exc)) from None
     console.print(summary_table(report))
+    for o in report.outcomes:
+        if o.note:
+            click.echo(f"warning: {o.job.slug}: {o.note}", err=True)
     print_voice_notes(jobs_, voice, fmt)
     for o in report.failed:
         click.echo(f"error: {o.job.slug}: {o.message}", err=True)

@@ -1,11 +1,11 @@
-"""Run render jobs in worker processes, validate, install atomically, record in the manifest."""
+"""Run render jobs on an executor (local processes or Dask), validate, install atomically, record."""
 
 from __future__ import annotations
 
+import concurrent.futures as cf
+import dataclasses
 import json
-import multiprocessing as mp
 import os
-import queue as queue_mod
 import shutil
 import subprocess
 import tempfile
@@ -17,11 +17,13 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from rendering import captions
+from rendering import captions, encoders
+from rendering.executors import Event, Executor, ExecutorError, Progressed, Started, connect
 from rendering.files import publish_mode
 from rendering.jobs import Job, Planned
 from rendering.manifest import ClipEntry, Manifest
-from rendering.worker import Message, RenderResult, child_main
+from rendering.validate import InvalidOutput, check_image, check_video
+from rendering.worker import JobFailed, Rendered, RenderResult, Task, speech_files
 
 WORK = ".work"  # temporary job folders live under the output root: same filesystem, atomic renames
 
@@ -38,6 +40,7 @@ class Outcome:
     path: Path | None = None
     message: str = ""
     detail: str | None = None
+    note: str = ""  # something to know about a job that did render (e.g. it was retried)
 
 
 @dataclass
@@ -155,9 +158,17 @@ def refresh_sidecars(job: Job, root: Path) -> None:
 
 # ----------------------------------------------------------------- running
 def execute(
-    planned: list[Planned], root: Path, jobs: int, console: Console, verbose: bool = False
+    planned: list[Planned],
+    root: Path,
+    jobs: int,
+    console: Console,
+    verbose: bool = False,
+    scheduler: str | None = None,
 ) -> RunReport:
-    """Render every job that is not cached, `jobs` processes at a time."""
+    """Render every job that is not cached: `jobs` local processes, or on a Dask cluster.
+
+    Raises PipelineError (one line) when the scheduler cannot be reached.
+    """
     report = RunReport()
     todo: list[Job] = []
     for p in planned:
@@ -167,120 +178,181 @@ def execute(
             report.outcomes.append(Outcome(p.job, "cached", path=path, message=p.reason))
         else:
             todo.append(p.job)
-    if todo:
-        with Progress(
+    if not todo:
+        return report
+    try:
+        executor = connect(scheduler, jobs)
+    except ExecutorError as exc:
+        raise PipelineError(str(exc)) from None
+    with (
+        executor,
+        Progress(
             TextColumn("[bold]{task.description:<28}"),
             BarColumn(),
             TextColumn("{task.fields[status]}"),
             TimeElapsedColumn(),
             console=console,
             transient=False,
-        ) as progress:
-            Runner(todo, root, jobs, progress, report, verbose).run()
+        ) as progress,
+    ):
+        Runner(todo, root, executor, progress, report, verbose).run()
     return report
 
 
 @dataclass
 class Running:
-    process: mp.Process
+    """A submitted job: its future, its local work folder, and the workers that started it."""
+
     job: Job
-    work_dir: Path
-    started: float
+    future: cf.Future
+    submitted: float
+    work_dir: Path | None = None
+    started: float | None = None
+    workers: list[str] = field(default_factory=list)
+    note: str = ""
 
     def outcome(self, status: str, **kwargs) -> Outcome:
-        return Outcome(self.job, status, time.monotonic() - self.started, **kwargs)
+        since = self.started if self.started is not None else self.submitted
+        return Outcome(self.job, status, time.monotonic() - since, note=self.note, **kwargs)
 
 
 class Runner:
-    """Worker processes for a list of jobs, each in its own work folder, longest first."""
+    """Submits every job to an executor, longest first, and installs each result as it comes."""
 
-    def __init__(self, todo, root, jobs, progress, report, verbose) -> None:
-        self.root, self.slots, self.progress = root, max(1, jobs), progress
+    RETRIES = 1  # a job whose worker died may start once more, on another worker (Dask)
+
+    def __init__(
+        self,
+        todo: list[Job],
+        root: Path,
+        executor: Executor,
+        progress: Progress,
+        report: RunReport,
+        verbose: bool,
+    ) -> None:
+        self.todo, self.root, self.executor, self.progress = todo, root, executor, progress
         self.report, self.verbose = report, verbose
-        self.ctx = mp.get_context("spawn")
-        self.messages = self.ctx.Queue()
         self.work_root = root / WORK
         self.running: dict[int, Running] = {}
         # Longest first (by the last render's duration) keeps the workers busy until the end.
-        expected = [_expected(job, root) for job in todo]
-        self.pending = sorted(enumerate(todo), key=lambda item: -(expected[item[0]] or 0.0))
+        self.expected = [_expected(job, root) for job in todo]
+        self.order = sorted(range(len(todo)), key=lambda i: -(self.expected[i] or 0.0))
         self.tasks = {
-            i: progress.add_task(job.info.stem, total=expected[i], status="waiting")
+            i: progress.add_task(job.info.stem, total=self.expected[i], status="waiting")
             for i, job in enumerate(todo)
         }
 
     def run(self) -> None:
         remove_stale_work(self.work_root)
         try:
-            while self.pending or self.running:
-                self.start_workers()
-                message = self.next_message()
-                if message is not None:
-                    self.handle(message)
-                else:
-                    self.reap_dead()
+            for index in self.order:
+                self.submit(index)
+            while self.running:
+                futures = {run.future: i for i, run in self.running.items()}
+                done, _ = cf.wait(futures, timeout=0.2, return_when=cf.FIRST_COMPLETED)
+                for event in self.executor.events():
+                    self.on_event(event)
+                for future in done:
+                    if futures[future] in self.running:
+                        self.on_done(futures[future])
         except KeyboardInterrupt:
             self.stop_all()
         finally:
-            self.messages.close()
             _remove_if_empty(self.work_root)
 
-    def start_workers(self) -> None:
-        while self.pending and len(self.running) < self.slots:
-            index, job = self.pending.pop(0)
-            work_dir = self.work_root / f"{os.getpid()}-{index}-{job.slug}"
-            shutil.rmtree(work_dir, ignore_errors=True)
-            work_dir.mkdir(parents=True)
-            process = self.ctx.Process(
-                target=child_main,
-                args=(job, str(work_dir), self.messages, index, self.verbose),
-                daemon=True,
-            )
-            process.start()
-            self.running[index] = Running(process, job, work_dir, time.monotonic())
-            self.progress.update(self.tasks[index], status="rendering")
+    def work_dir(self, index: int) -> Path:
+        """A fresh folder beside the outputs (same file system: the install is a rename)."""
+        folder = self.work_root / f"{os.getpid()}-{index}-{self.todo[index].slug}"
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+        return folder
 
-    def next_message(self) -> Message | None:
-        try:
-            return self.messages.get(timeout=0.2)
-        except queue_mod.Empty:
-            return None
+    def submit(self, index: int) -> None:
+        job = self.todo[index]
+        remote = self.executor.remote
+        work_dir = None if remote else self.work_dir(index)
+        task = Task(
+            index,
+            job,
+            job.key_parts(),
+            None if remote else str(work_dir),
+            speech_files(job) if remote else None,
+            self.verbose,
+        )
+        future = self.executor.submit(task, priority=self.expected[index] or 0.0)
+        self.running[index] = Running(job, future, time.monotonic(), work_dir)
 
-    def handle(self, message: Message) -> None:
-        run = self.running.get(message.index)
+    def on_event(self, event: Event) -> None:
+        run = self.running.get(event.index)
         if run is None:
             return
-        if message.kind == "progress":
-            self.progress.update(self.tasks[message.index], completed=message.payload)
-        elif message.kind == "done":
+        task = self.tasks[event.index]
+        if isinstance(event, Progressed):
+            self.progress.update(task, completed=event.seconds)
+            return
+        run.workers.append(event.worker)
+        run.started = time.monotonic()
+        if len(run.workers) == 1:
+            self.progress.update(task, status="rendering")
+        elif len(run.workers) <= 1 + self.RETRIES:
+            run.note = (
+                f"its worker ({run.workers[-2]}) died mid-job; rendered again on {event.worker}"
+            )
+            self.progress.update(task, completed=0, status="[yellow]retrying")
+        else:
+            run.future.cancel()
+            problem = (
+                f"worker died {len(run.workers) - 1} times on it ({', '.join(run.workers)}); "
+                "check the workers' memory and logs, then rerun"
+            )
+            self.finish(event.index, run.outcome("failed", message=problem))
+
+    def on_done(self, index: int) -> None:
+        run = self.running[index]
+        try:
+            rendered = run.future.result()
+        except cf.CancelledError:
+            outcome = run.outcome("failed", message="cancelled")
+        except JobFailed as exc:
+            outcome = run.outcome("failed", message=exc.message, detail=exc.detail)
+        except Exception as exc:  # noqa: BLE001 - WorkerDied, or what a backend raised
+            outcome = run.outcome("failed", message=str(exc) or type(exc).__name__)
+        else:
             try:
-                path = install(run.job, message.payload, self.root)
-                self.finish(message.index, run.outcome("rendered", path=path))
+                path = install(run.job, self.receive(index, rendered), self.root)
+                outcome = run.outcome("rendered", path=path)
+                outcome.seconds = rendered.seconds or outcome.seconds  # the worker's own clock
+            except InvalidOutput as exc:
+                outcome = run.outcome("failed", message=f"the returned file is bad: {exc}")
             except OSError as exc:
                 problem = f"could not install the output ({exc})"
-                self.finish(message.index, run.outcome("failed", message=problem))
-        else:
-            failed = run.outcome("failed", message=message.payload, detail=message.detail)
-            self.finish(message.index, failed)
+                outcome = run.outcome("failed", message=problem)
+        self.finish(index, outcome)
 
-    def reap_dead(self) -> None:
-        """A worker that exited without a last word crashed (killed, out of memory)."""
-        for index, run in list(self.running.items()):
-            if run.process.is_alive() or run.process.exitcode is None:
-                continue
-            time.sleep(0.2)  # let a last message arrive before calling it a crash
-            if _drain_for(self.messages, index):
-                continue
-            problem = (
-                f"worker died (exit code {run.process.exitcode}); "
-                "rerun, or lower --jobs if memory ran out"
+    def receive(self, index: int, rendered: Rendered) -> RenderResult:
+        """A local result as it is; a remote one written beside the outputs and checked again."""
+        if rendered.files is None:
+            return rendered.result
+        run = self.running[index]
+        run.work_dir = self.work_dir(index)
+        result = rendered.result
+        clip = run.work_dir / Path(result.file).name
+        clip.write_bytes(rendered.files["file"])
+        poster = None
+        if result.poster and "poster" in rendered.files:
+            poster = run.work_dir / Path(result.poster).name
+            poster.write_bytes(rendered.files["poster"])
+        checked = check_output(run.job, clip)
+        if checked.frames != result.frames:
+            raise InvalidOutput(
+                f"{clip.name} has {checked.frames} frames, the worker counted {result.frames}"
             )
-            self.finish(index, run.outcome("failed", message=problem))
+        return dataclasses.replace(result, file=str(clip), poster=str(poster) if poster else None)
 
     def finish(self, index: int, outcome: Outcome) -> None:
         run = self.running.pop(index)
-        run.process.join(timeout=5)
-        shutil.rmtree(run.work_dir, ignore_errors=True)
+        if run.work_dir is not None:
+            shutil.rmtree(run.work_dir, ignore_errors=True)
         self.report.outcomes.append(outcome)
         task = self.tasks[index]
         total = self.progress.tasks[task].total or 1
@@ -288,17 +360,23 @@ class Runner:
         self.progress.update(task, completed=total, total=total, status=style)
 
     def stop_all(self) -> None:
-        """Ctrl-C or SIGTERM: stop every worker; the previous outputs stay untouched."""
+        """Ctrl-C or SIGTERM: stop every job; the published files stay as they were."""
         self.report.interrupted = True
-        for run in self.running.values():
-            run.process.terminate()
-            run.process.join(timeout=3)
-            if run.process.is_alive():
-                run.process.kill()
-                run.process.join()
-            shutil.rmtree(run.work_dir, ignore_errors=True)
-            self.report.outcomes.append(run.outcome("failed", message="interrupted"))
-        self.running.clear()
+        self.executor.cancel()
+        for event in self.executor.events():  # which jobs had started, for the summary
+            if isinstance(event, Started) and event.index in self.running:
+                self.running[event.index].workers.append(event.worker)
+        for index, run in list(self.running.items()):
+            message = "interrupted" if run.workers else "not started (interrupted)"
+            self.finish(index, run.outcome("failed", message=message))
+
+
+def check_output(job: Job, path: Path):
+    """Decode a returned file end to end against what the job asked for."""
+    geo = encoders.output_geometry(job)
+    if job.fmt == "png":
+        return check_image(path, geo.width, geo.height)
+    return check_video(path, geo.width, geo.height, None if job.fmt == "gif" else geo.fps)
 
 
 def work_folders(work_root: Path) -> tuple[list[Path], list[Path]]:
@@ -325,21 +403,6 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True  # someone else's process
     return True
-
-
-def _drain_for(messages, index: int) -> bool:
-    """Put back any message still queued; True if one ends job `index` (so it did not crash)."""
-    held, found = [], False
-    while True:
-        try:
-            message = messages.get_nowait()
-        except queue_mod.Empty:
-            break
-        held.append(message)
-        found |= message.index == index and message.kind in ("done", "error")
-    for message in held:
-        messages.put(message)
-    return found
 
 
 def _expected(job: Job, root: Path) -> float | None:

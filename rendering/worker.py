@@ -2,17 +2,23 @@
 
 Two Manim processes must never share a media_dir: they trip over each other's text
 and TeX caches and partial movie files. Each worker renders under its private work
-folder, validates the result, and hands back paths; the parent moves them into place.
+folder and validates the result. A local worker hands back paths beside the outputs; a
+remote one (a Dask worker, no shared disk) hands back the files' bytes. The client moves
+them into place. A worker first checks that its scene code, render pipeline and Manim
+match the cache key the client computed, and refuses the job otherwise.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import logging
 import multiprocessing as mp
 import os
 import shutil
+import tempfile
 import threading
+import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -178,26 +184,148 @@ def exit_with_parent(work_dir: Path) -> None:
         threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
+class JobFailed(Exception):
+    """A job that ended without a clip: one line (cause and fix), and the traceback with --verbose."""
+
+    def __init__(self, message: str, detail: str | None = None) -> None:
+        super().__init__(message, detail)
+        self.message, self.detail = message, detail
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class Refused(JobFailed):
+    """A worker whose scene code, render pipeline or Manim differs from the client's."""
+
+
 @dataclass(frozen=True)
-class Message:
-    """What a worker tells the driver: progress (scene seconds), done (the result) or error."""
+class Task:
+    """One job as an executor runs it: what to render, where, and the key the client expects.
+
+    `work_dir` is a folder beside the outputs for local jobs; remote jobs (None) render in
+    a temporary folder of their own and send the files back. `speech` holds the WAV bytes of
+    every narration piece by digest, for workers that do not share the client's disk.
+    """
 
     index: int
-    kind: str  # progress | done | error
-    payload: Any
-    detail: str | None = None  # the traceback, with --verbose
+    job: Job
+    expected: dict[str, str]  # Job.key_parts() computed by the client
+    work_dir: str | None = None
+    speech: dict[str, bytes] | None = None
+    verbose: bool = False
 
 
-def child_main(job: Job, work_dir: str, queue, index: int, verbose: bool) -> None:
-    """Process entry point: sends progress messages, then one done or error message."""
-    exit_with_parent(Path(work_dir))
+@dataclass(frozen=True)
+class Rendered:
+    """A finished job: the result, and for remote jobs the files' bytes (by RenderResult field)."""
+
+    result: RenderResult
+    files: dict[str, bytes] | None = None
+    worker: str = "local"
+    seconds: float = 0.0  # time spent rendering on the worker
+
+
+class Events:
+    """Where a running task reports: started (on which worker) and progress (scene seconds)."""
+
+    def started(self, index: int, worker: str) -> None:
+        raise NotImplementedError
+
+    def progress(self, index: int, seconds: float) -> None:
+        raise NotImplementedError
+
+
+def run_task(task: Task, events: Events, worker: str = "local") -> Rendered:
+    """Render one task in this process; every failure becomes a JobFailed with one line."""
+    # Manim's config is global to a process: tasks in threads of one Dask worker take turns.
+    with _RENDER_LOCK:
+        started = time.monotonic()
+        events.started(task.index, worker)
+        try:
+            check_versions(task, worker)
+            if task.work_dir is not None:
+                exit_with_parent(Path(task.work_dir))
+                work = Path(task.work_dir)
+                result = render(task.job, work, lambda t: events.progress(task.index, t))
+                return Rendered(result, None, worker, time.monotonic() - started)
+            result, files = _render_detached(task, events)
+            return Rendered(result, files, worker, time.monotonic() - started)
+        except JobFailed:
+            raise
+        except KeyboardInterrupt:
+            raise JobFailed("interrupted") from None
+        except BaseException as exc:  # noqa: BLE001 - every failure becomes one line
+            detail = traceback.format_exc() if task.verbose else None
+            raise JobFailed(describe_error(exc), detail) from None
+
+
+_RENDER_LOCK = threading.Lock()
+
+
+def check_versions(task: Task, worker: str) -> None:
+    """Refuse to render when this process would not make the clip the client's key names."""
     try:
-        result = render(
-            job, Path(work_dir), report=lambda t: queue.put(Message(index, "progress", t))
-        )
-        queue.put(Message(index, "done", result))
-    except KeyboardInterrupt:
-        queue.put(Message(index, "error", "interrupted"))
-    except BaseException as exc:  # noqa: BLE001 - every failure becomes one line for the summary
-        detail = traceback.format_exc() if verbose else None
-        queue.put(Message(index, "error", describe_error(exc), detail))
+        here = task.job.key_parts()
+    except Exception as exc:  # noqa: BLE001 - e.g. a scene this worker does not know
+        raise Refused(
+            f"worker {worker} cannot load scene {task.job.slug!r} ({describe_error(exc)}); "
+            "install the same project (and PE_SCENE_PLUGINS) there and restart it"
+        ) from None
+    differ = [part for part in ("code", "renderer", "manim") if here[part] != task.expected[part]]
+    if not differ:
+        return
+    what = {
+        "code": "scene code",
+        "renderer": "render pipeline",
+        "manim": f"Manim ({here['manim']}; here {task.expected['manim']})",
+    }
+    names = " and ".join(what[part] for part in differ)
+    verb = "differs" if len(differ) == 1 else "differ"
+    if worker == "local":  # same machine: the files changed after the plan was made
+        raise Refused(f"the {names} changed while the run was starting; rerun")
+    raise Refused(
+        f"refused by worker {worker}: its {names} {verb} from this checkout; "
+        "run scripts/setup.sh from the same commit on that machine and restart its worker"
+    )
+
+
+def _render_detached(task: Task, events: Events) -> tuple[RenderResult, dict[str, bytes]]:
+    """Render in a private temporary folder; the result names files, sent back as bytes."""
+    with tempfile.TemporaryDirectory(prefix="pe-render-") as tmp:
+        job = with_speech_files(task.job, task.speech or {}, Path(tmp) / "speech")
+        work = Path(tmp) / "job"
+        work.mkdir()
+        result = render(job, work, lambda t: events.progress(task.index, t))
+        files = {"file": Path(result.file).read_bytes()}
+        if result.poster:
+            files["poster"] = Path(result.poster).read_bytes()
+        poster = Path(result.poster).name if result.poster else None
+        return dataclasses.replace(result, file=Path(result.file).name, poster=poster), files
+
+
+def speech_files(job: Job) -> dict[str, bytes]:
+    """The WAV bytes of every narration piece of `job`, by digest, to send to a worker."""
+    if job.narration is None:
+        return {}
+    pieces = (p for b in job.narration.beats for p in b.pieces)
+    return {p.digest: Path(p.file).read_bytes() for p in pieces if p.file}
+
+
+def with_speech_files(job: Job, speech: dict[str, bytes], folder: Path) -> Job:
+    """`job` with its narration pointing at copies of the speech written into `folder`."""
+    if job.narration is None:
+        return job
+    folder.mkdir(parents=True, exist_ok=True)
+    beats = []
+    for beat in job.narration.beats:
+        pieces = []
+        for piece in beat.pieces:
+            if piece.digest in speech:
+                path = folder / f"{piece.digest}.wav"
+                path.write_bytes(speech[piece.digest])
+                piece = dataclasses.replace(piece, file=str(path))
+            pieces.append(piece)
+        beats.append(dataclasses.replace(beat, pieces=tuple(pieces)))
+    narration = dataclasses.replace(job.narration, beats=tuple(beats))
+    return dataclasses.replace(job, narration=narration)
