@@ -27,6 +27,8 @@ RATE = 48000
 TARGET_LUFS = -16.0
 PEAK_DBTP = -1.0
 _PEAK_MARGIN_DB = 0.3  # the limiter aims a little under the ceiling: codecs add a little
+ENCODE_TRIES = 5  # encodes of a clip's sound before its peaks count as a failure
+_RETRY_MARGIN_DB = 0.5  # how far under the ceiling a re-encode aims where the codec overshot
 CODECS = {"mp4": "aac", "webm": "libopus"}
 BITRATES = {"aac": 128_000, "libopus": 96_000}
 AAC_FRAME = 1024  # samples per AAC frame (Opus frames of 960 divide evenly into 48 kHz too)
@@ -146,19 +148,24 @@ def true_peak_db(samples: np.ndarray) -> float:
 
 # ------------------------------------------------------------------ shaping
 def limit(samples: np.ndarray, ceiling_db: float, lookahead: float = 0.005) -> np.ndarray:
-    """A look-ahead peak limiter: no (4× oversampled) peak above `ceiling_db`.
+    """A look-ahead peak limiter: no (4× oversampled) peak above `ceiling_db`."""
+    return (samples * peak_gain(samples, ceiling_db, lookahead)).astype(np.float32)
+
+
+def peak_gain(signal: np.ndarray, ceiling_db: float, lookahead: float = 0.005) -> np.ndarray:
+    """The gain per sample that keeps `signal`'s (4× oversampled) peaks under `ceiling_db`.
 
     The gain each sample needs is spread with a minimum filter and then smoothed
     with a box of the same width; every box around a peak only holds gains at most
     as large as the peak's own, so the smoothed gain still holds it under the ceiling.
+    Away from the peaks it is exactly 1.
     """
     ceiling = 10 ** (ceiling_db / 20)
-    over = np.abs(resample_poly(samples.astype(np.float64), 4, 1)).reshape(-1)
+    over = np.abs(resample_poly(signal.astype(np.float64), 4, 1)).reshape(-1)
     need = np.minimum(1.0, ceiling / np.maximum(over, 1e-12))
-    need = need[: len(samples) * 4].reshape(len(samples), -1).min(axis=1)
+    need = need[: len(signal) * 4].reshape(len(signal), -1).min(axis=1)
     width = max(3, int(RATE * lookahead) | 1)
-    gain = uniform_filter1d(minimum_filter1d(need, width), width)
-    return (samples * gain).astype(np.float32)
+    return uniform_filter1d(minimum_filter1d(need, width), width)
 
 
 def normalise(samples: np.ndarray, ceiling_db: float = PEAK_DBTP - _PEAK_MARGIN_DB) -> np.ndarray:
@@ -224,21 +231,32 @@ def encode_samples(container, stream, samples: np.ndarray) -> None:
 def voice_clip(video: Path, samples: np.ndarray, out: Path, fps: float) -> Sound:
     """`video` with `samples` as its sound, normalised, checked after encoding.
 
-    A lossy codec can push a limited peak up by a dB or two, so the encoded file is
-    decoded and measured; while its true peak is over PEAK_DBTP, the limiter's
-    ceiling goes down by the overshoot and the sound is encoded again.
+    A lossy codec can push a limited peak up by a dB or two, and at a sharp onset the
+    AAC encoder sometimes overshoots by more however low the level. So the encoded
+    file is decoded and measured; while its true peak is over PEAK_DBTP, the sound is
+    turned down where the decoded peaks are (a few milliseconds around each; the rest
+    keeps its level) and encoded again.
     """
     from rendering.validate import InvalidOutput
 
     seconds = len(samples) / RATE
-    ceiling = PEAK_DBTP - _PEAK_MARGIN_DB
-    for _ in range(4):
-        add_track(video, normalise(samples, ceiling), out)
+    sound_in = normalise(samples)
+    for _ in range(ENCODE_TRIES):
+        add_track(video, sound_in, out)
         sound = check_sound(out, seconds, fps)
         if sound.true_peak <= PEAK_DBTP:
             return sound
-        ceiling -= sound.true_peak - PEAK_DBTP + 0.2
+        sound_in = lower_encoded_peaks(sound_in, decode(out))
     raise InvalidOutput(f"{out.name}: true peak {sound.true_peak:.1f} dBTP stays over {PEAK_DBTP}")
+
+
+def lower_encoded_peaks(sound_in: np.ndarray, decoded: np.ndarray) -> np.ndarray:
+    """`sound_in` turned down (locally) where its encoded and decoded form peaks too high."""
+    heard = np.zeros_like(sound_in)
+    n = min(len(heard), len(decoded))
+    heard[:n] = decoded[:n]
+    gain = peak_gain(heard, PEAK_DBTP - _RETRY_MARGIN_DB, lookahead=0.01)
+    return (sound_in * gain).astype(np.float32)
 
 
 @dataclass(frozen=True)

@@ -83,6 +83,45 @@ def test_normalise_hits_the_target_and_limits_peaks():
     assert np.all(audio.normalise(np.zeros(4800, np.float32)) == 0)  # silence stays silent
 
 
+def test_a_codec_overshoot_is_lowered_where_it_happens_and_nowhere_else():
+    # the decoded sound overshoots around one sample; only a few ms around it turn down
+    sound_in = tone(2.0, -12.0)
+    decoded = sound_in.copy()
+    spike = audio.RATE
+    decoded[spike] = 0.999
+    fixed = audio.lower_encoded_peaks(sound_in, decoded)
+    gain = fixed / np.where(sound_in == 0, 1, sound_in)
+    near = slice(spike - audio.RATE // 100, spike + audio.RATE // 100)
+    assert gain[spike] < 10 ** (-0.5 / 20) * 0.999 / abs(sound_in[spike]) + 1e-6
+    assert gain[near].min() < 1
+    assert np.array_equal(fixed[: spike - audio.RATE // 20], sound_in[: spike - audio.RATE // 20])
+    assert np.array_equal(fixed[spike + audio.RATE // 20 :], sound_in[spike + audio.RATE // 20 :])
+
+
+def test_a_square_onset_that_the_encoder_overshoots_still_ends_under_the_ceiling(tmp_path):
+    # a 30 ms square burst in quiet speech-level sound: limited to the ceiling, then
+    # AAC rings about 1 dB over it
+    samples = tone(3.0, -26.0, 220.0)
+    t = np.arange(int(0.03 * audio.RATE)) / audio.RATE
+    start = int(1.5 * audio.RATE)
+    samples[start : start + len(t)] = 0.9 * np.sign(np.sin(2 * np.pi * 100 * t))
+    video = tmp_path / "v.mp4"
+    with av.open(str(video), "w") as c:
+        s = c.add_stream("libx264", rate=10)
+        s.width, s.height, s.pix_fmt = 64, 36, "yuv420p"
+        for _ in range(30):
+            for p in s.encode(av.VideoFrame.from_ndarray(np.zeros((36, 64, 3), np.uint8))):
+                c.mux(p)
+        for p in s.encode():
+            c.mux(p)
+    limited = audio.normalise(samples)
+    audio.add_track(video, limited, tmp_path / "once.mp4")
+    assert audio.true_peak_db(audio.decode(tmp_path / "once.mp4")) > audio.PEAK_DBTP
+    sound = audio.voice_clip(video, samples, tmp_path / "out.mp4", 10)
+    assert sound.true_peak <= audio.PEAK_DBTP
+    assert sound.lufs == pytest.approx(audio.TARGET_LUFS, abs=0.5)
+
+
 def test_trim_cuts_silence_around_speech():
     x = np.concatenate([np.zeros(audio.RATE), tone(1.0), np.zeros(audio.RATE // 2)])
     assert len(audio.trim(x)) / audio.RATE == pytest.approx(1.04, abs=0.02)
