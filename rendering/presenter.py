@@ -37,7 +37,7 @@ UI = {
         "end": "End of the video",
         "missing": "Nothing named “{id}” here. Present:",
         "empty": "Nothing to present here yet: run `python render.py render --all --lesson`.",
-        "help": "→/Space next beat · ← back · Home/End · 1–9 chapter · F fullscreen · "
+        "help": "→/Space next beat · ← back · Home/End · 0–99 chapter · F fullscreen · "
         "C captions · B blank · P audience window (notes)",
         "lesson": "The whole lesson",
         "explore": "E explorer",
@@ -50,7 +50,7 @@ UI = {
         "end": "视频结束",
         "missing": "这里没有“{id}”。可以演示：",
         "empty": "这里还没有可演示的内容：运行 `python render.py render --all --lesson`。",
-        "help": "→/空格 下一段 · ← 上一段 · Home/End · 1–9 章节 · F 全屏 · "
+        "help": "→/空格 下一段 · ← 上一段 · Home/End · 0–99 章节 · F 全屏 · "
         "C 字幕 · B 黑屏 · P 观众窗口（备注视图）",
         "lesson": "完整课程",
         "explore": "E 探索器",
@@ -221,10 +221,16 @@ def lesson_timeline(folder: Path, manifest: Manifest) -> Timeline:
     chapters = []
     for i, chapter in enumerate(record.get("chapters", [])):
         start, end = float(chapter["start"]), float(chapter["end"])
-        chapters.append(
-            {"slug": chapter["slug"], "title": chapter["title"], "start": start, "end": end}
-        )
         entry = manifest.entry(chapter["slug"], variant)
+        chapters.append(
+            {
+                "slug": chapter["slug"],
+                "title": chapter["title"],
+                "number": entry.order if entry is not None else i,  # as the intro card numbers it
+                "start": start,
+                "end": end,
+            }
+        )
         same = (
             entry is not None
             and abs(float(Fraction(entry.frames, entry.fps)) - (end - start)) < 2e-3
