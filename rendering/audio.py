@@ -28,7 +28,7 @@ TARGET_LUFS = -16.0
 PEAK_DBTP = -1.0
 _PEAK_MARGIN_DB = 0.3  # the limiter aims a little under the ceiling: codecs add a little
 ENCODE_TRIES = 5  # encodes of a clip's sound before its peaks count as a failure
-_RETRY_MARGIN_DB = 0.5  # how far under the ceiling a re-encode aims where the codec overshot
+_RETRY_MARGIN_DB = 0.5  # where the codec overshot, the first re-encode aims this far under
 CODECS = {"mp4": "aac", "webm": "libopus"}
 BITRATES = {"aac": 128_000, "libopus": 96_000}
 AAC_FRAME = 1024  # samples per AAC frame (Opus frames of 960 divide evenly into 48 kHz too)
@@ -241,21 +241,25 @@ def voice_clip(video: Path, samples: np.ndarray, out: Path, fps: float) -> Sound
 
     seconds = len(samples) / RATE
     sound_in = normalise(samples)
-    for _ in range(ENCODE_TRIES):
+    for attempt in range(1, ENCODE_TRIES + 1):
         add_track(video, sound_in, out)
         sound = check_sound(out, seconds, fps)
         if sound.true_peak <= PEAK_DBTP:
             return sound
-        sound_in = lower_encoded_peaks(sound_in, decode(out))
+        sound_in = lower_encoded_peaks(sound_in, decode(out), attempt * _RETRY_MARGIN_DB)
     raise InvalidOutput(f"{out.name}: true peak {sound.true_peak:.1f} dBTP stays over {PEAK_DBTP}")
 
 
-def lower_encoded_peaks(sound_in: np.ndarray, decoded: np.ndarray) -> np.ndarray:
-    """`sound_in` turned down (locally) where its encoded and decoded form peaks too high."""
+def lower_encoded_peaks(
+    sound_in: np.ndarray, decoded: np.ndarray, margin_db: float = _RETRY_MARGIN_DB
+) -> np.ndarray:
+    """`sound_in` turned down (locally) where its encoded and decoded form peaks higher than
+    `margin_db` under the ceiling; each retry asks for a wider margin, as the codec's own
+    noise does not shrink with the level."""
     heard = np.zeros_like(sound_in)
     n = min(len(heard), len(decoded))
     heard[:n] = decoded[:n]
-    gain = peak_gain(heard, PEAK_DBTP - _RETRY_MARGIN_DB, lookahead=0.01)
+    gain = peak_gain(heard, PEAK_DBTP - margin_db, lookahead=0.01)
     return (sound_in * gain).astype(np.float32)
 
 
