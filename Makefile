@@ -29,6 +29,7 @@ bench: setup
 	$(PY) bench/bench_pe_math.py
 	$(PY) bench/bench_render.py
 	$(PY) bench/bench_voice.py
+	$(PY) bench/bench_farm.py
 
 clean:
 	rm -rf build *.egg-info .pytest_cache .ruff_cache .hypothesis

@@ -64,14 +64,19 @@ def load_params(config: str | None, sets: tuple[str, ...], seed: int | None) -> 
         params = Params.load(config, overrides)
     except ParamError as exc:
         raise Fail(str(exc)) from None
+    check_glyphs(params)
+    return params
+
+
+def check_glyphs(params: Params, where: str = "") -> None:
+    """Stop with one line if the theme font cannot draw a token."""
     for name in ("tokens", "tokens_en"):
         missing = missing_glyphs("".join(getattr(params, name)))
         if missing:
             raise Fail(
-                f"{name}: the font {FONT} has no glyph for {' '.join(missing)}; "
+                f"{where}{name}: the font {FONT} has no glyph for {' '.join(missing)}; "
                 "use letters or Chinese characters"
             )
-    return params
 
 
 def resolve_slugs(slugs: tuple[str, ...], all_: bool) -> list[str]:
@@ -392,6 +397,16 @@ def list_scenes(
     is_flag=True,
     help="Print the plan (what would render, what is cached, and why) and stop.",
 )
+@click.option(
+    "--plan",
+    "plan_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    metavar="COURSE.toml",
+    help="Render a course file's matrix (langs × qualities × aspects × parameter sets) in one "
+    "schedule, each set into <output>/<set>/<lang>/<quality>/; see docs/course.example.toml. "
+    "It names the scenes, langs, qualities and aspects itself.",
+)
 @voice_options
 @click.pass_context
 def render(
@@ -413,10 +428,40 @@ def render(
     force,
     lesson,
     dry_run,
+    plan_file,
     voice,
     voice_dir,
 ) -> None:
     """Render scenes (by slug, or --all) into <output>/<lang>/<quality>/, narrated."""
+    if plan_file is not None:
+        given = [
+            f"--{name.replace('_', '-')}"
+            for name in ("lang", "quality", "aspect")
+            if ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE
+        ]
+        given += ["scene names"] * bool(slugs) + ["--all"] * all_ + ["--lesson"] * lesson
+        if given:
+            raise Fail(
+                "--plan takes the scenes, langs, qualities and aspects from the course file; "
+                f"drop {given[0]}"
+            )
+        render_course(
+            ctx,
+            plan_file,
+            load_params(config, sets, seed),
+            fmt,
+            transparent,
+            burn_captions,
+            output,
+            config,
+            jobs,
+            scheduler,
+            force,
+            dry_run,
+            voice,
+            voice_dir,
+        )
+        return
     params = load_params(config, sets, seed)
     if lesson and slugs:
         raise Fail("--lesson joins the whole lesson; use it with --all, without scene names")
@@ -477,6 +522,110 @@ def render(
         )
         sys.exit(130)
     sys.exit(1 if report.failed or problems else 0)
+
+
+def render_course(
+    ctx,
+    plan_file: Path,
+    base: Params,
+    fmt: str,
+    transparent: bool,
+    burn_captions: bool,
+    output: Path,
+    config: str | None,
+    jobs: int,
+    scheduler: str | None,
+    force: bool,
+    dry_run: bool,
+    voice: str,
+    voice_dir: Path,
+) -> None:
+    """`render --plan`: every job of a course file in one schedule, longest first."""
+    from rendering import course as course_mod
+
+    try:
+        course = course_mod.load(plan_file, base)
+        settings.check_format(fmt, transparent)
+    except (course_mod.CourseError, settings.SettingsError) as exc:
+        raise Fail(str(exc)) from None
+    for name, params in course.sets.items():
+        check_glyphs(params, f"{plan_file}: [sets.{name}] ")
+    if not dry_run:
+        ready(output)
+    specs = load_voices(config)
+    speech = {
+        lang: narrate_all(course.slugs, lang, voice, specs, voice_dir, output, not dry_run)
+        for lang in course.langs
+    }
+    groups: list[tuple[list[Job], Path]] = []  # one per set: its jobs and its root
+    for name, params in course.sets.items():
+        set_jobs = [
+            Job(slug, params, lang, q, fmt, aspect, transparent, burn_captions, speech[lang][slug])
+            for lang in course.langs
+            for q in course.qualities
+            for aspect in course.aspects
+            for slug in course.slugs
+        ]
+        groups.append((set_jobs, course.root(output, name)))
+    planned, roots = [], []
+    for set_jobs, root in groups:
+        planned += plan(set_jobs, root, force)
+        roots += [root] * len(set_jobs)
+    if dry_run:
+        console.print(course.describe())
+        console.print(plan_table(planned, roots, title="course plan"))
+        return
+    for set_jobs, root in groups:
+        for folder in sorted({job.out_dir(root) for job in set_jobs}):
+            try:
+                check_writable(folder)
+            except PipelineError as exc:
+                raise Fail(str(exc)) from None
+    try:
+        report = execute(
+            planned,
+            roots,
+            jobs,
+            console,
+            verbose=ctx.obj["verbose"],
+            scheduler=scheduler,
+            work_root=output / WORK,
+        )
+    except PipelineError as exc:
+        raise Fail(str(exc)) from None
+    console.print(summary_table(report))
+    for o in report.outcomes:
+        if o.note:
+            click.echo(f"warning: {_named(o)}: {o.note}", err=True)
+    first_jobs = groups[0][0]
+    for lang in course.langs:
+        print_voice_notes([j for j in first_jobs if j.lang == lang], voice, fmt)
+    for o in report.failed:
+        click.echo(f"error: {_named(o)}: {o.message}", err=True)
+        if o.detail:
+            click.echo(o.detail, err=True)
+    problems = []
+    if course.lesson and (report.failed or report.interrupted):
+        problems.append("lesson: not joined, because some clips did not render")
+    elif course.lesson:
+        for set_jobs, root in groups:
+            problems += join_folders(set_jobs, root, console, force=force)
+    for set_jobs, root in groups:
+        publish(set_jobs, root, console)
+    for message in problems:
+        click.echo(f"error: {message}", err=True)
+    if report.interrupted:
+        click.echo(
+            "interrupted: finished outputs were kept; unfinished jobs left the previous files untouched",
+            err=True,
+        )
+        sys.exit(130)
+    sys.exit(1 if report.failed or problems else 0)
+
+
+def _named(outcome) -> str:
+    """A job's scene, after its output folder when the run wrote to several."""
+    return f"{outcome.where} {outcome.job.slug}".strip()
 
 
 def print_voice_notes(jobs: list[Job], voice: str, fmt: str) -> None:

@@ -17,10 +17,11 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from rendering import captions, encoders
+from rendering import captions, encoders, settings
 from rendering.executors import Event, Executor, ExecutorError, Progressed, Started, connect
 from rendering.files import publish_mode
 from rendering.jobs import Job, Planned
+from rendering.manifest import NAME as MANIFEST
 from rendering.manifest import ClipEntry, Manifest
 from rendering.validate import InvalidOutput, check_image, check_video
 from rendering.worker import JobFailed, Rendered, RenderResult, Task, speech_files
@@ -41,6 +42,7 @@ class Outcome:
     message: str = ""
     detail: str | None = None
     note: str = ""  # something to know about a job that did render (e.g. it was retried)
+    where: str = ""  # the job's output folder, named in a run that writes to several
 
 
 @dataclass
@@ -159,25 +161,38 @@ def refresh_sidecars(job: Job, root: Path) -> None:
 # ----------------------------------------------------------------- running
 def execute(
     planned: list[Planned],
-    root: Path,
+    root: Path | list[Path],
     jobs: int,
     console: Console,
     verbose: bool = False,
     scheduler: str | None = None,
+    work_root: Path | None = None,
 ) -> RunReport:
     """Render every job that is not cached: `jobs` local processes, or on a Dask cluster.
 
+    `root` is the output root of every job, or a list with each job's own root (a course
+    plan: one root per parameter set), all in one schedule. Work folders live under
+    `work_root` (default: the first root's .work), which must be on the roots' file system.
     Raises PipelineError (one line) when the scheduler cannot be reached.
     """
+    roots = list(root) if isinstance(root, list) else [root] * len(planned)
+    if work_root is None:
+        work_root = roots[0] / WORK if roots else Path(WORK)
+    labels = folder_labels([p.job for p in planned], roots)
     report = RunReport()
     todo: list[Job] = []
-    for p in planned:
+    todo_roots: list[Path] = []
+    todo_labels: list[str] = []
+    for p, job_root, label in zip(planned, roots, labels, strict=True):
         if p.cached:
-            refresh_sidecars(p.job, root)
-            path = p.job.out_dir(root) / p.job.filename
-            report.outcomes.append(Outcome(p.job, "cached", path=path, message=p.reason))
+            refresh_sidecars(p.job, job_root)
+            path = p.job.out_dir(job_root) / p.job.filename
+            outcome = Outcome(p.job, "cached", path=path, message=p.reason, where=label)
+            report.outcomes.append(outcome)
         else:
             todo.append(p.job)
+            todo_roots.append(job_root)
+            todo_labels.append(label)
     if not todo:
         return report
     try:
@@ -195,8 +210,17 @@ def execute(
             transient=False,
         ) as progress,
     ):
-        Runner(todo, root, executor, progress, report, verbose).run()
+        Runner(todo, todo_roots, executor, progress, report, verbose, work_root, todo_labels).run()
     return report
+
+
+def folder_labels(jobs: list[Job], roots: list[Path]) -> list[str]:
+    """Each job's output folder below the roots' common parent, when jobs write to several."""
+    folders = [job.out_dir(r) for job, r in zip(jobs, roots, strict=True)]
+    if len(set(folders)) <= 1:
+        return [""] * len(jobs)
+    base = Path(os.path.commonpath([str(r) for r in roots]))
+    return [str(f.relative_to(base)) for f in folders]
 
 
 @dataclass
@@ -210,10 +234,13 @@ class Running:
     started: float | None = None
     workers: list[str] = field(default_factory=list)
     note: str = ""
+    where: str = ""
 
     def outcome(self, status: str, **kwargs) -> Outcome:
         since = self.started if self.started is not None else self.submitted
-        return Outcome(self.job, status, time.monotonic() - since, note=self.note, **kwargs)
+        return Outcome(
+            self.job, status, time.monotonic() - since, note=self.note, where=self.where, **kwargs
+        )
 
 
 class Runner:
@@ -224,21 +251,34 @@ class Runner:
     def __init__(
         self,
         todo: list[Job],
-        root: Path,
+        roots: list[Path],
         executor: Executor,
         progress: Progress,
         report: RunReport,
         verbose: bool,
+        work_root: Path,
+        labels: list[str] | None = None,  # each job's folder, where a run writes to several
     ) -> None:
-        self.todo, self.root, self.executor, self.progress = todo, root, executor, progress
+        self.todo, self.roots, self.executor, self.progress = todo, roots, executor, progress
         self.report, self.verbose = report, verbose
-        self.work_root = root / WORK
+        self.work_root = work_root
+        self.labels = labels if labels is not None else folder_labels(todo, roots)
         self.running: dict[int, Running] = {}
-        # Longest first (by the last render's duration) keeps the workers busy until the end.
-        self.expected = [_expected(job, root) for job in todo]
-        self.order = sorted(range(len(todo)), key=lambda i: -(self.expected[i] or 0.0))
+        # Longest first keeps the workers busy until the end: the expected scene seconds
+        # (the last render's, else the same scene's in another folder, else its speech)
+        # times the pixels per second of the job's frame.
+        self.expected = expected_seconds(todo, roots)
+        self.cost = [
+            (seconds or 0.0) * pixel_rate(job)
+            for job, seconds in zip(todo, self.expected, strict=True)
+        ]
+        self.order = sorted(range(len(todo)), key=lambda i: -self.cost[i])
         self.tasks = {
-            i: progress.add_task(job.info.stem, total=self.expected[i], status="waiting")
+            i: progress.add_task(
+                f"{self.labels[i]} {job.info.stem}".strip(),
+                total=self.expected[i],
+                status="waiting",
+            )
             for i, job in enumerate(todo)
         }
 
@@ -279,8 +319,9 @@ class Runner:
             speech_files(job) if remote else None,
             self.verbose,
         )
-        future = self.executor.submit(task, priority=self.expected[index] or 0.0)
-        self.running[index] = Running(job, future, time.monotonic(), work_dir)
+        future = self.executor.submit(task, priority=self.cost[index])
+        running = Running(job, future, time.monotonic(), work_dir, where=self.labels[index])
+        self.running[index] = running
 
     def on_event(self, event: Event) -> None:
         run = self.running.get(event.index)
@@ -319,7 +360,7 @@ class Runner:
             outcome = run.outcome("failed", message=str(exc) or type(exc).__name__)
         else:
             try:
-                path = install(run.job, self.receive(index, rendered), self.root)
+                path = install(run.job, self.receive(index, rendered), self.roots[index])
                 outcome = run.outcome("rendered", path=path)
                 outcome.seconds = rendered.seconds or outcome.seconds  # the worker's own clock
             except InvalidOutput as exc:
@@ -405,9 +446,50 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _expected(job: Job, root: Path) -> float | None:
-    entry = Manifest.load(job.out_dir(root)).entry(job.slug, job.variant)
-    return entry.duration if entry else None
+def expected_seconds(jobs: list[Job], roots: list[Path]) -> list[float | None]:
+    """Each job's expected clip length: its last render's, else the same scene's in another
+    output folder under the roots (another quality, aspect or language), else the sum of its
+    narration (a lower bound); None when unknown."""
+    manifests: dict[Path, Manifest] = {}
+    known: list[float | None] = []
+    for job, root in zip(jobs, roots, strict=True):
+        folder = job.out_dir(root)
+        manifest = manifests.setdefault(folder, Manifest.load(folder))
+        entry = manifest.entry(job.slug, job.variant)
+        known.append(entry.duration if entry else None)
+    by_slug: dict[str, float] = {}
+    if any(seconds is None for seconds in known):
+        for root in set(roots):  # read only: a broken manifest elsewhere is not this run's
+            for path in sorted(root.glob(f"*/*/{MANIFEST}")):
+                for slug, seconds in _durations(path).items():
+                    by_slug[slug] = max(seconds, by_slug.get(slug, 0.0))
+    out: list[float | None] = []
+    for job, seconds in zip(jobs, known, strict=True):
+        if seconds is None:
+            seconds = by_slug.get(job.slug)
+        if seconds is None and job.narration is not None:
+            seconds = sum(job.narration.seconds().values()) or None
+        out.append(seconds)
+    return out
+
+
+def _durations(path: Path) -> dict[str, float]:
+    """slug -> the longest clip a manifest file records, without touching the file."""
+    try:
+        clips = json.loads(path.read_text(encoding="utf-8")).get("clips", {})
+        return {
+            slug: max(float(v["duration"]) for v in variants.values())
+            for slug, variants in clips.items()
+            if variants
+        }
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return {}
+
+
+def pixel_rate(job: Job) -> float:
+    """Pixels per second of a job's frames, relative to 1080p60 (what a render costs per second)."""
+    geo = settings.geometry(job.quality, job.aspect)
+    return geo.width * geo.height * geo.fps / (1920 * 1080 * 60)
 
 
 def _remove_if_empty(folder: Path) -> None:
@@ -418,12 +500,17 @@ def _remove_if_empty(folder: Path) -> None:
 
 
 # ----------------------------------------------------------------- reporting
-def plan_table(planned: list[Planned], root: Path) -> Table:
-    table = Table(title="render plan")
-    for col in ("scene", "lang", "variant", "status", "why", "output"):
+def plan_table(
+    planned: list[Planned], root: Path | list[Path], title: str = "render plan"
+) -> Table:
+    """What would render and why; `root` may be a list with each job's own root."""
+    roots = list(root) if isinstance(root, list) else [root] * len(planned)
+    table = Table(title=title)
+    for col in ("scene", "lang", "variant", "status", "why"):
         table.add_column(col)
-    for p in planned:
-        out = p.job.out_dir(root) / p.job.filename
+    table.add_column("output", overflow="fold")
+    for p, job_root in zip(planned, roots, strict=True):
+        out = p.job.out_dir(job_root) / p.job.filename
         table.add_row(
             p.job.info.stem,
             p.job.lang,
@@ -432,6 +519,8 @@ def plan_table(planned: list[Planned], root: Path) -> Table:
             p.reason,
             _rel(out),
         )
+    rendered = sum(not p.cached for p in planned)
+    table.caption = f"{len(planned)} jobs: {rendered} to render, {len(planned) - rendered} cached"
     return table
 
 
@@ -439,9 +528,9 @@ def summary_table(report: RunReport) -> Table:
     table = Table(title="summary")
     for col in ("scene", "status", "time", "output / problem"):
         table.add_column(col)
-    for o in sorted(report.outcomes, key=lambda o: o.job.info.order):
+    for o in sorted(report.outcomes, key=lambda o: (o.where, o.job.info.order)):
         colour = {"rendered": "green", "cached": "cyan", "failed": "red"}[o.status]
-        where = _rel(o.path) if o.path else o.message
+        where = _rel(o.path) if o.path else f"{o.where}: {o.message}" if o.where else o.message
         table.add_row(
             o.job.info.stem,
             f"[{colour}]{o.status}",

@@ -238,3 +238,26 @@ def test_an_unreachable_scheduler_is_one_line_and_exit_2(plugin_scenes, tmp_path
         "start one with `dask scheduler`, or fix --scheduler / PE_DASK_SCHEDULER"
     ]
     assert not (tmp_path / FOLDER / "90-tiny.mp4").exists()
+
+
+def test_a_course_plan_renders_every_set_on_the_cluster(farm, plugin_scenes, tmp_path):
+    address, client = farm
+    plan_file = tmp_path / "course.toml"
+    plan_file.write_text(
+        '[course]\nscenes = ["tiny"]\n[sets.paper]\n[sets.base100]\nbase = 100\n',
+        encoding="utf-8",
+    )
+    seen = len(render_events(client))
+    out = tmp_path / "media"
+    result = render(out, "--plan", str(plan_file), "--voice", "none", "--scheduler", address)
+    assert result.exit_code == 0, result.output
+    assert "2 rendered, 0 cached, 0 failed" in result.output
+    for name, base in (("paper", 10000.0), ("base100", 100.0)):
+        folder = out / name / FOLDER
+        entry = json.loads((folder / "manifest.json").read_text())["clips"]["tiny"]["mp4"]
+        assert entry["params"]["base"] == base
+        assert (folder / "90-tiny.mp4").stat().st_size == entry["bytes"]
+        assert (folder / "index.html").is_file()
+    started = [e for e in render_events(client)[seen:] if e["kind"] == "started"]
+    assert len(started) == 2 and {e["worker"] for e in started} <= set(client.nthreads())
+    assert not (out / ".work").exists()

@@ -1,0 +1,183 @@
+"""The render farm against plain sequential `manim`, side by side in one run.
+
+    python bench/bench_farm.py [--quality l|m|h|k] [--scenes a,b,...] [--workers N]
+
+Renders the same scenes (default: the whole lesson, at -qh) three ways, silent so every
+way draws the same frames:
+
+1. plain sequential `manim render` of each scene (per-scene times are printed too);
+2. `render.py render --jobs N` (a local process per job);
+3. `render.py render --scheduler ...` on a `distributed.LocalCluster` of N worker
+   processes with one thread each, started before the clock runs.
+
+Then the scheduling overhead on that cluster: the round trip of an empty Dask task, and
+for one short scene, the driver's wall time on the cluster minus a local `--jobs 1`
+run (connecting, sending the task, returning the clip's bytes and decoding them again).
+Not part of the test suite: at -qh the whole lesson takes tens of minutes on 2 cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import scenes  # noqa: E402
+from rendering import settings  # noqa: E402
+
+
+def timed(cmd: list[str], **kwargs) -> float:
+    start = time.perf_counter()
+    subprocess.run(
+        cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **kwargs
+    )
+    return time.perf_counter() - start
+
+
+def plain_manim(info, quality: str, media: Path) -> float:
+    module_file = ROOT / (info.module.replace(".", "/") + ".py")
+    return timed(
+        [
+            sys.executable,
+            "-m",
+            "manim",
+            "render",
+            f"-q{quality}",
+            "--disable_caching",
+            "--media_dir",
+            str(media),
+            str(module_file),
+            info.class_name,
+        ]
+    )
+
+
+def driver(slugs: list[str], quality: str, out: Path, *extra: str) -> list[str]:
+    return [
+        sys.executable,
+        "render.py",
+        "render",
+        *slugs,
+        "-q",
+        quality,
+        "--voice",
+        "none",
+        "--force",
+        "--output",
+        str(out),
+        *extra,
+    ]
+
+
+def _noop() -> int:
+    return 0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--quality",
+        default="h",
+        choices=list(settings.QUALITIES),
+        help="Manim quality preset (default h: 1080p60)",
+    )
+    ap.add_argument(
+        "--scenes", default="", help="comma-separated slugs (default: every scene of the lesson)"
+    )
+    ap.add_argument(
+        "--workers",
+        type=int,
+        default=2,
+        help="local --jobs, and the LocalCluster's worker processes (default 2)",
+    )
+    args = ap.parse_args()
+    try:
+        chosen = [scenes.get(s) for s in args.scenes.split(",") if s] or scenes.ordered()
+    except scenes.UnknownScene as exc:
+        sys.exit(f"error: {exc}")
+    slugs = [i.slug for i in chosen]
+    q, n = args.quality, args.workers
+    work = Path(tempfile.mkdtemp(prefix="pe-bench-farm-"))
+    try:
+        per_scene = {i.slug: plain_manim(i, q, work / "plain") for i in chosen}
+        plain = sum(per_scene.values())
+        local = timed(driver(slugs, q, work / "local", "--jobs", str(n)))
+
+        from distributed import Client, LocalCluster
+
+        started = time.perf_counter()
+        with (
+            LocalCluster(
+                n_workers=n,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=":0",
+                silence_logs=logging.ERROR,
+            ) as cluster,
+            Client(cluster, set_as_default=False) as client,
+        ):
+            startup = time.perf_counter() - started
+            address = cluster.scheduler_address
+            farm = timed(driver(slugs, q, work / "farm", "--scheduler", address))
+
+            client.submit(_noop, pure=False).result()  # warm
+            trips = []
+            for _ in range(30):
+                t = time.perf_counter()
+                client.submit(_noop, pure=False).result()
+                trips.append(time.perf_counter() - t)
+            shortest = min(per_scene, key=per_scene.get)
+            one_farm = timed(driver([shortest], q, work / "one-farm", "--scheduler", address))
+        one_local = timed(driver([shortest], q, work / "one-local", "--jobs", "1"))
+
+        print(f"scenes ({len(slugs)}): {', '.join(slugs)}")
+        print(f"quality: -q{q} ({settings.folder_name(q, '16:9')}), silent, workers: {n}")
+        print(f"\n{'way':<44}{'wall':>9}   of plain")
+        print(f"{'plain sequential manim':<44}{plain:>8.1f}s   1.00x")
+        for label, seconds in (
+            (f"render.py --jobs {n} (local processes)", local),
+            (f"render.py --scheduler (LocalCluster {n}x1 thread)", farm),
+        ):
+            print(f"{label:<44}{seconds:>8.1f}s   {seconds / plain:.2f}x")
+        print(
+            f"{'ideal on ' + str(n) + ' cores (plain / ' + str(n) + ')':<44}{plain / n:>8.1f}s   {1 / n:.2f}x"
+        )
+        longest = max(per_scene, key=per_scene.get)
+        print(
+            f"{'longest scene alone (' + longest + ')':<44}{per_scene[longest]:>8.1f}s   "
+            f"{per_scene[longest] / plain:.2f}x"
+        )
+        print("\nscheduling overhead on the cluster:")
+        print(f"  LocalCluster start (not in the times above) {startup:>8.1f}s")
+        print(
+            f"  empty Dask task round trip                  {statistics.median(trips) * 1000:>8.1f} ms "
+            f"(median of {len(trips)})"
+        )
+        print(
+            f"  one job ({shortest}): cluster {one_farm:.1f}s vs local --jobs 1 {one_local:.1f}s "
+            f"= {one_farm - one_local:+.1f}s per run"
+        )
+        print(
+            f"  whole run: cluster - local = {farm - local:+.1f}s over {len(slugs)} jobs "
+            f"= {(farm - local) / len(slugs):+.2f}s per job"
+        )
+        print(f"\nplain manim per scene at -q{q}:")
+        for slug, seconds in per_scene.items():
+            print(f"  {slug:<22}{seconds:>8.1f}s")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
