@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import dataclasses
 import json
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
+import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -284,21 +288,26 @@ class Runner:
 
     def run(self) -> None:
         remove_stale_work(self.work_root)
-        try:
-            for index in self.order:
-                self.submit(index)
-            while self.running:
-                futures = {run.future: i for i, run in self.running.items()}
-                done, _ = cf.wait(futures, timeout=0.2, return_when=cf.FIRST_COMPLETED)
-                for event in self.executor.events():
-                    self.on_event(event)
-                for future in done:
-                    if futures[future] in self.running:
-                        self.on_done(futures[future])
-        except KeyboardInterrupt:
-            self.stop_all()
-        finally:
-            _remove_if_empty(self.work_root)
+        with _stop_requests() as stop:
+            try:
+                for index in self.order:
+                    self.submit(index)
+                while self.running and not stop.is_set():
+                    futures = {run.future: i for i, run in self.running.items()}
+                    done, _ = cf.wait(futures, timeout=0.2, return_when=cf.FIRST_COMPLETED)
+                    if stop.is_set():
+                        break  # what finished as the signal came is not trusted either
+                    for event in self.executor.events():
+                        self.on_event(event)
+                    for future in done:
+                        if futures[future] in self.running:
+                            self.on_done(futures[future])
+                if stop.is_set():
+                    raise KeyboardInterrupt
+            except KeyboardInterrupt:
+                self.stop_all()
+            finally:
+                _remove_if_empty(self.work_root)
 
     def work_dir(self, index: int) -> Path:
         """A fresh folder beside the outputs (same file system: the install is a rename)."""
@@ -410,6 +419,27 @@ class Runner:
         for index, run in list(self.running.items()):
             message = "interrupted" if run.workers else "not started (interrupted)"
             self.finish(index, run.outcome("failed", message=message))
+
+
+@contextlib.contextmanager
+def _stop_requests() -> Iterator[threading.Event]:
+    """Ctrl-C and SIGTERM set an event instead of raising where they land.
+
+    A KeyboardInterrupt raised inside concurrent.futures.wait can leave a future's lock
+    taken, and the thread that settles that future then waits forever; the run loop
+    checks the event between waits instead.
+    """
+    stop = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+    signals = (signal.SIGINT, signal.SIGTERM)
+    previous = {s: signal.signal(s, lambda *_: stop.set()) for s in signals}
+    try:
+        yield stop
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
 
 
 def check_output(job: Job, path: Path):
