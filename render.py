@@ -501,18 +501,25 @@ def render(
     console.print(summary_table(report))
     for o in report.outcomes:
         if o.note:
-            click.echo(f"warning: {o.job.slug}: {o.note}", err=True)
+            click.echo(f"warning: {_named(o)}: {o.note}", err=True)
     print_voice_notes(jobs_, voice, fmt)
+    finish_run(report, [(jobs_, output)], lesson, console, force)
+
+
+def finish_run(report, groups, lesson: bool, console, force: bool) -> None:
+    """Report failures, join and publish each (jobs, output root) group, then exit."""
     for o in report.failed:
-        click.echo(f"error: {o.job.slug}: {o.message}", err=True)
+        click.echo(f"error: {_named(o)}: {o.message}", err=True)
         if o.detail:
             click.echo(o.detail, err=True)
     problems = []
     if lesson and (report.failed or report.interrupted):
         problems.append("lesson: not joined, because some clips did not render")
     elif lesson:
-        problems += join_folders(jobs_, output, console, force=force)
-    publish(jobs_, output, console)
+        for group_jobs, root in groups:
+            problems += join_folders(group_jobs, root, console, force=force)
+    for group_jobs, root in groups:
+        publish(group_jobs, root, console)
     for message in problems:
         click.echo(f"error: {message}", err=True)
     if report.interrupted:
@@ -600,27 +607,7 @@ def render_course(
     first_jobs = groups[0][0]
     for lang in course.langs:
         print_voice_notes([j for j in first_jobs if j.lang == lang], voice, fmt)
-    for o in report.failed:
-        click.echo(f"error: {_named(o)}: {o.message}", err=True)
-        if o.detail:
-            click.echo(o.detail, err=True)
-    problems = []
-    if course.lesson and (report.failed or report.interrupted):
-        problems.append("lesson: not joined, because some clips did not render")
-    elif course.lesson:
-        for set_jobs, root in groups:
-            problems += join_folders(set_jobs, root, console, force=force)
-    for set_jobs, root in groups:
-        publish(set_jobs, root, console)
-    for message in problems:
-        click.echo(f"error: {message}", err=True)
-    if report.interrupted:
-        click.echo(
-            "interrupted: finished outputs were kept; unfinished jobs left the previous files untouched",
-            err=True,
-        )
-        sys.exit(130)
-    sys.exit(1 if report.failed or problems else 0)
+    finish_run(report, groups, course.lesson, console, force)
 
 
 def _named(outcome) -> str:
