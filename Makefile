@@ -15,7 +15,7 @@ render: setup
 
 # One test process per core (pytest-xdist); `pytest tests/test_x.py` runs serially.
 test: lint
-	$(PY) -m pytest -q -n $(JOBS) --dist loadgroup
+	$(PY) -m pytest -q -n $(JOBS)
 
 lint: setup
 	$(PY) -m ruff check .
