@@ -487,11 +487,7 @@ def render(
     if dry_run:
         console.print(plan_table(planned, output))
         return
-    for folder in sorted({job.out_dir(output) for job in jobs_}):
-        try:
-            check_writable(folder)
-        except PipelineError as exc:
-            raise Fail(str(exc)) from None
+    _check_writable(jobs_, output)
     try:
         report = execute(
             planned, output, jobs, console, verbose=ctx.obj["verbose"], scheduler=scheduler
@@ -504,6 +500,15 @@ def render(
             click.echo(f"warning: {_named(o)}: {o.note}", err=True)
     print_voice_notes(jobs_, voice, fmt)
     finish_run(report, [(jobs_, output)], lesson, console, force)
+
+
+def _check_writable(jobs_, root: Path) -> None:
+    """Every output folder of `jobs_` under `root` can be written, or one line says why."""
+    for folder in sorted({job.out_dir(root) for job in jobs_}):
+        try:
+            check_writable(folder)
+        except PipelineError as exc:
+            raise Fail(str(exc)) from None
 
 
 def finish_run(report, groups, lesson: bool, console, force: bool) -> None:
@@ -583,11 +588,7 @@ def render_course(
         console.print(plan_table(planned, roots, title="course plan"))
         return
     for set_jobs, root in groups:
-        for folder in sorted({job.out_dir(root) for job in set_jobs}):
-            try:
-                check_writable(folder)
-            except PipelineError as exc:
-                raise Fail(str(exc)) from None
+        _check_writable(set_jobs, root)
     try:
         report = execute(
             planned,

@@ -22,7 +22,6 @@ import argparse
 import logging
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -32,15 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import scenes  # noqa: E402
+from bench.bench_render import timed  # noqa: E402
 from rendering import settings  # noqa: E402
-
-
-def timed(cmd: list[str], **kwargs) -> float:
-    start = time.perf_counter()
-    subprocess.run(
-        cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **kwargs
-    )
-    return time.perf_counter() - start
 
 
 def plain_manim(info, quality: str, media: Path) -> float:
