@@ -7,6 +7,7 @@ import os
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+import numpy as np
 from manim import (
     DOWN,
     LEFT,
@@ -139,9 +140,31 @@ class LessonScene(Scene):
             self._show_caption(caption(self.lang, self.slug, key))
 
     def play(self, *args: Any, **kwargs: Any) -> None:
+        start = self.renderer.time
         super().play(*args, **kwargs)
+        if self.renderer.skip_animations:
+            self._end_as_drawn(start)
         for hook in type(self).play_hooks:
             hook(self)
+
+    def _end_as_drawn(self, start: float) -> None:
+        """Leave a skipped play where a drawn one would have: same clock, same updated state.
+
+        Manim adds a skipped play's exact run time to the clock, while a drawn one adds
+        whole frames; and only a drawn one updates the mobjects once more at its end. A
+        range rendered with from/upto animation numbers skips the plays before it, so
+        without this its speech waits, beat times and always_redraw mobjects would drift
+        from the whole render's.
+        """
+        dt = 1 / self.camera.frame_rate
+        if self.is_current_animation_frozen_frame():
+            self.renderer.time = start + int(self.duration / dt) * dt
+        else:
+            time = start
+            for _ in np.arange(0, self.duration, 1 / config.frame_rate):
+                time += dt  # one addition per frame, as the renderer counts
+            self.renderer.time = time
+        self.update_mobjects(0)
 
     def wait_for_speech(self) -> None:
         """Hold the last frame until the current beat's speech (and a breath) is over."""
@@ -152,9 +175,15 @@ class LessonScene(Scene):
             self.wait((frames + 0.5) / config.frame_rate)
 
     def tear_down(self) -> None:
-        self.wait_for_speech()
-        self._run_hooks("<end>")
+        if not self.ended_early():
+            self.wait_for_speech()
+            self._run_hooks("<end>")
         super().tear_down()
+
+    def ended_early(self) -> bool:
+        """Whether the render stopped at its last animation (upto_animation_number) before the end."""
+        upto = config.upto_animation_number
+        return upto >= 0 and self.renderer.num_plays > upto
 
     def stage_mobjects(self, *keep: Mobject) -> list[Mobject]:
         """What is on stage: every mobject but the burned caption and those in `keep`."""

@@ -13,3 +13,15 @@ def plugin_scenes(monkeypatch):
     yield plugin_scenes.SCENES
     for info in plugin_scenes.SCENES:
         scenes.unregister(info.slug)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_media_dir(tmp_path_factory):
+    """Each test process builds Text and TeX in its own Manim media_dir.
+
+    Two xdist workers writing the same cached SVG at once can leave it cut short, and
+    every later Text with those words then fails to load.
+    """
+    from manim import config
+
+    config.media_dir = str(tmp_path_factory.mktemp("manim-media"))
