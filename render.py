@@ -388,6 +388,14 @@ def list_scenes(
 )
 @click.option("--force", is_flag=True, help="Render even when the output is up to date.")
 @click.option(
+    "--split/--no-split",
+    "split_long",
+    default=True,
+    show_default=True,
+    help="Draw a scene that would hold up the end of the run in ranges of animations on "
+    "several workers, sized from its last render's timings, and join the parts.",
+)
+@click.option(
     "--lesson",
     is_flag=True,
     help="Also join every clip into lesson.mp4 with chapters and lesson subtitles (implies --all).",
@@ -426,6 +434,7 @@ def render(
     jobs,
     scheduler,
     force,
+    split_long,
     lesson,
     dry_run,
     plan_file,
@@ -457,6 +466,7 @@ def render(
             jobs,
             scheduler,
             force,
+            split_long,
             dry_run,
             voice,
             voice_dir,
@@ -490,7 +500,13 @@ def render(
     _check_writable(jobs_, output)
     try:
         report = execute(
-            planned, output, jobs, console, verbose=ctx.obj["verbose"], scheduler=scheduler
+            planned,
+            output,
+            jobs,
+            console,
+            verbose=ctx.obj["verbose"],
+            scheduler=scheduler,
+            split_long=split_long,
         )
     except PipelineError as exc:
         raise Fail(str(exc)) from None
@@ -548,6 +564,7 @@ def render_course(
     jobs: int,
     scheduler: str | None,
     force: bool,
+    split_long: bool,
     dry_run: bool,
     voice: str,
     voice_dir: Path,
@@ -598,6 +615,7 @@ def render_course(
             verbose=ctx.obj["verbose"],
             scheduler=scheduler,
             work_root=output / WORK,
+            split_long=split_long,
         )
     except PipelineError as exc:
         raise Fail(str(exc)) from None

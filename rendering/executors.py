@@ -69,6 +69,7 @@ class Executor:
 
     remote = False  # True: results carry the files' bytes, not paths beside the outputs
     name = "local"
+    slots = 1  # tasks that can run at once
 
     def submit(self, task: Task, priority: float = 0.0) -> cf.Future:
         """Start `task` when a worker is free; higher `priority` first where the backend can."""
@@ -121,6 +122,7 @@ class LocalExecutor(Executor):
     def __init__(self, slots: int) -> None:
         ctx = mp.get_context("spawn")
         self.pool = ProcessPerJob(slots, ctx)
+        self.slots = self.pool.slots
         self.queue = ctx.Queue()
         self.sink = QueueEvents(self.queue)
 
@@ -320,6 +322,7 @@ class DaskExecutor(Executor):
         self.inbox: queue_mod.SimpleQueue = queue_mod.SimpleQueue()
         self.client.subscribe_topic(self.topic, lambda event: self.inbox.put(event[1]))
         self.futures: dict[str, Any] = {}  # key -> Dask future, until it settles
+        self.slots = max(1, sum(self.client.nthreads().values()))
         self.lock = threading.Lock()  # futures settle in Dask's callback threads
 
     def submit(self, task: Task, priority: float = 0.0) -> cf.Future:

@@ -48,6 +48,8 @@ class ClipEntry:
     recorded_beats: list[str] = field(default_factory=list)
     speech: dict[str, list] = field(default_factory=dict)  # beat -> spoken sentence spans
     sound: dict[str, Any] | None = None  # codec, rate, seconds, lufs, true_peak_dbtp
+    animations: list[list[float]] = field(default_factory=list)  # per play: [build, draw] s
+    parts: int = 1  # ranges of animations drawn by different workers, then joined
 
     @classmethod
     def from_dict(cls, data: object) -> ClipEntry | None:

@@ -17,18 +17,28 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import av
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from rendering import captions, encoders, settings
+from rendering import captions, encoders, settings, split
 from rendering.executors import Event, Executor, ExecutorError, Progressed, Started, connect
 from rendering.files import publish_mode
 from rendering.jobs import Job, Planned
 from rendering.manifest import NAME as MANIFEST
 from rendering.manifest import ClipEntry, Manifest
 from rendering.validate import InvalidOutput, check_image, check_video
-from rendering.worker import JobFailed, Rendered, RenderResult, Task, speech_files
+from rendering.worker import (
+    JobFailed,
+    Rendered,
+    RenderResult,
+    Span,
+    Task,
+    complete,
+    describe_error,
+    speech_files,
+)
 
 WORK = ".work"  # temporary job folders live under the output root: same filesystem, atomic renames
 
@@ -145,6 +155,8 @@ def install(job: Job, result: RenderResult, root: Path) -> Path:
         recorded_beats=narration.recorded if narration else [],
         speech=result.speech or {},
         sound=result.sound,
+        animations=result.animations or [],
+        parts=result.parts,
     )
     with Manifest.update(folder) as manifest:
         manifest.data.update({"lang": job.lang, "quality": job.quality, "aspect": job.aspect})
@@ -171,12 +183,15 @@ def execute(
     verbose: bool = False,
     scheduler: str | None = None,
     work_root: Path | None = None,
+    split_long: bool = True,
 ) -> RunReport:
     """Render every job that is not cached: `jobs` local processes, or on a Dask cluster.
 
     `root` is the output root of every job, or a list with each job's own root (a course
     plan: one root per parameter set), all in one schedule. Work folders live under
     `work_root` (default: the first root's .work), which must be on the roots' file system.
+    With `split_long`, a job that would hold up the end of the run is drawn in spans by
+    several workers, as its last render's timings suggest (see Runner).
     Raises PipelineError (one line) when the scheduler cannot be reached.
     """
     roots = list(root) if isinstance(root, list) else [root] * len(planned)
@@ -214,7 +229,17 @@ def execute(
             transient=False,
         ) as progress,
     ):
-        Runner(todo, todo_roots, executor, progress, report, verbose, work_root, todo_labels).run()
+        Runner(
+            todo,
+            todo_roots,
+            executor,
+            progress,
+            report,
+            verbose,
+            work_root,
+            todo_labels,
+            split_long,
+        ).run()
     return report
 
 
@@ -229,8 +254,10 @@ def folder_labels(jobs: list[Job], roots: list[Path]) -> list[str]:
 
 @dataclass
 class Running:
-    """A submitted job: its future, its local work folder, and the workers that started it."""
+    """A submitted task (a whole job, or one span of a split one): its future, its local
+    work folder, and the workers that started it."""
 
+    index: int  # the job's
     job: Job
     future: cf.Future
     submitted: float
@@ -239,16 +266,35 @@ class Running:
     workers: list[str] = field(default_factory=list)
     note: str = ""
     where: str = ""
+    span: Span | None = None
 
-    def outcome(self, status: str, **kwargs) -> Outcome:
-        since = self.started if self.started is not None else self.submitted
+    def outcome(self, status: str, since: float | None = None, **kwargs) -> Outcome:
+        if since is None:
+            since = self.started if self.started is not None else self.submitted
         return Outcome(
             self.job, status, time.monotonic() - since, note=self.note, where=self.where, **kwargs
         )
 
 
+@dataclass
+class Split:
+    """A job drawn as spans by several tasks: the parts back so far, then their join."""
+
+    units: list[int]
+    done: dict[int, tuple[Span, RenderResult]] = field(default_factory=dict)
+    folders: list[Path] = field(default_factory=list)  # the parts' work folders, kept to join
+    started: float | None = None
+    join: cf.Future | None = None
+    run: Running | None = None  # the last part back, which stands for the job while joining
+
+
 class Runner:
-    """Submits every job to an executor, longest first, and installs each result as it comes."""
+    """Submits every job to an executor, longest first, and installs each result as it comes.
+
+    A long job may be split into spans of animations (split.py), one task each, when the
+    last run's timings say it would otherwise hold up the end of the run; the client joins
+    its parts, then voices, checks and installs the whole as for any job.
+    """
 
     RETRIES = 1  # a job whose worker died may start once more, on another worker (Dask)
 
@@ -262,12 +308,13 @@ class Runner:
         verbose: bool,
         work_root: Path,
         labels: list[str] | None = None,  # each job's folder, where a run writes to several
+        allow_split: bool = True,
     ) -> None:
         self.todo, self.roots, self.executor, self.progress = todo, roots, executor, progress
         self.report, self.verbose = report, verbose
         self.work_root = work_root
         self.labels = labels if labels is not None else folder_labels(todo, roots)
-        self.running: dict[int, Running] = {}
+        self.running: dict[int, Running] = {}  # by unit
         # Longest first keeps the workers busy until the end: the expected scene seconds
         # (the last render's, else the same scene's in another folder, else its speech)
         # times the pixels per second of the job's frame.
@@ -276,7 +323,17 @@ class Runner:
             (seconds or 0.0) * pixel_rate(job)
             for job, seconds in zip(todo, self.expected, strict=True)
         ]
-        self.order = sorted(range(len(todo)), key=lambda i: -self.cost[i])
+        # units: what the executor runs, (job, span); a span only for a split job's parts
+        self.units: list[tuple[int, Span | None]] = []
+        self.unit_cost: list[float] = []
+        self.splits: dict[int, Split] = {}
+        timings = previous_timings(todo, roots) if allow_split else [None] * len(todo)
+        for index, job in enumerate(todo):
+            self.plan_units(index, job, timings[index])
+        self.order = sorted(range(len(self.units)), key=lambda u: -self.unit_cost[u])
+        self.drawn = [0.0] * len(self.units)  # scene seconds each unit has drawn
+        self.ended: set[int] = set()  # jobs with an outcome
+        self.joiner = cf.ThreadPoolExecutor(1, thread_name_prefix="join")
         self.tasks = {
             i: progress.add_task(
                 f"{self.labels[i]} {job.info.stem}".strip(),
@@ -286,105 +343,175 @@ class Runner:
             for i, job in enumerate(todo)
         }
 
+    def plan_units(self, index: int, job: Job, animations: list[list[float]] | None) -> None:
+        """The job as one task, or as spans sized from its last timings (split.py)."""
+        parts = 1
+        if animations and splittable(job):
+            per_slot = sum(self.cost) / self.executor.slots
+            share = 2 * self.cost[index] / per_slot if per_slot else 0.0
+            parts = split.part_count(animations, share, self.executor.slots)
+        if parts == 1:
+            self.units.append((index, None))
+            self.unit_cost.append(self.cost[index])
+            return
+        spans = split.spans(animations, parts)
+        costs = [split.part_cost(animations, *span) for span in spans]
+        first = len(self.units)
+        for span, cost in zip(spans, costs, strict=True):
+            self.units.append((index, span))
+            self.unit_cost.append(self.cost[index] * cost / sum(costs))
+        self.splits[index] = Split(list(range(first, len(self.units))))
+
     def run(self) -> None:
         remove_stale_work(self.work_root)
         with _stop_requests() as stop:
             try:
-                for index in self.order:
-                    self.submit(index)
-                while self.running and not stop.is_set():
-                    futures = {run.future: i for i, run in self.running.items()}
+                for unit in self.order:
+                    self.submit(unit)
+                while (self.running or self.joining()) and not stop.is_set():
+                    futures = {run.future: ("unit", u) for u, run in self.running.items()}
+                    futures.update({s.join: ("join", i) for i, s in self.joining().items()})
                     done, _ = cf.wait(futures, timeout=0.2, return_when=cf.FIRST_COMPLETED)
                     if stop.is_set():
                         break  # what finished as the signal came is not trusted either
                     for event in self.executor.events():
                         self.on_event(event)
                     for future in done:
-                        if futures[future] in self.running:
-                            self.on_done(futures[future])
+                        kind, which = futures[future]
+                        if kind == "join":
+                            self.on_joined(which)
+                        elif which in self.running:
+                            self.on_done(which)
                 if stop.is_set():
                     raise KeyboardInterrupt
             except KeyboardInterrupt:
                 self.stop_all()
             finally:
+                self.joiner.shutdown(wait=True, cancel_futures=True)
                 _remove_if_empty(self.work_root)
 
-    def work_dir(self, index: int) -> Path:
+    def joining(self) -> dict[int, Split]:
+        return {i: s for i, s in self.splits.items() if s.join is not None and i not in self.ended}
+
+    def work_dir(self, unit: int, joined: bool = False) -> Path:
         """A fresh folder beside the outputs (same file system: the install is a rename)."""
-        folder = self.work_root / f"{os.getpid()}-{index}-{self.todo[index].slug}"
+        index, span = self.units[unit]
+        part = "-joined" if joined else f"-{span[0]}-{span[1]}" if span else ""
+        folder = self.work_root / f"{os.getpid()}-{unit}-{self.todo[index].slug}{part}"
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
         return folder
 
-    def submit(self, index: int) -> None:
+    def submit(self, unit: int) -> None:
+        index, span = self.units[unit]
         job = self.todo[index]
         remote = self.executor.remote
-        work_dir = None if remote else self.work_dir(index)
+        work_dir = None if remote else self.work_dir(unit)
         task = Task(
-            index,
+            unit,
             job,
             job.key_parts(),
             None if remote else str(work_dir),
-            speech_files(job) if remote else None,
+            speech_files(job) if remote and span is None else None,
             self.verbose,
+            span,
         )
-        future = self.executor.submit(task, priority=self.cost[index])
-        running = Running(job, future, time.monotonic(), work_dir, where=self.labels[index])
-        self.running[index] = running
+        future = self.executor.submit(task, priority=self.unit_cost[unit])
+        where = self.labels[index]
+        submitted = time.monotonic()
+        self.running[unit] = Running(
+            index, job, future, submitted, work_dir, where=where, span=span
+        )
 
     def on_event(self, event: Event) -> None:
         run = self.running.get(event.index)
         if run is None:
             return
-        task = self.tasks[event.index]
+        task = self.tasks[run.index]
         if isinstance(event, Progressed):
-            self.progress.update(task, completed=event.seconds)
+            self.drawn[event.index] = event.seconds
+            siblings = self.splits[run.index].units if run.index in self.splits else [event.index]
+            self.progress.update(task, completed=sum(self.drawn[u] for u in siblings))
             return
         run.workers.append(event.worker)
         run.started = time.monotonic()
+        if run.index in self.splits and self.splits[run.index].started is None:
+            self.splits[run.index].started = run.started
         if len(run.workers) == 1:
             self.progress.update(task, status="rendering")
         elif len(run.workers) <= 1 + self.RETRIES:
             run.note = (
                 f"its worker ({run.workers[-2]}) died mid-job; rendered again on {event.worker}"
             )
-            self.progress.update(task, completed=0, status="[yellow]retrying")
+            self.drawn[event.index] = 0.0
+            self.progress.update(task, status="[yellow]retrying")
         else:
             run.future.cancel()
             problem = (
                 f"worker died {len(run.workers) - 1} times on it ({', '.join(run.workers)}); "
                 "check the workers' memory and logs, then rerun"
             )
-            self.finish(event.index, run.outcome("failed", message=problem))
+            self.fail(event.index, problem)
 
-    def on_done(self, index: int) -> None:
-        run = self.running[index]
+    def on_done(self, unit: int) -> None:
+        run = self.running[unit]
         try:
             rendered = run.future.result()
         except cf.CancelledError:
-            outcome = run.outcome("failed", message="cancelled")
+            return self.fail(unit, "cancelled")
         except JobFailed as exc:
-            outcome = run.outcome("failed", message=exc.message, detail=exc.detail)
+            return self.fail(unit, exc.message, exc.detail)
         except Exception as exc:  # noqa: BLE001 - WorkerDied, or what a backend raised
-            outcome = run.outcome("failed", message=str(exc) or type(exc).__name__)
-        else:
-            try:
-                path = install(run.job, self.receive(index, rendered), self.roots[index])
-                outcome = run.outcome("rendered", path=path)
-                outcome.seconds = rendered.seconds or outcome.seconds  # the worker's own clock
-            except InvalidOutput as exc:
-                outcome = run.outcome("failed", message=f"the returned file is bad: {exc}")
-            except OSError as exc:
-                problem = f"could not install the output ({exc})"
-                outcome = run.outcome("failed", message=problem)
-        self.finish(index, outcome)
+            return self.fail(unit, str(exc) or type(exc).__name__)
+        try:
+            result = self.receive(unit, rendered)
+            if run.span is not None:
+                return self.on_part(unit, result)
+            path = install(run.job, result, self.roots[run.index])
+        except InvalidOutput as exc:
+            return self.fail(unit, f"the returned file is bad: {exc}")
+        except OSError as exc:
+            return self.fail(unit, f"could not install the output ({exc})")
+        outcome = run.outcome("rendered", path=path)
+        outcome.seconds = rendered.seconds or outcome.seconds  # the worker's own clock
+        self.finish(unit, outcome)
 
-    def receive(self, index: int, rendered: Rendered) -> RenderResult:
+    def on_part(self, unit: int, result: RenderResult) -> None:
+        """Keep a part of a split job; once all are back, join them in the client's thread."""
+        run = self.running.pop(unit)
+        split_ = self.splits[run.index]
+        split_.done[unit] = (run.span, result)
+        if run.work_dir is not None:
+            split_.folders.append(run.work_dir)
+        if len(split_.done) < len(split_.units):
+            return
+        self.progress.update(self.tasks[run.index], status="joining")
+        folder = self.work_dir(split_.units[0], joined=True)
+        split_.folders.append(folder)
+        split_.join = self.joiner.submit(join_parts, run.job, list(split_.done.values()), folder)
+        split_.run = run
+
+    def on_joined(self, index: int) -> None:
+        split_ = self.splits[index]
+        run, since = split_.run, split_.started
+        try:
+            path = install(run.job, split_.join.result(), self.roots[index])
+            outcome = run.outcome("rendered", since=since, path=path)
+        except (JobFailed, InvalidOutput) as exc:
+            outcome = run.outcome("failed", since=since, message=f"joining its parts failed: {exc}")
+        except OSError as exc:
+            outcome = run.outcome("failed", since=since, message=f"could not install it ({exc})")
+        except Exception as exc:  # noqa: BLE001 - voicing the joined clip, in one line
+            message = f"joining its parts failed: {describe_error(exc)}"
+            outcome = run.outcome("failed", since=since, message=message)
+        self.end(index, outcome)
+
+    def receive(self, unit: int, rendered: Rendered) -> RenderResult:
         """A local result as it is; a remote one written beside the outputs and checked again."""
         if rendered.files is None:
             return rendered.result
-        run = self.running[index]
-        run.work_dir = self.work_dir(index)
+        run = self.running[unit]
+        run.work_dir = self.work_dir(unit)
         result = rendered.result
         clip = run.work_dir / Path(result.file).name
         clip.write_bytes(rendered.files["file"])
@@ -399,10 +526,32 @@ class Runner:
             )
         return dataclasses.replace(result, file=str(clip), poster=str(poster) if poster else None)
 
-    def finish(self, index: int, outcome: Outcome) -> None:
-        run = self.running.pop(index)
-        if run.work_dir is not None:
-            shutil.rmtree(run.work_dir, ignore_errors=True)
+    def fail(self, unit: int, message: str, detail: str | None = None) -> None:
+        """A task failed: its job fails, with its other parts (if split) cancelled."""
+        run = self.running[unit]
+        self.finish(unit, run.outcome("failed", message=message, detail=detail))
+
+    def finish(self, unit: int, outcome: Outcome) -> None:
+        """A task ended with its job's outcome; a split job's other parts go with it."""
+        index = self.running[unit].index
+        for sibling in self.splits[index].units if index in self.splits else [unit]:
+            run = self.running.pop(sibling, None)
+            if run is None:
+                continue
+            if sibling != unit:
+                run.future.cancel()
+            if run.work_dir is not None:
+                shutil.rmtree(run.work_dir, ignore_errors=True)
+        self.end(index, outcome)
+
+    def end(self, index: int, outcome: Outcome) -> None:
+        """Record a job's outcome once, and clear what its split parts left."""
+        if index in self.ended:
+            return
+        self.ended.add(index)
+        if index in self.splits:
+            for folder in self.splits[index].folders:
+                shutil.rmtree(folder, ignore_errors=True)
         self.report.outcomes.append(outcome)
         task = self.tasks[index]
         total = self.progress.tasks[task].total or 1
@@ -416,9 +565,35 @@ class Runner:
         for event in self.executor.events():  # which jobs had started, for the summary
             if isinstance(event, Started) and event.index in self.running:
                 self.running[event.index].workers.append(event.worker)
-        for index, run in list(self.running.items()):
-            message = "interrupted" if run.workers else "not started (interrupted)"
-            self.finish(index, run.outcome("failed", message=message))
+        for unit, run in list(self.running.items()):
+            if unit in self.running:
+                message = "interrupted" if run.workers else "not started (interrupted)"
+                self.fail(unit, message)
+        for index, split_ in self.joining().items():
+            self.end(index, split_.run.outcome("failed", message="interrupted"))
+
+
+def splittable(job: Job) -> bool:
+    """Whether a job may be drawn in spans: an mp4 (joined by copying H.264 packets) of a
+    scene that does not ask to stay whole."""
+    return job.fmt == "mp4" and not job.transparent and job.info.load().SPLITS
+
+
+def join_parts(job: Job, parts: list[tuple[Span, RenderResult]], folder: Path) -> RenderResult:
+    """A split job's parts joined (packets copied), then voiced and checked like a whole clip."""
+    parts = sorted(parts, key=lambda p: p[0])
+    silent = folder / f"{job.info.stem}.joined.mp4"
+    try:
+        split.join([Path(result.file) for _, result in parts], silent)
+    except av.FFmpegError as exc:
+        raise InvalidOutput(f"the parts do not join ({exc})") from None
+    beats = [(key, start) for key, start in parts[-1][1].beats]  # the last part saw them all
+    result = complete(job, silent, beats, folder)
+    frames = sum(r.frames for _, r in parts)
+    if result.frames != frames:
+        raise InvalidOutput(f"the joined clip has {result.frames} frames, its parts {frames}")
+    timings = split.merged_timings([(span, r.animations or []) for span, r in parts])
+    return dataclasses.replace(result, animations=timings, parts=len(parts))
 
 
 @contextlib.contextmanager
@@ -500,6 +675,17 @@ def expected_seconds(jobs: list[Job], roots: list[Path]) -> list[float | None]:
         if seconds is None and job.narration is not None:
             seconds = sum(job.narration.seconds().values()) or None
         out.append(seconds)
+    return out
+
+
+def previous_timings(jobs: list[Job], roots: list[Path]) -> list[list[list[float]] | None]:
+    """Each job's per-animation timings from its output's last render, where the manifest has them."""
+    manifests: dict[Path, Manifest] = {}
+    out = []
+    for job, root in zip(jobs, roots, strict=True):
+        folder = job.out_dir(root)
+        entry = manifests.setdefault(folder, Manifest.load(folder)).entry(job.slug, job.variant)
+        out.append(entry.animations if entry and entry.animations else None)
     return out
 
 

@@ -29,7 +29,8 @@ from rendering.jobs import Job
 from rendering.validate import check_image, check_video
 
 
-def manim_config(job: Job, media_dir: Path) -> dict[str, Any]:
+def manim_config(job: Job, media_dir: Path, span: Span | None = None) -> dict[str, Any]:
+    """Manim's settings for `job`; with `span`, only those animations are drawn."""
     geo = settings.geometry(job.quality, job.aspect, composed_for(job))
     cfg: dict[str, Any] = {
         "media_dir": str(media_dir),
@@ -46,6 +47,8 @@ def manim_config(job: Job, media_dir: Path) -> dict[str, Any]:
     }
     if job.fmt == "mp4" and not job.transparent:
         cfg["video_encoder_options"] = {"preset": settings.X264_PRESETS[job.quality], "crf": "23"}
+    if span is not None:
+        cfg["from_animation_number"], cfg["upto_animation_number"] = span
     return encoders.adjust_config(job, cfg)
 
 
@@ -63,6 +66,20 @@ class RenderResult:
     beats: list[list]  # [beat key, start second]
     sound: dict[str, Any] | None = None  # measured codec, rate, loudness and peak
     speech: dict[str, list] | None = None  # beat -> spoken sentence spans
+    animations: list[list[float]] | None = None  # per play: [build, draw] wall seconds
+    parts: int = 1  # ranges of animations drawn apart and joined
+
+
+Span = tuple[int, int]  # the first and last animation (play or wait) number to draw
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """Manim's silent video of a job (or of one span of its animations), and its timings."""
+
+    file: Path
+    beats: list[tuple[str, float]]
+    animations: list[list[float]]  # per play: [build, draw] wall seconds; see split.py
 
 
 def composed_for(job: Job) -> bool:
@@ -70,39 +87,76 @@ def composed_for(job: Job) -> bool:
     return settings.SHAPES[job.aspect] in job.info.load().SHAPES
 
 
-def render(job: Job, work_dir: Path, report=None) -> RenderResult:
-    """Render, validate and make a poster; returns what the manifest needs."""
+def draw(
+    job: Job,
+    work_dir: Path,
+    report=None,
+    span: Span | None = None,
+    frame: dict[str, Any] | None = None,
+    speech: dict[str, float] | None = None,
+) -> Drawn:
+    """Let Manim draw the job's frames into a silent video under `work_dir`.
+
+    `report` gets the scene seconds drawn so far after every play. `span` draws only
+    those animations (the ones before it are skipped, not drawn). `frame` overrides
+    Manim's pixel size or frame rate, and `speech` the narration's beat lengths (tests).
+    """
     from manim import tempconfig
 
     from scenes.base import LessonScene
 
     scene_cls = job.info.load()
-    media_dir = work_dir / "manim"
-    narration = job.narration
-    hook = None
-    if report is not None:
-        hook = lambda scene: report(float(scene.renderer.time))  # noqa: E731
-        LessonScene.play_hooks.append(hook)
+    drawn_seconds = 0.0
+    clock: list[tuple[float, float, bool]] = []  # every play: wall clock at start and end, drawn
+
+    def record(scene) -> None:
+        nonlocal drawn_seconds
+        end = time.perf_counter()
+        drawn = not scene.renderer.skip_animations
+        clock.append((scene.play_started, end, drawn))
+        if drawn:
+            drawn_seconds += float(scene.duration)
+        if report is not None:
+            report(drawn_seconds)
+
+    if speech is None and job.narration is not None:
+        speech = job.narration.seconds()
+    LessonScene.play_hooks.append(record)
     logging.getLogger("manim").setLevel(logging.ERROR)
     try:
-        with tempconfig(manim_config(job, media_dir)):
+        with tempconfig({**manim_config(job, work_dir / "manim", span), **(frame or {})}):
+            begun = time.perf_counter()
             scene = scene_cls(
-                params=job.params,
-                lang=job.lang,
-                burn_captions=job.burn_captions,
-                speech=narration.seconds() if narration else None,
+                params=job.params, lang=job.lang, burn_captions=job.burn_captions, speech=speech
             )
             scene.render()
             writer = scene.renderer.file_writer
             # only the artifact the plan has: the other path properties raise
             produced = Path(writer.image_file_path if job.fmt == "png" else writer.movie_file_path)
     finally:
-        if hook is not None:
-            LessonScene.play_hooks.remove(hook)
+        LessonScene.play_hooks.remove(record)
+    return Drawn(produced, [(k, round(t, 3)) for k, t in scene.beats], timings(begun, clock))
+
+
+def timings(begun: float, clock: list[tuple[float, float, bool]]) -> list[list[float]]:
+    """Per play, [build, draw] seconds: the wall time before it (and in it, when skipped), in it."""
+    out, last = [], begun
+    for start, end, drawn in clock:
+        build, inside = start - last, end - start
+        out.append(
+            [round(build + (0.0 if drawn else inside), 3), round(inside if drawn else 0.0, 3)]
+        )
+        last = end
+    return out
+
+
+def complete(job: Job, drawn: Path, beats: list[tuple[str, float]], work_dir: Path) -> RenderResult:
+    """From Manim's video to the delivered clip: convert, validate, poster, and voice it."""
+    narration = job.narration
     geo = encoders.output_geometry(job)  # a GIF is smaller and slower than the job's frame
     voiced = narration is not None and job.fmt in audio.CODECS
     silent_name = f"{job.info.stem}.silent.{job.fmt}" if voiced else job.filename
-    final = encoders.finish(job, produced, work_dir / silent_name)
+    final = encoders.finish(job, drawn, work_dir / silent_name)
     poster = work_dir / f"{job.info.stem}.png"
     if job.fmt == "png":
         checked = check_image(final, geo.width, geo.height)
@@ -111,7 +165,6 @@ def render(job: Job, work_dir: Path, report=None) -> RenderResult:
         checked = check_video(
             final, geo.width, geo.height, None if job.fmt == "gif" else geo.fps, poster
         )
-    beats = [(k, round(t, 3)) for k, t in scene.beats]
     sound = speech = None
     if voiced:
         track = narration.track(beats, checked.duration)
@@ -139,6 +192,31 @@ def render(job: Job, work_dir: Path, report=None) -> RenderResult:
         beats=[[k, t] for k, t in beats],
         sound=sound,
         speech=speech,
+    )
+
+
+def render(job: Job, work_dir: Path, report=None, span: Span | None = None) -> RenderResult:
+    """Render, validate and make a poster; returns what the manifest needs.
+
+    With `span`, only that range of animations: Manim's silent video as it is, to be
+    joined with the other ranges' (split.py) and completed by the client.
+    """
+    drawn = draw(job, work_dir, report, span)
+    if span is None:
+        result = complete(job, drawn.file, drawn.beats, work_dir)
+        return dataclasses.replace(result, animations=drawn.animations)
+    geo = settings.geometry(job.quality, job.aspect)
+    checked = check_video(drawn.file, geo.width, geo.height, geo.fps)
+    return RenderResult(
+        file=str(drawn.file),
+        poster=None,
+        duration=checked.duration,
+        frames=checked.frames,
+        width=checked.width,
+        height=checked.height,
+        fps=geo.fps,
+        beats=[[k, t] for k, t in drawn.beats],
+        animations=drawn.animations,
     )
 
 
@@ -214,6 +292,7 @@ class Task:
     work_dir: str | None = None
     speech: dict[str, bytes] | None = None
     verbose: bool = False
+    span: Span | None = None  # draw only these animations (a part of a split job)
 
 
 @dataclass(frozen=True)
@@ -247,7 +326,7 @@ def run_task(task: Task, events: Events, worker: str = "local") -> Rendered:
             if task.work_dir is not None:
                 exit_with_parent(Path(task.work_dir))
                 work = Path(task.work_dir)
-                result = render(task.job, work, lambda t: events.progress(task.index, t))
+                result = render(task.job, work, lambda t: events.progress(task.index, t), task.span)
                 return Rendered(result, None, worker, time.monotonic() - started)
             result, files = _render_detached(task, events)
             return Rendered(result, files, worker, time.monotonic() - started)
@@ -296,7 +375,7 @@ def _render_detached(task: Task, events: Events) -> tuple[RenderResult, dict[str
         job = with_speech_files(task.job, task.speech or {}, Path(tmp) / "speech")
         work = Path(tmp) / "job"
         work.mkdir()
-        result = render(job, work, lambda t: events.progress(task.index, t))
+        result = render(job, work, lambda t: events.progress(task.index, t), task.span)
         files = {"file": Path(result.file).read_bytes()}
         if result.poster:
             files["poster"] = Path(result.poster).read_bytes()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import time
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -50,6 +51,10 @@ class LessonScene(Scene):
     # Frame shapes the scene composes its stage for. In the others it keeps its 16:9
     # layout, whole and smaller, inside the frame.
     SHAPES: ClassVar[frozenset[str]] = frozenset({"wide"})
+    # Whether the pipeline may draw the scene in ranges of animations on several workers.
+    # A range skips the plays before it (they end without drawing), so a scene whose state
+    # depends on drawn frames (an updater that integrates dt) must set this False.
+    SPLITS: ClassVar[bool] = True
     # Called at every beat boundary and at the end; tests use it to check layout.
     beat_hooks: ClassVar[list[BeatHook]] = []
     # Called after every play and wait with the scene; the pipeline reports progress from it.
@@ -140,6 +145,7 @@ class LessonScene(Scene):
             self._show_caption(caption(self.lang, self.slug, key))
 
     def play(self, *args: Any, **kwargs: Any) -> None:
+        self.play_started = time.perf_counter()  # play hooks time the render per animation
         start = self.renderer.time
         super().play(*args, **kwargs)
         if self.renderer.skip_animations:

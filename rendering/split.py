@@ -1,0 +1,98 @@
+"""Splitting a long scene into ranges of animations drawn by different workers.
+
+Manim can draw only animations N to M of a scene (from/upto animation numbers): the
+ones before N are played without drawing, so a worker reaches its range at the cost of
+building the scene up to there. Every part is a silent video; the client joins them by
+copying packets (Manim itself joins its per-animation files that way), then voices and
+checks the whole like any clip.
+
+The ranges come from the previous run's timings, kept per animation in the manifest as
+[build, draw] wall seconds: build is what a worker pays to get past an animation (making
+its mobjects, or skipping it), draw what it pays to draw it. A part [a, b] costs every
+build up to b plus the draws from a to b; the ranges are chosen so that the dearest part
+is as cheap as it can be.
+"""
+
+from __future__ import annotations
+
+import math
+from io import BytesIO
+from pathlib import Path
+
+import av
+
+MIN_PART_SECONDS = 5.0  # a part must be worth a process start and a rebuild of the scene
+
+
+def part_cost(animations: list[list[float]], first: int, last: int) -> float:
+    """Wall seconds to draw animations first..last: every build up to last, their draws."""
+    builds = sum(build for build, _ in animations[: last + 1])
+    return builds + sum(draw for _, draw in animations[first : last + 1])
+
+
+def spans(animations: list[list[float]], parts: int) -> list[tuple[int, int]]:
+    """`parts` consecutive ranges covering every animation, the dearest as cheap as can be."""
+    n = len(animations)
+    parts = max(1, min(parts, n))
+    builds, draws = [0.0], [0.0]  # prefix sums
+    for build, draw in animations:
+        builds.append(builds[-1] + build)
+        draws.append(draws[-1] + draw)
+    # best[k][j]: the least possible dearest part when the first j animations form k parts
+    best = [[math.inf] * (n + 1) for _ in range(parts + 1)]
+    cut = [[0] * (n + 1) for _ in range(parts + 1)]
+    best[0][0] = 0.0
+    for k in range(1, parts + 1):
+        for j in range(k, n + 1):
+            for i in range(k - 1, j):
+                worst = max(best[k - 1][i], builds[j] + draws[j] - draws[i])
+                if worst < best[k][j]:
+                    best[k][j], cut[k][j] = worst, i
+    out, j = [], n
+    for k in range(parts, 0, -1):
+        i = cut[k][j]
+        out.append((i, j - 1))
+        j = i
+    return out[::-1]
+
+
+def part_count(animations: list[list[float]] | None, share: float, slots: int) -> int:
+    """How many parts a job gets: enough that none is longer than `share` of the run's work.
+
+    `share` is the job's fraction of the work a slot should take (the job's cost over the
+    run's cost per slot, halved so the longest-first order has room to balance); a job
+    without timings, or too short to be worth it, stays whole.
+    """
+    if not animations or len(animations) < 2 or slots < 2:
+        return 1
+    wanted = min(slots, len(animations), math.ceil(share - 1e-9))
+    total = part_cost(animations, 0, len(animations) - 1)
+    while wanted > 1 and total / wanted < MIN_PART_SECONDS:
+        wanted -= 1
+    return max(1, wanted)
+
+
+def join(parts: list[Path], out: Path) -> None:
+    """Join silent videos of one scene into `out` by copying packets, without re-encoding."""
+    quoted = (p.resolve().as_posix().replace("'", "'\\''") for p in parts)
+    listing = "".join(f"file 'file:{path}'\n" for path in quoted).encode()
+    with (
+        av.open(BytesIO(listing), format="concat", options={"safe": "0", "an": "1"}) as source,
+        av.open(str(out), mode="w") as target,
+    ):
+        stream = source.streams.video[0]
+        joined = target.add_stream_from_template(template=stream)
+        for packet in source.demux(stream):
+            if packet.dts is None:  # the flushing packet demux ends with
+                continue
+            packet.dts = None  # let libav derive it: the parts' dts restart at zero
+            packet.stream = joined
+            target.mux(packet)
+
+
+def merged_timings(parts: list[tuple[tuple[int, int], list[list[float]]]]) -> list[list[float]]:
+    """One job's per-animation timings from its parts: each animation's from the part that drew it."""
+    out: list[list[float]] = []
+    for (first, last), animations in sorted(parts):
+        out.extend(animations[first : last + 1])
+    return out
