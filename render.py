@@ -915,15 +915,20 @@ def clean_targets(output: Path, all_: bool) -> list[Path]:
         live, stale = work_folders(work)
         targets += stale if live else [work]  # a running render keeps its folders
     if all_:
-        for lang in LANGS:
-            base = output / lang
-            if base.is_symlink() or not base.is_dir():
-                continue
-            targets += sorted(
-                folder
-                for folder in base.iterdir()
-                if not folder.is_symlink() and (folder / MANIFEST).is_file()
-            )
+        # <output>/<lang>/<quality>/, and a course's <output>/<set>/<lang>/<quality>/
+        roots = [output] + sorted(
+            d for d in output.iterdir() if d.is_dir() and not d.is_symlink() and d.name not in LANGS
+        )
+        for root in roots:
+            for lang in LANGS:
+                base = root / lang
+                if base.is_symlink() or not base.is_dir():
+                    continue
+                targets += sorted(
+                    folder
+                    for folder in base.iterdir()
+                    if not folder.is_symlink() and (folder / MANIFEST).is_file()
+                )
     return targets
 
 

@@ -6,9 +6,12 @@ Renders the same scenes (default: the whole lesson, at -qh) three ways, silent s
 way draws the same frames:
 
 1. plain sequential `manim render` of each scene (per-scene times are printed too);
-2. `render.py render --jobs N` (a local process per job);
+2. `render.py render --jobs N` (a local process per job), twice into one folder: the
+   first run has no timings to go by, the second splits the scenes that would hold up
+   its end into spans of animations, sized from the first run's timings;
 3. `render.py render --scheduler ...` on a `distributed.LocalCluster` of N worker
-   processes with one thread each, started before the clock runs.
+   processes with one thread each, started before the clock runs, with the first run's
+   timings too.
 
 Then the scheduling overhead on that cluster: the round trip of an empty Dask task, and
 for one short scene, the driver's wall time on the cluster minus a local `--jobs 1`
@@ -19,6 +22,7 @@ Not part of the test suite: at -qh the whole lesson takes tens of minutes on 2 c
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import shutil
 import statistics
@@ -74,6 +78,15 @@ def _noop() -> int:
     return 0
 
 
+def split_counts(out: Path) -> dict[str, int]:
+    """slug -> the parts its clip was drawn in, from the run's manifest."""
+    counts: dict[str, int] = {}
+    for path in out.glob("*/*/manifest.json"):
+        for slug, variants in json.loads(path.read_text()).get("clips", {}).items():
+            counts[slug] = max(v.get("parts", 1) for v in variants.values())
+    return counts
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -104,7 +117,10 @@ def main() -> None:
     try:
         per_scene = {i.slug: plain_manim(i, q, work / "plain") for i in chosen}
         plain = sum(per_scene.values())
+        cold = timed(driver(slugs, q, work / "local", "--jobs", str(n)))
+        shutil.copytree(work / "local", work / "farm")  # the timings for the cluster's run
         local = timed(driver(slugs, q, work / "local", "--jobs", str(n)))
+        parts = split_counts(work / "local")
 
         from distributed import Client, LocalCluster
 
@@ -138,7 +154,8 @@ def main() -> None:
         print(f"\n{'way':<44}{'wall':>9}   of plain")
         print(f"{'plain sequential manim':<44}{plain:>8.1f}s   1.00x")
         for label, seconds in (
-            (f"render.py --jobs {n} (local processes)", local),
+            (f"render.py --jobs {n}, first run (no timings)", cold),
+            (f"render.py --jobs {n}, again (split by timings)", local),
             (f"render.py --scheduler (LocalCluster {n}x1 thread)", farm),
         ):
             print(f"{label:<44}{seconds:>8.1f}s   {seconds / plain:.2f}x")
@@ -150,6 +167,8 @@ def main() -> None:
             f"{'longest scene alone (' + longest + ')':<44}{per_scene[longest]:>8.1f}s   "
             f"{per_scene[longest] / plain:.2f}x"
         )
+        split_ = ", ".join(f"{slug} in {k}" for slug, k in parts.items() if k > 1) or "none"
+        print(f"scenes split on the second run: {split_}")
         print("\nscheduling overhead on the cluster:")
         print(f"  LocalCluster start (not in the times above) {startup:>8.1f}s")
         print(

@@ -36,6 +36,11 @@ def outputs(tmp_path):
     (out / ".work" / f"{dead_pid()}-0-gone").mkdir(parents=True)
     (out / "keep.txt").write_text("mine")
     (out / "mydocs").mkdir()
+    course_set = out / "base100" / "en" / "480p15"  # a course file's parameter set
+    course_set.mkdir(parents=True)
+    (course_set / NAME).write_text('{"schema": 1, "clips": {}}')
+    (course_set / "01-a.mp4").write_bytes(b"clip")
+    (out / "mydocs" / "en" / "notes").mkdir(parents=True)  # no manifest: not ours
     elsewhere = tmp_path / "elsewhere"
     (elsewhere / "480p15").mkdir(parents=True)
     (elsewhere / "480p15" / NAME).write_text("{}")
@@ -49,7 +54,18 @@ def test_clean_all_removes_only_project_folders_and_never_follows_links(outputs)
     result = run("clean", "--all", "--yes", "--output", str(out))
     assert result.exit_code == 0, result.output
     left = sorted(str(p.relative_to(out)) for p in out.rglob("*"))
-    assert left == ["en", "keep.txt", "mydocs", "zh", "zh/720p30", "zh/notes"]
+    assert left == [
+        "base100",
+        "base100/en",
+        "en",
+        "keep.txt",
+        "mydocs",
+        "mydocs/en",
+        "mydocs/en/notes",
+        "zh",
+        "zh/720p30",
+        "zh/notes",
+    ]
     assert (elsewhere / "480p15" / NAME).exists()  # behind two symlinks, untouched
     assert "en/480p15" in result.output  # named before it went
 
