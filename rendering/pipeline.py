@@ -286,6 +286,7 @@ class Split:
     started: float | None = None
     join: cf.Future | None = None
     run: Running | None = None  # the last part back, which stands for the job while joining
+    notes: list[str] = field(default_factory=list)  # e.g. a part retried on another worker
 
 
 class Runner:
@@ -483,13 +484,15 @@ class Runner:
         split_.done[unit] = (run.span, result)
         if run.work_dir is not None:
             split_.folders.append(run.work_dir)
+        if run.note:
+            split_.notes.append(f"animations {run.span[0]}-{run.span[1]}: {run.note}")
         if len(split_.done) < len(split_.units):
             return
         self.progress.update(self.tasks[run.index], status="joining")
         folder = self.work_dir(split_.units[0], joined=True)
         split_.folders.append(folder)
         split_.join = self.joiner.submit(join_parts, run.job, list(split_.done.values()), folder)
-        split_.run = run
+        split_.run = dataclasses.replace(run, note="; ".join(split_.notes))
 
     def on_joined(self, index: int) -> None:
         split_ = self.splits[index]
