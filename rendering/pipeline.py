@@ -349,7 +349,7 @@ class Runner:
         parts = 1
         if animations and splittable(job):
             per_slot = sum(self.cost) / self.executor.slots
-            share = 2 * self.cost[index] / per_slot if per_slot else 0.0
+            share = self.cost[index] / per_slot if per_slot else 0.0
             parts = split.part_count(animations, share, self.executor.slots)
         if parts == 1:
             self.units.append((index, None))

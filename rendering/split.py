@@ -57,11 +57,12 @@ def spans(animations: list[list[float]], parts: int) -> list[tuple[int, int]]:
 
 
 def part_count(animations: list[list[float]] | None, share: float, slots: int) -> int:
-    """How many parts a job gets: enough that none is longer than `share` of the run's work.
+    """How many parts a job gets: enough that no part is longer than one slot's share.
 
-    `share` is the job's fraction of the work a slot should take (the job's cost over the
-    run's cost per slot, halved so the longest-first order has room to balance); a job
-    without timings, or too short to be worth it, stays whole.
+    `share` is the job's cost over the run's cost per slot. Only a job above 1 is split:
+    alone it would outlast the rest of the run, however the others are spread. Below that
+    every slot is already busy, and a part's rebuild of the scene would only add work. A
+    job without timings, or too short to be worth it, stays whole.
     """
     if not animations or len(animations) < 2 or slots < 2:
         return 1
