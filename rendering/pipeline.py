@@ -13,7 +13,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -239,6 +239,7 @@ def execute(
             work_root,
             todo_labels,
             split_long,
+            sorted(set(roots)),
         ).run()
     return report
 
@@ -310,6 +311,7 @@ class Runner:
         work_root: Path,
         labels: list[str] | None = None,  # each job's folder, where a run writes to several
         allow_split: bool = True,
+        run_roots: Sequence[Path] = (),  # every root of the run, also those of cached jobs
     ) -> None:
         self.todo, self.roots, self.executor, self.progress = todo, roots, executor, progress
         self.report, self.verbose = report, verbose
@@ -319,7 +321,7 @@ class Runner:
         # Longest first keeps the workers busy until the end: the expected scene seconds
         # (the last render's, else the same scene's in another folder, else its speech)
         # times the pixels per second of the job's frame.
-        self.expected = expected_seconds(todo, roots)
+        self.expected = expected_seconds(todo, roots, run_roots)
         self.cost = [
             (seconds or 0.0) * pixel_rate(job)
             for job, seconds in zip(todo, self.expected, strict=True)
@@ -328,7 +330,9 @@ class Runner:
         self.units: list[tuple[int, Span | None]] = []
         self.unit_cost: list[float] = []
         self.splits: dict[int, Split] = {}
-        timings = previous_timings(todo, roots) if allow_split else [None] * len(todo)
+        timings = [None] * len(todo)
+        if allow_split:
+            timings = previous_timings(todo, roots, run_roots)
         for index, job in enumerate(todo):
             self.plan_units(index, job, timings[index])
         self.order = sorted(range(len(self.units)), key=lambda u: -self.unit_cost[u])
@@ -654,10 +658,12 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def expected_seconds(jobs: list[Job], roots: list[Path]) -> list[float | None]:
+def expected_seconds(
+    jobs: list[Job], roots: list[Path], others: Sequence[Path] = ()
+) -> list[float | None]:
     """Each job's expected clip length: its last render's, else the same scene's in another
-    output folder under the roots (another quality, aspect or language), else the sum of its
-    narration (a lower bound); None when unknown."""
+    output folder under the roots or `others` (another quality, aspect, language or course
+    set), else the sum of its narration (a lower bound); None when unknown."""
     manifests: dict[Path, Manifest] = {}
     known: list[float | None] = []
     for job, root in zip(jobs, roots, strict=True):
@@ -667,7 +673,7 @@ def expected_seconds(jobs: list[Job], roots: list[Path]) -> list[float | None]:
         known.append(entry.duration if entry else None)
     by_slug: dict[str, float] = {}
     if any(seconds is None for seconds in known):
-        for root in set(roots):  # read only: a broken manifest elsewhere is not this run's
+        for root in set(roots) | set(others):  # read only: a broken one is not this run's
             for path in sorted(root.glob(f"*/*/{MANIFEST}")):
                 for slug, seconds in _durations(path).items():
                     by_slug[slug] = max(seconds, by_slug.get(slug, 0.0))
@@ -681,15 +687,32 @@ def expected_seconds(jobs: list[Job], roots: list[Path]) -> list[float | None]:
     return out
 
 
-def previous_timings(jobs: list[Job], roots: list[Path]) -> list[list[list[float]] | None]:
-    """Each job's per-animation timings from its output's last render, where the manifest has them."""
+def previous_timings(
+    jobs: list[Job], roots: list[Path], others: Sequence[Path] = ()
+) -> list[list[list[float]] | None]:
+    """Each job's per-animation timings from its output's last render; else from the same
+    clip in another root of this run (a course's other parameter set: same frame, language
+    and scene, so about the same costs), read without touching that manifest."""
     manifests: dict[Path, Manifest] = {}
     out = []
     for job, root in zip(jobs, roots, strict=True):
         folder = job.out_dir(root)
         entry = manifests.setdefault(folder, Manifest.load(folder)).entry(job.slug, job.variant)
-        out.append(entry.animations if entry and entry.animations else None)
+        timings = entry.animations if entry and entry.animations else None
+        for other in sorted((set(roots) | set(others)) - {root}):
+            if timings:
+                break
+            timings = _timings(job.out_dir(other) / MANIFEST, job.slug, job.variant)
+        out.append(timings)
     return out
+
+
+def _timings(path: Path, slug: str, variant: str) -> list[list[float]] | None:
+    try:
+        clips = json.loads(path.read_text(encoding="utf-8")).get("clips", {})
+        return clips[slug][variant]["animations"] or None
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return None
 
 
 def _durations(path: Path) -> dict[str, float]:

@@ -198,3 +198,34 @@ def test_plan_refuses_the_options_it_sets_itself(plugin_scenes, tmp_path):
         assert result.output.startswith("error: --plan takes the scenes, langs, qualities")
         assert len(result.output.strip().splitlines()) == 1
     assert not (tmp_path / "m").exists()
+
+
+def test_a_new_set_borrows_another_sets_timings_to_split_its_long_pole(
+    plugin_scenes, tmp_path, monkeypatch
+):
+    from rendering import split
+
+    monkeypatch.setattr(split, "MIN_PART_SECONDS", 0.0)  # the test scene is a few seconds
+    plan_file = tmp_path / "course.toml"
+    out = tmp_path / "media"
+
+    def run(sets: str) -> dict:
+        plan_file.write_text(f'[course]\nscenes = ["tiny"]\n{sets}', encoding="utf-8")
+        result = invoke("--plan", str(plan_file), "--voice", "none", "--output", str(out))
+        assert result.exit_code == 0, result.output
+        return {
+            name: json.loads((out / name / "en/480p15/manifest.json").read_text())["clips"]["tiny"][
+                "mp4"
+            ]
+            for name in ("paper", "base100")
+            if (out / name).is_dir()
+        }
+
+    first = run("[sets.paper]\n")
+    assert first["paper"]["parts"] == 1  # nothing rendered before: no timings anywhere
+    both = run("[sets.paper]\n[sets.base100]\nbase = 100\n")
+    # paper is up to date; base100 renders alone, split by paper's timings of the same clip
+    assert both["paper"] == first["paper"]
+    assert both["base100"]["parts"] == 2
+    assert both["base100"]["frames"] == first["paper"]["frames"]
+    assert both["base100"]["params"]["base"] == 100.0
