@@ -5,6 +5,8 @@ python render.py render --all
 python render.py numbers clock-hands --set base=100
 python render.py preview clock-hands
 python render.py slides --format pdf
+python render.py say "每个位置有一组时钟指针。" --lang zh --out line.wav
+python render.py listen --all --lang zh
 """
 
 from __future__ import annotations
@@ -758,6 +760,129 @@ def numbers(slug, as_json, sets, config, seed) -> None:
             f"[bold]{info.stem}[/] reads: {', '.join(f'{k}={v}' for k, v in params.as_dict(info.fields).items())}"
         )
         console.print_json(json.dumps(values, ensure_ascii=False))
+
+
+@cli.command()
+@click.argument("text")
+@lang_option("Language of the line.")
+@click.option(
+    "--voice",
+    type=click.Choice([c for c in voices.CHOICES if c not in ("auto", "recorded", "none")]),
+    default=None,
+    help="Engine to speak with (default: the language's own, from [voice] in lesson.toml).",
+)
+@click.option(
+    "--out",
+    "out_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="The WAV file to write (48 kHz mono, at the lesson's loudness).",
+)
+@click.option(
+    "--config",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="A TOML file whose [voice] tables to use instead of lesson.toml's.",
+)
+@output_option("Output root; its .speech/ folder caches the speech, shared with renders.")
+def say(text, lang, voice, out_file, config, output) -> None:
+    """Speak TEXT exactly as the lesson would (front end, engine, speed, trim, loudness)."""
+    from rendering import audio
+    from rendering.narration import CACHE, NarrationError, line_samples, synthesised
+
+    if not text.strip():
+        raise Fail(
+            "TEXT is empty; give the line to speak, e.g. render.py say '每个位置…' --lang zh"
+        )
+    if out_file.suffix.lower() != ".wav":
+        raise Fail(f"--out {out_file}: give a .wav file name")
+    if not out_file.parent.is_dir():
+        raise Fail(f"--out {out_file}: the folder {out_file.parent} does not exist")
+    specs = load_voices(config)
+    try:
+        engine = voices.engine(voices.spec_for(voice or "auto", lang, specs))
+        pieces = synthesised(engine, text, lang, output / CACHE)
+    except (voices.VoiceError, NarrationError) as exc:
+        raise Fail(str(exc)) from None
+    try:
+        audio.write_wav(out_file, line_samples(pieces))
+    except OSError as exc:
+        raise Fail(f"cannot write {out_file} ({exc.strerror})") from None
+    seconds = sum(p.seconds for p in pieces)
+    click.echo(f"{out_file}: {seconds:.1f} s of speech by {engine.spec.engine} {engine.name}")
+
+
+@cli.command()
+@click.argument("slugs", nargs=-1)
+@click.option("--all", "all_", is_flag=True, help="Every scene of the lesson, in order.")
+@lang_option("Language of the narration to listen to.")
+@click.option(
+    "-q",
+    "--quality",
+    type=click.Choice(list(settings.QUALITIES)),
+    default="l",
+    show_default=True,
+    help="Which rendered clips: the quality they were rendered at.",
+)
+@aspect_option
+@output_option("Output root the clips were rendered into.")
+@voice_dir_option("Folder of your recordings: <voice-dir>/<lang>/<scene>/<beat>.wav.")
+@click.option(
+    "--threads",
+    type=click.IntRange(min=1),
+    default=os.cpu_count() or 1,
+    show_default=True,
+    help="CPU threads for the speech recogniser.",
+)
+def listen(slugs, all_, lang, quality, aspect, output, voice_dir, threads) -> None:
+    """Transcribe rendered clips and your recordings beat by beat, and print the error.
+
+    Chinese is scored as toneless pinyin syllables, English as words. A recording that
+    does not say its line, or a beat the recogniser can hardly follow, is flagged, and
+    the exit code is then 1.
+    """
+    from rendering.narration import NarrationError
+    from rendering.speech import review
+
+    chosen = resolve_slugs(slugs, all_)
+    folder = review.clip_folder(output, lang, quality, aspect)
+    table = Table(box=None, pad_edge=False)
+    for head in ("scene", "beat", "from", f"{review.UNIT[lang]} wrong", "heard"):
+        table.add_column(head, overflow="fold")
+    hearings = []
+    try:
+        with Progress(
+            TextColumn("[bold]listen {task.description:<20}"),
+            BarColumn(),
+            TextColumn("{task.completed}/{task.total} scenes"),
+            console=status_console,
+            transient=True,
+        ) as progress:
+            task = progress.add_task(lang, total=len(chosen))
+            for slug in chosen:
+                progress.update(task, description=slug)
+                hearings += review.clip_hearings(slug, lang, folder, threads)
+                hearings += review.recording_hearings(slug, lang, voice_dir, threads)
+                progress.advance(task)
+    except (voices.VoiceError, NarrationError) as exc:
+        raise Fail(str(exc)) from None
+    if not hearings:
+        raise Fail(
+            f"nothing to listen to: no voiced clip of {', '.join(chosen)} in {folder} and no "
+            f"recording in {voice_dir / lang}; render them first (render.py render --lang {lang})"
+        )
+    for h in hearings:
+        where = "recording" if h.recording else "clip"
+        table.add_row(h.scene, h.beat, where, f"{h.error:.0%}", h.heard)
+    console.print(table)
+    for scene in dict.fromkeys(h.scene for h in hearings):
+        mine = [h for h in hearings if h.scene == scene]
+        mean = sum(h.error for h in mine) / len(mine)
+        console.print(f"{scene}: {mean:.1%} of {review.UNIT[lang]} wrong over {len(mine)} beats")
+    flagged = [h for h in hearings if h.flagged]
+    for h in flagged:
+        click.echo(f"warning: {h.problem(lang)}", err=True)
+    sys.exit(1 if flagged else 0)
 
 
 @cli.command()

@@ -87,6 +87,7 @@ def write_wav(path: Path, samples: np.ndarray) -> None:
             w.setsampwidth(2)
             w.setframerate(RATE)
             w.writeframes(pcm.tobytes())
+        os.chmod(tmp, 0o644)  # like every file the project publishes
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

