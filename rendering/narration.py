@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,6 +43,9 @@ SPOKEN = {
         ("ω", "omega"),
         ("π", "pi"),
         ("–", " to "),
+        ("+", " plus "),
+        ("/", " over "),
+        ("RoPE", "rope"),  # said as the word, as people say it
     ),
 }
 # The code that shapes cached speech: a change to it makes new cache entries.
@@ -176,8 +180,16 @@ def line_samples(pieces: tuple[Piece, ...]) -> np.ndarray:
     return out
 
 
+# f(x) is read "f of x" in English
+_APPLIED = re.compile(r"\b([A-Za-z]+)\(([^()]*)\)")
+
+
 def spoken(text: str, lang: str) -> str:
     """The text an engine reads: symbols written out as words."""
+    if lang == "en":
+        text = _APPLIED.sub(
+            lambda m: f"{' '.join(m[1]) if m[1].isupper() else m[1]} of {m[2]}", text
+        )
     for symbol, words in SPOKEN.get(lang, ()):
         text = text.replace(symbol, words)
     return " ".join(text.split())

@@ -125,13 +125,18 @@ class Piper:
         self.spec = spec
         self.model, self.card_file = _piper_model(spec.voice)
         self.name = BUNDLED.get(spec.voice, self.model.name.removesuffix(".onnx"))
-        self.identity = f"piper {self.version} {file_digest(self.model)} speed {spec.speed:g}"
+        self.identity = (
+            f"piper {self.version} {file_digest(self.model)} noise 0 speed {spec.speed:g}"
+        )
 
     def speak(self, text: str) -> tuple[np.ndarray, int]:
         from piper import SynthesisConfig
 
         voice = _piper_voice(self.model)
-        config = SynthesisConfig(length_scale=1.0 / self.spec.speed)
+        # no sampling noise: the same line always gives the same samples (and ASR scores)
+        config = SynthesisConfig(
+            length_scale=1.0 / self.spec.speed, noise_scale=0.0, noise_w_scale=0.0
+        )
         chunks = list(voice.synthesize(text, config))
         if not chunks:
             return np.zeros(0, np.float32), voice.config.sample_rate

@@ -306,9 +306,12 @@ def render(out: Path, *args: str):
 
 
 @pytest.mark.render
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_a_voiced_clip_speaks_on_every_beat(plugin_scenes, tmp_path, lang):
-    result = render(tmp_path, "tiny", "--lang", lang, "--voice", "espeak")
+@pytest.mark.parametrize(
+    ("lang", "voice", "label"),
+    [("en", "espeak", "espeak-ng en-us"), ("zh", "auto", "fastspeech2 baker")],
+)
+def test_a_voiced_clip_speaks_on_every_beat(plugin_scenes, tmp_path, lang, voice, label):
+    result = render(tmp_path, "tiny", "--lang", lang, "--voice", voice)
     assert result.exit_code == 0, result.output
     folder = tmp_path / lang / "480p15"
     entry = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["clips"]["tiny"][
@@ -332,8 +335,8 @@ def test_a_voiced_clip_speaks_on_every_beat(plugin_scenes, tmp_path, lang):
     lufs, peak = ebur128(clip)
     assert lufs == pytest.approx(audio.TARGET_LUFS, abs=1.0)
     assert peak <= audio.PEAK_DBTP + 0.05  # FFmpeg oversamples differently: a little slack
-    assert entry["voice"] == f"espeak-ng {ESPEAK[lang].voice}"
-    assert f"espeak-ng {ESPEAK[lang].voice}</p>" in (folder / "index.html").read_text("utf-8")
+    assert entry["voice"] == label
+    assert f"{label}</p>" in (folder / "index.html").read_text("utf-8")
     # the voiced language's cues lie inside the sentences they show
     spans = [s for beat in entry["speech"].values() for s in beat]
     vtt = (folder / entry["captions"]["vtt"][lang]).read_text(encoding="utf-8")
@@ -343,6 +346,12 @@ def test_a_voiced_clip_speaks_on_every_beat(plugin_scenes, tmp_path, lang):
             assert any(s - 0.002 <= a < b <= e + 0.002 for s, e in spans), line
     other = "zh" if lang == "en" else "en"
     assert (folder / entry["captions"]["vtt"][other]).read_text(encoding="utf-8").count("-->") >= 2
+    # and a machine hears every beat say its line
+    heard = CliRunner().invoke(cli, ["listen", "tiny", "--lang", lang, "--output", str(tmp_path)])
+    assert heard.exit_code == 0, heard.output
+    rows = [line.split() for line in heard.output.splitlines() if line.startswith("tiny ")]
+    assert [r[1] for r in rows] == ["one", "two"] and all(r[2] == "clip" for r in rows)
+    assert all(int(r[3].rstrip("%")) <= 35 for r in rows), heard.output
 
 
 def _secs(stamp: str) -> float:

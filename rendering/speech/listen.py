@@ -28,6 +28,11 @@ MODEL_FILES = ("config.json", "tokenizer.json", "vocabulary.txt")
 RATE = 16000  # what Whisper listens at
 WRONG_TAKE = 0.35  # a recording whose error is above this does not say its line
 _ENGLISH_APOSTROPHE = re.compile(r"(\w)'(\w)")
+# Words a recogniser cannot tell apart by ear, counted as the lesson's word.
+HOMOPHONES = {"sign": "sine", "signs": "sines", "co": "cos"}
+# Capitals said letter by letter ("PE(p)" is heard as "PEP"), except those said as words.
+_CAPITALS = re.compile(r"\b[A-Z]{2,5}\b")
+SAID_AS_WORDS = {"BERT", "BLOOM", "ALIBI"}
 
 
 @dataclass(frozen=True)
@@ -119,10 +124,13 @@ def units(text: str, lang: str) -> list[str]:
     """The tokens an error rate counts: toneless syllables (zh) or words (en)."""
     if lang == "zh":
         return zh_frontend.toneless(text)
-    text = _ENGLISH_APOSTROPHE.sub(r"\1\2", text.lower())
+    text = _CAPITALS.sub(
+        lambda m: m.group() if m.group() in SAID_AS_WORDS else " ".join(m.group()), text
+    )
+    text = _ENGLISH_APOSTROPHE.sub(r"\1\2", text.lower()).replace("-", "")
     text = re.sub(r"(\d),(\d{3})", r"\1\2", text)
     text = re.sub(r"\d+(?:\.\d+)?", lambda m: f" {english_number(m.group())} ", text)
-    return re.findall(r"[a-z]+", text)
+    return [HOMOPHONES.get(w, w) for w in re.findall(r"[a-z]+", text)]
 
 
 def error_rate(reference: str, heard: str, lang: str) -> float:

@@ -107,6 +107,8 @@ SILENT = set("“”‘’\"'《》「」『』（）()[]{}_—") | {" ", "\u300
 SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
 MEASURE = set("个根组张条种位只块列行层次倍步份")  # 2 before these reads 两
 DIGITS = "零一二三四五六七八九"
+# A chunk of one character read on its own ("q 转 m": rotate).
+ALONE = {"转": "zhuan4", "行": "hang2"}
 # Readings pypinyin gets wrong in the lesson's sentences, fixed by phrase.
 PHRASES = {
     "一行": "yi1 hang2",
@@ -160,6 +162,33 @@ PHRASES = {
     "只要": "zhi3 yao4",
     "调换": "diao4 huan4",
     "长得": "zhang3 de5",
+    "欧米伽": "ou1 mi3 jia1",
+    "出的行": "chu1 de5 hang2",
+    "是行对调": "shi4 hang2 dui4 diao4",
+    "看都": "kan4 dou1",
+    "对得上": "dui4 de5 shang4",
+    "落后得": "luo4 hou4 de5",
+    "差得": "cha4 de5",
+    "跳得": "tiao4 de5",
+    "都得训练": "dou1 dei3 xun4 lian4",
+    "滑得多": "hua2 de5 duo1",
+    "步长": "bu4 chang2",
+    "长文": "chang2 wen2",
+    "一样长": "yi1 yang4 chang2",
+    "都转了": "dou1 zhuan4 le5",
+    "在转": "zai4 zhuan4",
+    "针转的": "zhen1 zhuan4 de5",
+    "边转": "bian1 zhuan4",
+    "无处": "wu2 chu4",
+    "量一量": "liang2 yi1 liang2",
+    "调转速": "tiao2 zhuan4 su4",
+    "重算": "chong2 suan4",
+    "为零": "wei2 ling2",
+    "约为": "yue1 wei2",
+    "度为一": "du4 wei2 yi1",
+    "滑地": "hua2 de5",
+    "对地直": "dui4 de5 zhi2",
+    "奇次": "ji1 ci4",
 }
 
 
@@ -253,7 +282,8 @@ def _prev_solid(tokens, i: int):
 def reading(text: str) -> tuple[list[tuple[str, str]], list[str]]:
     """The line as units to say, and the characters nothing reads.
 
-    A unit is ("han", Chinese text), ("syl", toned pinyin syllables) or ("pause", "").
+    A unit is ("han", Chinese text), ("num", a number in Chinese; "count" before a
+    measure word), ("syl", toned pinyin syllables) or ("pause", "").
     """
     tokens = _tokens(text)
     units: list[tuple[str, str]] = []
@@ -276,17 +306,19 @@ def reading(text: str) -> tuple[list[tuple[str, str]], list[str]]:
                 han(number(tokens[j][1]) + "分之" + number(value))
                 skip.update(range(i + 1, j + 1))
                 continue
-            head = tokens[i + 1][1][:1] if i + 1 < len(tokens) else ""
-            if value == "2" and head in MEASURE and tokens[i + 1][0] == "han":
+            if value == "2" and next_kind == "han" and nxt[0] in MEASURE:
                 han("两")
-            elif len(value) == 4 and head == "年":
-                han("".join(DIGITS[int(c)] for c in value))
-            else:
-                han(number(value))
+            elif len(value) == 4 and next_kind == "han" and nxt[0] == "年":
+                units.append(("num", "".join(DIGITS[int(c)] for c in value)))
+            else:  # before a measure word 1 reads like 一 in 一个, with its tone change
+                counted = next_kind == "han" and nxt[0] in MEASURE
+                units.append(("count" if counted else "num", number(value)))
         elif kind == "sup":
             han("的")
             plain = value.translate(SUPERSCRIPT)
-            han(("负" if plain.startswith("-") else "") + number(plain.lstrip("-") or "0"))
+            if plain.startswith("-"):
+                han("负")
+            units.append(("num", number(plain.lstrip("-") or "0")))
             han("次方")
         elif kind == "latin":
             word = WORDS.get(value) or WORDS.get(value.lower())
@@ -386,8 +418,12 @@ def _pinyin():
     return convert
 
 
-def _han_syllables(han: str) -> list[str]:
+def _han_syllables(han: str, after_number: bool = False) -> list[str]:
+    if han in ALONE:
+        return [ALONE[han]]
     syllables = _pinyin()(han)
+    if after_number and han[0] == "行":  # 1024 行: rows
+        syllables[0] = "hang2"
     for phrase, fixed in PHRASES.items():
         start = han.find(phrase)
         while start >= 0:
@@ -409,7 +445,7 @@ def _sandhi(chars: list[str], syls: list[str]) -> list[str]:
             out[i] = "bu2"
         elif c == "一" and s == "yi1":
             before = chars[i - 1] if i else ""
-            if before in numeric or (nxt_char in numeric and nxt_char not in "千百万亿"):
+            if before in numeric or (nxt_char in numeric and nxt_char not in "百千万亿"):
                 continue
             out[i] = "yi2" if nxt[-1] == "4" else "yi4"
     for i in range(len(out) - 2, -1, -1):
@@ -423,11 +459,15 @@ def syllables(text: str) -> list[str]:
     units, _ = reading(text)
     chars: list[str] = []
     syls: list[str] = []
+    previous = ""
     for kind, value in units:
-        if kind == "han":
-            chars += list(value)
-            syls += _han_syllables(value)
-        elif kind == "syl":
+        if kind in ("han", "num", "count"):
+            chars += _number_chars(value) if kind == "num" else list(value)
+            syls += _han_syllables(value, previous in ("num", "count"))
+            previous = kind
+            continue
+        previous = kind
+        if kind == "syl":
             parts = value.split()
             chars += ["a"] * len(parts)  # letters take no sandhi of 一 or 不
             syls += parts
@@ -438,6 +478,14 @@ def syllables(text: str) -> list[str]:
         syls.pop()
         chars.pop()
     return _sandhi(chars, syls)
+
+
+def _number_chars(number: str) -> list[str]:
+    """A number's characters for the sandhi: 一 changes tone only before 百, 千, 万, 亿."""
+    return [
+        c if c != "一" or number[i + 1 : i + 2] in ("百", "千", "万", "亿") else "1"
+        for i, c in enumerate(number)
+    ]
 
 
 def unspoken(text: str) -> list[str]:

