@@ -194,7 +194,7 @@ def voice_options(f):
         default="auto",
         show_default=True,
         help="Who speaks: auto = your recording where one exists, else the language's engine "
-        "([voice] in lesson.toml: piper for en, espeak for zh); none = silent.",
+        "([voice] in lesson.toml: piper for en, fastspeech2 for zh); none = silent.",
     )(f)
     f = voice_dir_option(
         "Folder of your recordings: <voice-dir>/<lang>/<scene>/<beat>.wav (or flac, mp3, m4a, ogg)."

@@ -4,13 +4,15 @@
 
 Prints: the time to synthesise the whole lesson's speech from an empty cache (the
 language's default engine), a full narrated `render --all --lesson` at the same
-quality into a fresh folder, TTS as a share of that render (goal: under 10%), and a
-cached, unchanged re-run of the same command (goal: under 2 s).
+quality into a fresh folder, TTS as a share of that render (goal: under 10%), a
+cached, unchanged re-run of the same command (goal: under 2 s), and the time of
+`listen --all` on the rendered clips with the recogniser's error per clip.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import subprocess
 import sys
@@ -29,6 +31,17 @@ def timed(cmd: list[str]) -> float:
     start = time.perf_counter()
     subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return time.perf_counter() - start
+
+
+def listened(cmd: list[str]) -> tuple[float, dict[str, tuple[float, int]]]:
+    """`listen`'s wall time and, per clip, its error and beat count (exit 1 = flags: fine)."""
+    start = time.perf_counter()
+    run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - start
+    if run.returncode not in (0, 1):
+        raise SystemExit(f"listen failed: {run.stderr.strip()}")
+    found = re.findall(r"^(\S+): ([\d.]+)% of \w+ wrong over (\d+) beats", run.stdout, re.M)
+    return wall, {slug: (float(pct) / 100, int(n)) for slug, pct, n in found}
 
 
 def main() -> None:
@@ -54,6 +67,8 @@ def main() -> None:
         cmd += ["--lang", args.lang, "--output", str(out)]
         full = timed(cmd)
         again = timed(cmd)
+        listen_cmd = [sys.executable, "render.py", "listen", "--all", "--lang", args.lang]
+        listening, errors = listened(listen_cmd + ["-q", args.quality, "--output", str(out)])
     finally:
         shutil.rmtree(out, ignore_errors=True)
     voice = specs[args.lang]
@@ -63,6 +78,15 @@ def main() -> None:
     print(f"  full narrated render --lesson: {full:7.1f} s")
     print(f"  TTS share of the full render:  {tts / full:7.1%}  (goal < 10%)")
     print(f"  cached, unchanged re-run:      {again:7.2f} s  (goal < 2 s)")
+    print(
+        f"  listen --all:                  {listening:7.1f} s  ({seconds / listening:.1f}x real time)"
+    )
+    unit = "syllables" if args.lang == "zh" else "words"
+    print(f"  recogniser's error per clip ({unit} wrong):")
+    for slug, (error, beats) in errors.items():
+        print(f"    {slug:<20} {error:6.1%}  over {beats} beats")
+    total = sum(e * n for e, n in errors.values()) / max(1, sum(n for _, n in errors.values()))
+    print(f"    {'whole lesson':<20} {total:6.1%}  (mean over beats)")
 
 
 if __name__ == "__main__":

@@ -268,7 +268,8 @@ def recorded(
         ) from None
     digest = _digest("recording", hashlib.sha256(data).hexdigest())
     target = cache_dir / f"{digest}.wav"
-    notes_file = target.with_name(f"{digest}.{lang}.json")  # kept for cached runs
+    # how it sounds and where its sentences are, kept for cached runs (of this line)
+    notes_file = cache_dir / f"{_digest('notes', digest, lang, text)}.json"
     notes = _read_notes(notes_file)
     if not (target.exists() and notes is not None):
         try:

@@ -97,6 +97,7 @@ def transcribe(samples: np.ndarray, rate: int, lang: str, threads: int = 1) -> H
         audio.resample(samples, rate, RATE),
         language=lang,
         beam_size=5,
+        temperature=0.0,  # no sampling fallback: the same speech is heard the same way, fast
         word_timestamps=True,
         condition_on_previous_text=False,
         vad_filter=False,
