@@ -318,3 +318,13 @@ def squash(words: str | list[str]) -> str:
     """Words without spaces: a label broken into lines reads the same as the whole."""
     text = words if isinstance(words, str) else "".join(words)
     return "".join(text.split())
+
+
+def alternating_langs(cases: dict) -> list[tuple[str, str]]:
+    """(case, lang) pairs: the first case in both languages, each other case in one,
+    taking turns. A knob changes the numbers the same way in either language, and each
+    language's wording is still built at changed knobs."""
+    first, *others = cases
+    return [(first, "en"), (first, "zh")] + [
+        (case, ("zh", "en")[i % 2]) for i, case in enumerate(others)
+    ]

@@ -8,7 +8,7 @@ from pe_math import Params
 from scenes.binary_bits import BinaryBits
 from scenes.catalogue import lookup
 from scenes.components import compact
-from tests.scene_tools import assert_lesson_clip, build_scene, render_scene
+from tests.scene_tools import alternating_langs, assert_lesson_clip, build_scene, render_scene
 
 BEATS = ["counter", "rhythm", "cliff", "distances", "verdict", "takeaway"]
 CASES = {"defaults": Params(), "n_bits=2": Params(n_bits=2), "n_bits=8": Params(n_bits=8)}
@@ -20,8 +20,7 @@ def build_and_read(params: Params, lang: str):
     return scene, report, report.words_at_start
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize(("case", "lang"), alternating_langs(CASES))
 def test_builds_clean_and_shows_its_numbers(case, lang):
     params = CASES[case]
     scene, report, seen = build_and_read(params, lang)

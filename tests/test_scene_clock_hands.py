@@ -10,7 +10,7 @@ from scenes.clock_hands import MAX_CLOCKS, ClockHands
 from scenes.components import compact
 from scenes.text_layout import listing
 from scenes.theme import fmt
-from tests.scene_tools import assert_lesson_clip, build_scene, render_scene
+from tests.scene_tools import alternating_langs, assert_lesson_clip, build_scene, render_scene
 
 BEATS = ["clocks", "tick", "repeat", "fingerprint", "periods", "takeaway"]
 CASES = {
@@ -69,8 +69,7 @@ def expected(params: Params) -> dict:
     }
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize(("case", "lang"), alternating_langs(CASES))
 def test_builds_clean_and_shows_its_numbers(case, lang):
     params = CASES[case]
     scene, report, seen = build_and_read(params, lang)

@@ -9,7 +9,7 @@ from scenes.catalogue import caption, lookup
 from scenes.components import compact
 from scenes.rope_rotation import RopeRotation
 from scenes.theme import fmt
-from tests.scene_tools import assert_lesson_clip, build_scene, render_scene
+from tests.scene_tools import alternating_langs, assert_lesson_clip, build_scene, render_scene
 
 BEATS = ["plane", "shift", "gap", "norms", "formula", "dials", "takeaway"]
 CASES = {
@@ -45,8 +45,7 @@ def extra_steps(params: Params) -> int:
     return max(1, int(round(np.pi / 2 / theta)))
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize(("case", "lang"), alternating_langs(CASES))
 def test_builds_clean_and_shows_its_numbers(case, lang):
     params = CASES[case]
     scene, report, seen, numbers = build_and_read(params, lang)

@@ -7,7 +7,13 @@ import pe_math as pm
 from pe_math import Params
 from scenes.catalogue import lookup
 from scenes.square_to_sine import SquareToSine
-from tests.scene_tools import assert_lesson_clip, build_scene, render_scene, squash
+from tests.scene_tools import (
+    alternating_langs,
+    assert_lesson_clip,
+    build_scene,
+    render_scene,
+    squash,
+)
 
 BEATS = ["square", "fourier", "fundamental", "family", "slide", "heatmap", "formula", "takeaway"]
 CASES = {
@@ -30,8 +36,7 @@ def flip_lines(words: list[str]) -> tuple[str, str]:
     return flip, omega
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize(("case", "lang"), alternating_langs(CASES))
 def test_builds_clean_and_shows_its_numbers(case, lang):
     params = CASES[case]
     scene, report, seen, values = build_and_read(params, lang)
