@@ -51,8 +51,9 @@ def clip_hearings(slug: str, lang: str, folder: Path, threads: int = 1) -> Itera
     clip = folder / entry.file
     samples = audio.decode(clip)
     lines = narration.beat_lines(slug, lang)
-    for beat, spans in entry.speech.items():
-        if beat not in lines or not spans:
+    for beat in lines:  # in the order the beats are spoken
+        spans = entry.speech.get(beat)
+        if not spans:
             continue
         a = max(0, round((spans[0][0] - PAD) * audio.RATE))
         b = round((spans[-1][1] + PAD) * audio.RATE)
