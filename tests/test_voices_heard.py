@@ -111,7 +111,7 @@ def test_the_same_text_gives_the_same_bytes(tmp_path, lang, line, label):
 # ------------------------------------------------------------------ round trips
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("slug", ROUND_TRIP)
-def test_every_line_is_heard_as_written(slug, lang, speech_cache):
+def test_every_line_is_heard_as_written(slug, lang, speech_cache, tmp_path):
     engine = neural(lang)
     errors = {}
     for key, line in narration.beat_lines(slug, lang).items():
@@ -120,19 +120,18 @@ def test_every_line_is_heard_as_written(slug, lang, speech_cache):
         errors[key] = listen.error_rate(narration.spoken(line, lang), heard.text, lang)
         assert errors[key] <= LINE_LIMIT, (key, line, heard.text)
     assert sum(errors.values()) / len(errors) < MEAN_LIMIT, errors
+    if lang == "zh":  # the speech is cached now: these long scenes still fit in 100 s
+        # (the estimate runs about 5% short: 72.3 s against a rendered 75.8 s)
+        assert clip_seconds(slug, speech_cache, tmp_path) <= 100.0 / 1.1
 
 
-@pytest.mark.render
-@pytest.mark.parametrize("slug", ROUND_TRIP)
-def test_the_longest_chinese_scenes_stay_under_100_seconds(slug, speech_cache, tmp_path):
-    speech = narration.narrate(
-        slug, "zh", "auto", voices.DEFAULTS, tmp_path / "no-recordings", speech_cache
-    )
-    job = Job(slug, Params(), "zh", narration=speech)
-    beats = animation_times(job, tmp_path)
+def clip_seconds(slug: str, speech_cache: Path, work: Path) -> float:
+    """How long the Chinese clip of `slug` lasts with the default voice: every beat
+    lasts its animation or its speech and a breath, whichever is longer."""
+    speech = narration.narrate(slug, "zh", "auto", voices.DEFAULTS, work / "none", speech_cache)
+    beats = animation_times(Job(slug, Params(), "zh", narration=speech), work)
     assert set(beats) >= set(speech.seconds())
-    total = sum(max(t, speech.seconds().get(k, 0.0) + narration.BREATH) for k, t in beats.items())
-    assert 30.0 < total <= 100.0
+    return sum(max(t, speech.seconds().get(k, 0.0) + narration.BREATH) for k, t in beats.items())
 
 
 # ------------------------------------------------------------------ listen
