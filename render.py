@@ -127,6 +127,21 @@ def voice_dir_option(help: str):
     return folder_option("--voice-dir", DEFAULT_VOICE_DIR, help)
 
 
+def quality_option(help: str):
+    return click.option(
+        "-q",
+        "--quality",
+        type=click.Choice(list(settings.QUALITIES)),
+        default="l",
+        show_default=True,
+        help=help,
+    )
+
+
+def config_option(help: str):
+    return click.option("--config", type=click.Path(dir_okay=False), default=None, help=help)
+
+
 def param_options(f):
     f = click.option(
         "--set",
@@ -135,12 +150,7 @@ def param_options(f):
         metavar="KEY=VALUE",
         help="Override one lesson parameter, e.g. --set base=500 (repeatable).",
     )(f)
-    f = click.option(
-        "--config",
-        type=click.Path(dir_okay=False),
-        default=None,
-        help="A TOML file of parameters to use instead of lesson.toml.",
-    )(f)
+    f = config_option("A TOML file of parameters to use instead of lesson.toml.")(f)
     f = click.option(
         "--seed",
         type=click.IntRange(min=0),
@@ -151,14 +161,7 @@ def param_options(f):
 
 
 def job_options(f):
-    f = click.option(
-        "-q",
-        "--quality",
-        type=click.Choice(list(settings.QUALITIES)),
-        default="l",
-        show_default=True,
-        help="Manim preset: l=480p15, m=720p30, h=1080p60, k=2160p60.",
-    )(f)
+    f = quality_option("Manim preset: l=480p15, m=720p30, h=1080p60, k=2160p60.")(f)
     f = lang_option("Language of on-screen words (subtitles are written in both).")(f)
     f = click.option(
         "--format",
@@ -778,12 +781,7 @@ def numbers(slug, as_json, sets, config, seed) -> None:
     required=True,
     help="The WAV file to write (48 kHz mono, at the lesson's loudness).",
 )
-@click.option(
-    "--config",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="A TOML file whose [voice] tables to use instead of lesson.toml's.",
-)
+@config_option("A TOML file whose [voice] tables to use instead of lesson.toml's.")
 @output_option("Output root; its .speech/ folder caches the speech, shared with renders.")
 def say(text, lang, voice, out_file, config, output) -> None:
     """Speak TEXT exactly as the lesson would (front end, engine, speed, trim, loudness)."""
@@ -816,14 +814,7 @@ def say(text, lang, voice, out_file, config, output) -> None:
 @click.argument("slugs", nargs=-1)
 @click.option("--all", "all_", is_flag=True, help="Every scene of the lesson, in order.")
 @lang_option("Language of the narration to listen to.")
-@click.option(
-    "-q",
-    "--quality",
-    type=click.Choice(list(settings.QUALITIES)),
-    default="l",
-    show_default=True,
-    help="Which rendered clips: the quality they were rendered at.",
-)
+@quality_option("Which rendered clips: the quality they were rendered at.")
 @aspect_option
 @output_option("Output root the clips were rendered into.")
 @voice_dir_option("Folder of your recordings: <voice-dir>/<lang>/<scene>/<beat>.wav.")

@@ -142,32 +142,19 @@ def test_listen_flags_a_recording_of_the_wrong_line_and_passes_the_right_one(
     folder = voice_dir / "zh" / "tiny"
     folder.mkdir(parents=True)
     lines = narration.beat_lines("tiny", "zh")
-    # beat one is recorded right; beat two's take says beat one's line
-    for beat, line in (("one", lines["one"]), ("two", lines["one"])):
-        result = run(
-            "say",
-            line,
-            "--lang",
-            "zh",
-            "--out",
-            str(folder / f"{beat}.wav"),
-            "--output",
-            str(tmp_path),
-        )
+
+    def record(beat: str, line: str) -> None:  # a take made by the engine
+        out = ["--out", str(folder / f"{beat}.wav"), "--output", str(tmp_path)]
+        result = run("say", line, "--lang", "zh", *out)
         assert result.exit_code == 0, result.output
-    result = CliRunner().invoke(
-        cli,
-        [
-            "listen",
-            "tiny",
-            "--lang",
-            "zh",
-            "--voice-dir",
-            str(voice_dir),
-            "--output",
-            str(tmp_path),
-        ],
-    )
+
+    def heard():
+        args = ["--voice-dir", str(voice_dir), "--output", str(tmp_path)]
+        return run("listen", "tiny", "--lang", "zh", *args)
+
+    record("one", lines["one"])
+    record("two", lines["one"])  # beat two's take says beat one's line
+    result = heard()
     assert result.exit_code == 1, result.output
     warnings = [line for line in result.output.splitlines() if line.startswith("warning:")]
     assert len(warnings) == 1
@@ -175,30 +162,8 @@ def test_listen_flags_a_recording_of_the_wrong_line_and_passes_the_right_one(
     assert warnings[0].endswith("of syllables differ; wrong take?")
     assert "tiny: " in result.output and "of syllables wrong over 2 beats" in result.output
 
-    (folder / "two.wav").unlink()
-    result = run(
-        "say",
-        lines["two"],
-        "--lang",
-        "zh",
-        "--out",
-        str(folder / "two.wav"),
-        "--output",
-        str(tmp_path),
-    )
-    result = CliRunner().invoke(
-        cli,
-        [
-            "listen",
-            "tiny",
-            "--lang",
-            "zh",
-            "--voice-dir",
-            str(voice_dir),
-            "--output",
-            str(tmp_path),
-        ],
-    )
+    record("two", lines["two"])
+    result = heard()
     assert result.exit_code == 0, result.output
     assert "warning" not in result.output
 
