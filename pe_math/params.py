@@ -90,7 +90,7 @@ class Params:
             values.update(read_toml(path))
             values.pop("voice", None)  # the narration's table, read by the pipeline
         for key, raw in (overrides or {}).items():
-            values[key] = _parse_override(raw) if isinstance(raw, str) else raw
+            values[key] = _parse_override(raw, key) if isinstance(raw, str) else raw
         unknown = [k for k in values if k not in _hints()]
         if unknown:
             raise ParamError(_unknown_message(unknown[0]))
@@ -119,6 +119,9 @@ MAX_CONFIG_BYTES = 1_000_000
 def read_toml(path: str | Path | None = None) -> dict[str, object]:
     """A lesson file's tables (default: lesson.toml), read with a size limit."""
     source = Path(path) if path is not None else DEFAULT_TOML
+    if source.exists() and not (source.is_file() or source.is_dir()):
+        # a pipe or a device would block the read or never end
+        raise ParamError(f"config file {source} is not a regular file; pass a .toml file")
     try:
         with source.open("rb") as handle:
             blob = handle.read(MAX_CONFIG_BYTES + 1)
@@ -145,6 +148,10 @@ def read_toml(path: str | Path | None = None) -> dict[str, object]:
     except tomllib.TOMLDecodeError as exc:
         raise ParamError(
             f"config file {source} is not valid TOML ({exc}); fix the syntax"
+        ) from None
+    except RecursionError:
+        raise ParamError(
+            f"config file {source} nests lists or tables too deeply; no knob needs more than two"
         ) from None
 
 
@@ -179,11 +186,16 @@ def _unknown_message(key: str) -> str:
     return f"unknown parameter {key!r}; {hint}"
 
 
-def _parse_override(raw: str) -> object:
+def _parse_override(raw: str, key: str = "") -> object:
     try:
         return tomllib.loads(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:
         return raw  # a bare word, such as layout=concat
+    except RecursionError:
+        raise ParamError(
+            f"--set {key or 'value'}: nests lists too deeply; no knob needs more than two, "
+            "e.g. X=[[0.2, -0.1], [0.9, 0.3]]"
+        ) from None
 
 
 def _plain(value: object) -> object:

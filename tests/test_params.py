@@ -1,5 +1,6 @@
 """Params: loading, overrides, hashing and one clear error per broken rule."""
 
+import os
 import tomllib
 
 import pytest
@@ -152,3 +153,18 @@ def test_unreadable_config_files_get_one_line_each(tmp_path):
         Params.load(huge)
     with pytest.raises(ParamError, match="is a folder"):
         Params.load(tmp_path)
+    fifo = tmp_path / "pipe.toml"
+    os.mkfifo(fifo)  # opening it for reading would wait for a writer forever
+    with pytest.raises(ParamError, match=r"pipe.toml is not a regular file; pass a .toml file$"):
+        Params.load(fifo)
+
+
+def test_deeply_nested_values_are_one_line_not_a_recursion_error(tmp_path):
+    deep = "[" * 500 + "]" * 500
+    with pytest.raises(ParamError, match=r"^--set X: nests lists too deeply"):
+        Params.load(overrides={"X": deep})
+    nested = tmp_path / "nested.toml"
+    nested.write_text(f"X = {deep}\n", encoding="utf-8")
+    with pytest.raises(ParamError, match=r"nested.toml nests lists or tables too deeply"):
+        Params.load(nested)
+    assert Params.load(overrides={"word_a": "[0.1, 0.2, 0.3]"}).word_a == (0.1, 0.2, 0.3)
