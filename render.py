@@ -681,7 +681,7 @@ def script(slugs, all_, lang, fmt, voice_dir, output, sets, config, seed) -> Non
     import io
     import tempfile
 
-    from rendering.narration import CACHE, script_rows
+    from rendering.narration import CACHE, NarrationError, script_rows
     from rendering.worker import animation_times
 
     params = load_params(config, sets, seed)
@@ -707,7 +707,12 @@ def script(slugs, all_, lang, fmt, voice_dir, output, sets, config, seed) -> Non
             if job.narration is None:
                 continue
             timing = animation_times(job, Path(tmp))
-            rows += script_rows(job.slug, lang, job.narration, voice_dir, output / CACHE, timing)
+            try:
+                rows += script_rows(
+                    job.slug, lang, job.narration, voice_dir, output / CACHE, timing
+                )
+            except NarrationError as exc:
+                raise Fail(str(exc)) from None
     head = ["scene", "beat", "text", "file", "tts_s", "animation_s", "status"]
     values = [
         [

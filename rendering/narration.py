@@ -357,7 +357,10 @@ def narrate(
                 engine = voices.engine(voices.spec_for(choice, lang, specs))
             except voices.VoiceError as exc:
                 raise NarrationError(str(exc)) from None
-        pieces = synthesised(engine, text, lang, cache_dir, synthesize)
+        try:
+            pieces = synthesised(engine, text, lang, cache_dir, synthesize)
+        except voices.VoiceError as exc:  # a voice file that loads only when it first speaks
+            raise NarrationError(str(exc)) from None
         beats.append(BeatSpeech(key, engine.spec.engine, pieces))
         cards[engine.spec.engine] = engine.card()
     return Narration(slug, lang, tuple(beats), json.dumps(list(cards.values()), sort_keys=True))

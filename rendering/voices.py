@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import io
+import json
 import shutil
 import subprocess
 import wave
@@ -124,6 +125,7 @@ class Piper:
             ) from None
         self.spec = spec
         self.model, self.card_file = _piper_model(spec.voice)
+        _check_piper_config(self.model)
         self.name = BUNDLED.get(spec.voice, self.model.name.removesuffix(".onnx"))
         self.identity = (
             f"piper {self.version} {file_digest(self.model)} noise 0 speed {spec.speed:g}"
@@ -184,11 +186,39 @@ def _piper_model(voice: str) -> tuple[Path, Path | None]:
     return model, card if card.is_file() else None
 
 
+PIPER_CONFIG_KEYS = ("num_symbols", "num_speakers", "audio", "espeak", "phoneme_id_map")
+
+
+def _check_piper_config(model: Path) -> None:
+    """The voice's .onnx.json must be a Piper config: one line naming what is wrong."""
+    config = Path(f"{model}.json")
+    fix = "copy the .onnx.json that came with the voice beside it"
+    try:
+        data = json.loads(config.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not JSON"
+        raise VoiceError(
+            f"{config} cannot be read as a Piper voice config ({reason}); {fix}"
+        ) from None
+    if not isinstance(data, dict):
+        raise VoiceError(f"{config} is not a Piper voice config (not a JSON object); {fix}")
+    missing = [key for key in PIPER_CONFIG_KEYS if key not in data]
+    if missing:
+        raise VoiceError(f"{config} is not a Piper voice config (no {missing[0]!r}); {fix}")
+
+
 @cache
 def _piper_voice(model: Path):
     from piper import PiperVoice
 
-    return PiperVoice.load(str(model))
+    try:
+        return PiperVoice.load(str(model))
+    except Exception as exc:  # onnxruntime: InvalidProtobuf, "No graph was found", ...
+        text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        reason = text.rpartition(" failed:")[2].rstrip(".")[:80]  # after onnxruntime's path
+        raise VoiceError(
+            f"{model} is not a readable Piper voice ({reason}); download the voice again"
+        ) from None
 
 
 class Espeak:

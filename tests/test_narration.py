@@ -456,3 +456,45 @@ def test_the_script_lists_every_beat_with_its_file_and_fit(plugin_scenes, tmp_pa
     assert one[6].startswith("missing") and "past the animation" in one[6]
     assert float(one[4]) > 1.0 and float(one[5]) == pytest.approx(1.0)
     assert two[6].startswith("recorded") and "far too long" in two[6]
+
+
+@pytest.mark.parametrize(
+    ("onnx", "config", "problem"),
+    [
+        (b"\x8f" * 3000, "{}", "bad.onnx.json is not a Piper voice config (no 'num_symbols')"),
+        (b"\x8f" * 3000, "not json", "bad.onnx.json cannot be read as a Piper voice config"),
+        (b"\x8f" * 3000, "joe", "bad.onnx is not a readable Piper voice (Protobuf parsing"),
+        (b"", "joe", "bad.onnx is not a readable Piper voice (No graph was found"),
+    ],
+)
+def test_a_corrupt_piper_voice_is_one_line_before_anything_renders(
+    plugin_scenes, tmp_path, onnx, config, problem
+):
+    model = tmp_path / "bad.onnx"
+    model.write_bytes(onnx)
+    joe = voices.engine(voices.DEFAULTS["en"]).model
+    text = Path(f"{joe}.json").read_text("utf-8") if config == "joe" else config
+    Path(f"{model}.json").write_text(text, encoding="utf-8")
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(f'[voice.en]\nengine = "piper"\nvoice = "{model}"\n', encoding="utf-8")
+    for command in ("script", "render"):
+        out = tmp_path / command
+        result = CliRunner().invoke(
+            cli, [command, "tiny", "--config", str(cfg), "--output", str(out)]
+        )
+        assert result.exit_code == 2, result.output
+        (line,) = result.output.strip().splitlines()
+        assert line.startswith("error: ") and problem in line
+        assert not list(out.glob("*/*/*.mp4"))
+
+
+def test_script_names_a_recording_it_cannot_decode_in_one_line(plugin_scenes, tmp_path):
+    take = tmp_path / "voice" / "en" / "tiny" / "one.wav"
+    take.parent.mkdir(parents=True)
+    take.write_bytes(np.random.default_rng(0).bytes(50_000))
+    result = CliRunner().invoke(
+        cli, ["script", "tiny", "--voice-dir", str(tmp_path / "voice"), "--output", str(tmp_path)]
+    )
+    assert result.exit_code == 2
+    (line,) = result.output.strip().splitlines()
+    assert line.startswith(f"error: {take} cannot be decoded")
