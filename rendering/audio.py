@@ -40,17 +40,29 @@ class AudioError(RuntimeError):
 
 
 # ------------------------------------------------------------------ files
-def decode(path: Path) -> np.ndarray:
-    """Any audio file PyAV reads (wav, flac, mp3, m4a, ogg, a video's sound) as mono at RATE."""
+def decode(path: Path, max_seconds: float | None = None) -> np.ndarray:
+    """Any audio file PyAV reads (wav, flac, mp3, m4a, ogg, a video's sound) as mono at RATE.
+
+    With `max_seconds`, a file whose header says it is longer is refused before a sample
+    is decoded, and the decode stops as soon as it passes the bound (a header can lie).
+    """
     resampler = av.AudioResampler(format="flt", layout="mono", rate=RATE)
     parts: list[np.ndarray] = []
+    samples = 0
+    limit = math.inf if max_seconds is None else max_seconds * RATE
     try:
         with av.open(str(path)) as container:
             if not container.streams.audio:
                 raise AudioError(f"{path} has no sound in it; record it again")
+            said = header_seconds(container)
+            if max_seconds is not None and said is not None and said > max_seconds:
+                raise AudioError(_too_long(path, said, max_seconds))
             for frame in container.decode(audio=0):
                 for out in resampler.resample(frame):
                     parts.append(out.to_ndarray().reshape(-1))
+                    samples += len(parts[-1])
+                if samples > limit:
+                    raise AudioError(_too_long(path, None, max_seconds))
             for out in resampler.resample(None):
                 parts.append(out.to_ndarray().reshape(-1))
     except (av.FFmpegError, OSError, ValueError) as exc:
@@ -59,6 +71,40 @@ def decode(path: Path) -> np.ndarray:
             "save it again as wav, flac, mp3, m4a or ogg"
         ) from None
     return np.concatenate(parts).astype(np.float32) if parts else np.zeros(0, np.float32)
+
+
+def header_seconds(container) -> float | None:
+    """How long a file says it is, from its container header (None when it does not say)."""
+    stream = container.streams.audio[0]
+    if stream.duration is not None and stream.time_base is not None:
+        return float(stream.duration * stream.time_base)
+    if container.duration is not None:
+        return container.duration / av.time_base
+    return None
+
+
+def _clock(seconds: float) -> str:
+    whole = round(seconds)
+    return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
+
+
+def refuse_long(path: Path, max_seconds: float) -> None:
+    """An AudioError when the file's header says it lasts longer than `max_seconds`."""
+    try:
+        with av.open(str(path)) as container:
+            said = header_seconds(container) if container.streams.audio else None
+    except (av.FFmpegError, OSError, ValueError):
+        return  # decode() says what is wrong with it
+    if said is not None and said > max_seconds:
+        raise AudioError(_too_long(path, said, max_seconds))
+
+
+def _too_long(path: Path, seconds: float | None, limit: float) -> str:
+    length = f"is {_clock(seconds)} long" if seconds is not None else f"runs past {_clock(limit)}"
+    return (
+        f"{path} {length}; a take may last {_clock(limit)} at most: "
+        "trim it to the beat's line, or record the beat again"
+    )
 
 
 def from_rate(samples: np.ndarray, rate: int) -> np.ndarray:

@@ -23,6 +23,7 @@ import numpy as np
 from rendering import audio, keys, voices
 from rendering.files import atomic_write_text
 from rendering.speech import listen
+from rendering.speech.base import stream_digest
 from scenes.catalogue import catalogue
 from scenes.text_layout import sentences
 from scenes.timing import BREATH
@@ -32,6 +33,7 @@ RECORDING_TYPES = (".wav", ".flac", ".mp3", ".m4a", ".ogg")
 SENTENCE_GAP = 0.3  # seconds of silence between two sentences of one beat
 CLIPPED_SHARE = 0.001  # more samples than this at full scale: the recording clipped
 TOO_LONG = 3.0  # a recording this many times the engine's length is probably the wrong take
+MAX_TAKE = 300.0  # seconds: far longer than any beat, short enough to decode in memory
 # What the English engines should say for symbols the captions show (the captions keep
 # the symbols). Chinese lines go through rendering.speech.zh_frontend, which reads them all.
 SPOKEN = {
@@ -261,19 +263,21 @@ def recorded(
     """A teacher's recording as one piece, with warnings about how it sounds, and where
     each of its sentences is heard (empty when the recogniser cannot tell)."""
     try:
-        data = path.read_bytes()
+        audio.refuse_long(path, MAX_TAKE)  # before a byte of a ten-hour take is read
+        digest = _digest("recording", stream_digest(path, 64))
+    except audio.AudioError as exc:
+        raise NarrationError(str(exc)) from None
     except OSError as exc:
         raise NarrationError(
             f"{path} cannot be read ({exc.strerror}); check its permissions"
         ) from None
-    digest = _digest("recording", hashlib.sha256(data).hexdigest())
     target = cache_dir / f"{digest}.wav"
     # how it sounds and where its sentences are, kept for cached runs (of this line)
     notes_file = cache_dir / f"{_digest('notes', digest, lang, text)}.json"
     notes = _read_notes(notes_file)
     if not (target.exists() and notes is not None):
         try:
-            raw = audio.decode(path)
+            raw = audio.decode(path, MAX_TAKE)
         except audio.AudioError as exc:
             raise NarrationError(str(exc)) from None
         shaped = _shape(raw)

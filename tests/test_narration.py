@@ -7,6 +7,9 @@ import io
 import json
 import math
 import shutil
+import struct
+import subprocess
+import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -498,3 +501,33 @@ def test_script_names_a_recording_it_cannot_decode_in_one_line(plugin_scenes, tm
     assert result.exit_code == 2
     (line,) = result.output.strip().splitlines()
     assert line.startswith(f"error: {take} cannot be decoded")
+
+
+def test_a_ten_hour_recording_is_refused_by_its_header_without_decoding_it(plugin_scenes, tmp_path):
+    take = tmp_path / "voice" / "en" / "tiny" / "one.wav"
+    take.parent.mkdir(parents=True)
+    data = 10 * 3600 * 48000 * 2  # ten hours of 16-bit mono at 48 kHz, as a sparse file
+    header = b"RIFF" + struct.pack("<I", 36 + data) + b"WAVEfmt "
+    header += struct.pack("<IHHIIHH", 16, 1, 1, 48000, 96000, 2, 16) + b"data"
+    with open(take, "wb") as fh:
+        fh.write(header + struct.pack("<I", data))
+        fh.truncate(44 + data)
+    # decoded whole, ten hours would take about 40 GB: 3 GB of address space must do
+    bounded = (
+        "import resource, runpy, sys; resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30)); "
+        "sys.argv = sys.argv[1:]; runpy.run_path('render.py', run_name='__main__')"
+    )
+    args = ["render.py", "render", "tiny", "--dry-run", "--voice-dir", str(tmp_path / "voice")]
+    run = subprocess.run(
+        [sys.executable, "-c", bounded, *args, "--output", str(tmp_path / "out")],
+        cwd=Path(__file__).resolve().parent.parent,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.strip().splitlines() == [
+        f"error: {take} is 10:00:00 long; a take may last 0:05:00 at most: "
+        "trim it to the beat's line, or record the beat again"
+    ]
+    assert not (tmp_path / "out" / "en").exists()

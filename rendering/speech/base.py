@@ -24,14 +24,19 @@ class VoiceSpec:
     speed: float = 1.0
 
 
-@cache
-def file_digest(path: Path, length: int = 16) -> str:
-    """sha256 of a file, read in blocks (model files are tens of MB)."""
+def stream_digest(path: Path, length: int = 16) -> str:
+    """sha256 of a file, read in blocks (model files are tens of MB, a take may be huge)."""
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()[:length]
+
+
+@cache
+def file_digest(path: Path, length: int = 16) -> str:
+    """stream_digest of a file that does not change while the program runs (a model)."""
+    return stream_digest(path, length)
 
 
 def cache_folder() -> Path:

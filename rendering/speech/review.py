@@ -70,7 +70,7 @@ def recording_hearings(
         if path is None:
             continue
         try:
-            samples = audio.decode(path)
+            samples = audio.decode(path, narration.MAX_TAKE)
         except audio.AudioError as exc:
             raise narration.NarrationError(str(exc)) from None
         heard = listen.transcribe(samples, audio.RATE, lang, threads)
