@@ -174,9 +174,9 @@ def _write_pngs(target: Path, files: list[tuple[str, Image.Image]]) -> None:
             (tmp / name).write_bytes(_png(img))
             publish_mode(tmp / name)
         os.chmod(tmp, 0o777 & ~_umask())
-        if target.exists():
+        if target.exists() or target.is_symlink():
             old = target.with_name(f".{target.name}.old")
-            shutil.rmtree(old, ignore_errors=True)
+            _remove(old)
             os.replace(target, old)
         os.replace(tmp, target)
     except BaseException:
@@ -185,7 +185,16 @@ def _write_pngs(target: Path, files: list[tuple[str, Image.Image]]) -> None:
             os.replace(old, target)
         raise
     if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+        _remove(old)
+
+
+def _remove(path: Path) -> None:
+    """Delete a left-over folder; a link is removed itself, never what it points to
+    (nothing outside the output folder is touched)."""
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.is_dir():
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def _umask() -> int:

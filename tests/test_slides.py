@@ -142,3 +142,24 @@ def test_the_slides_command(media, tmp_path):
         assert result.exit_code == 2, (args, result.output)
         lines = result.output.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
+
+
+def test_a_deck_folder_that_is_a_link_is_replaced_and_its_target_left_alone(media, tmp_path):
+    _, folder = media
+    target, _, _ = slides.export(folder, "tiny-a", "png")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "mine.txt").write_text("a teacher's file", encoding="utf-8")
+    for child in target.iterdir():
+        child.unlink()
+    target.rmdir()
+    target.symlink_to(elsewhere, target_is_directory=True)
+    for _ in range(2):  # the second run once failed on the link the first had moved aside
+        slides.export(folder, "tiny-a", "png")
+        assert target.is_dir() and not target.is_symlink()
+        assert sorted(p.name for p in target.iterdir()) == [
+            "01-tiny-a-draw.png",
+            "02-tiny-a-hold.png",
+        ]
+        assert [p.name for p in target.parent.iterdir() if p.name.startswith(".")] == []
+    assert [p.name for p in elsewhere.iterdir()] == ["mine.txt"]
