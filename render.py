@@ -1004,11 +1004,11 @@ def slides(slugs, all_, use_lesson, fmt, quality, lang, aspect, output) -> None:
 @output_option("Root folder of outputs.")
 def clean(all_, yes, output) -> None:
     """Remove what the project wrote: work folders and caches; finished outputs only with --all."""
-    targets = clean_targets(output, all_)
+    targets, kept = clean_targets(output, all_)
     if not targets:
         console.print(f"nothing to remove in {output}")
         return
-    console.print("will remove:\n" + "\n".join(f"  {path}" for path in targets))
+    click.echo("will remove:\n" + "\n".join(f"  {path}" for path in targets))  # whole paths
     if all_ and not yes:
         if not sys.stdin.isatty():
             raise Fail("clean --all deletes finished outputs; pass --yes to confirm")
@@ -1019,16 +1019,21 @@ def clean(all_, yes, output) -> None:
         else:
             path.unlink(missing_ok=True)  # a symlink: remove the link, never what it points to
     console.print(f"removed {len(targets)} item(s)")
+    for path in kept:
+        click.echo(f"kept {path}: the project did not write it")
 
 
-def clean_targets(output: Path, all_: bool) -> list[Path]:
-    """Only paths the project writes; symlinked folders are never entered."""
+def clean_targets(output: Path, all_: bool) -> tuple[list[Path], list[Path]]:
+    """(paths the project wrote, files it did not write inside its output folders);
+    symlinked folders are never entered."""
     from rendering.manifest import NAME as MANIFEST
+    from rendering.manifest import written_here
 
     if not output.is_dir():
-        return []
+        return [], []
     targets = [output / name for name in ("preview", ".speech")]
     targets = [p for p in targets if p.exists() or p.is_symlink()]
+    kept: list[Path] = []
     work = output / WORK
     if work.is_symlink():
         targets.append(work)
@@ -1045,12 +1050,14 @@ def clean_targets(output: Path, all_: bool) -> list[Path]:
                 base = root / lang
                 if base.is_symlink() or not base.is_dir():
                     continue
-                targets += sorted(
-                    folder
-                    for folder in base.iterdir()
-                    if not folder.is_symlink() and (folder / MANIFEST).is_file()
-                )
-    return targets
+                for folder in sorted(base.iterdir()):
+                    if folder.is_symlink() or not (folder / MANIFEST).is_file():
+                        continue
+                    mine, foreign = written_here(folder)
+                    # a folder holding a teacher's file stays, with only our files removed
+                    targets += mine if foreign else [folder]
+                    kept += foreign
+    return targets, kept
 
 
 def main() -> None:

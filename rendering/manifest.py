@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import shutil
 import sys
 from collections.abc import Iterator
@@ -143,3 +144,48 @@ def _set_aside(path: Path, why: str) -> None:
         f"warning: {path} was reset because {why}; {kept}; its clips will be rendered again",
         file=sys.stderr,
     )
+
+
+# What the project writes into an output folder besides its clips' own files.
+PAGES = {NAME, BACKUP, "index.html", "present.html", "explore.html", "explore.json", "chapters.vtt"}
+# A clip's files: NN-slug.mp4 and the poster, captions, stills and decks named after it.
+_CLIP_FILE = re.compile(
+    r"^\d{2}-[a-z0-9][a-z0-9-]*(\.[a-z0-9-]+)*\.(mp4|webm|gif|png|vtt|srt|pdf|md)$"
+)
+
+
+_CLIP_DECK = re.compile(r"^\d{2}-[a-z0-9][a-z0-9-]*$")  # a clip's folder of PNG slides
+
+
+def written_here(folder: Path) -> tuple[list[Path], list[Path]]:
+    """(what the project wrote in an output folder, what it did not), looking one level
+    into its slides/ folder. Nothing behind a link is entered."""
+    stems = {"lesson"} | {
+        Path(e.file).stem
+        for variants in Manifest.load(folder).entries().values()
+        for e in variants.values()
+    }
+
+    def ours(path: Path) -> bool:
+        name = path.name
+        return (
+            name.startswith(".")  # locks and half-written temporaries
+            or name in PAGES
+            or name in stems
+            or name.split(".")[0] in stems
+            or bool(_CLIP_FILE.match(name))
+            or (path.is_dir() and bool(_CLIP_DECK.match(name)))
+        )
+
+    mine: list[Path] = []
+    foreign: list[Path] = []
+    for child in sorted(folder.iterdir()):
+        if child.name == "slides" and child.is_dir() and not child.is_symlink():
+            inner = sorted(child.iterdir())
+            for path in inner:
+                (mine if ours(path) else foreign).append(path)
+            if all(ours(path) for path in inner):
+                mine.append(child)
+            continue
+        (mine if ours(child) else foreign).append(child)
+    return mine, foreign

@@ -160,3 +160,23 @@ def test_worker_errors_are_one_line_with_a_fix():
     assert full.startswith("the disk is full")
     for message in (svg, full, describe_error(ValueError("bad\nsecond line"))):
         assert "\n" not in message
+
+
+def test_clean_all_keeps_a_teachers_file_inside_an_output_folder(outputs):
+    out, _ = outputs
+    clips = out / "en" / "480p15"
+    (clips / "01-a.en.vtt").write_text("WEBVTT\n")
+    (clips / "index.html").write_text("<p>gallery</p>")
+    (clips / "my-notes.txt").write_text("a teacher's notes")
+    (clips / "slides" / "01-a").mkdir(parents=True)
+    (clips / "slides" / "01-a" / "01-a-draw.png").write_bytes(b"png")
+    (clips / "slides" / "lesson.notes.md").write_text("notes")
+    (clips / "slides" / "script-draft.docx").write_bytes(b"doc")
+    result = run("clean", "--all", "--yes", "--output", str(out))
+    assert result.exit_code == 0, result.output
+    left = sorted(str(p.relative_to(clips)) for p in clips.rglob("*"))
+    assert left == ["my-notes.txt", "slides", "slides/script-draft.docx"]
+    for name in ("my-notes.txt", "slides/script-draft.docx"):
+        assert f"kept {clips / name}: the project did not write it" in result.output
+    assert str(clips / "01-a.mp4") in result.output  # every removed file is named first
+    assert not (out / "base100" / "en" / "480p15").exists()  # a folder of ours alone goes
