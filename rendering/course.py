@@ -38,6 +38,10 @@ class CourseError(ValueError):
     """A course file that cannot be rendered; one line: the file, the key and the fix."""
 
 
+MAX_SETS = 100  # parameter sets in one course file
+MAX_JOBS = 5000  # clips in one plan (ten lessons in two languages and two shapes are 520)
+
+
 @dataclass(frozen=True)
 class Course:
     langs: tuple[str, ...]
@@ -112,6 +116,21 @@ def load(path: str | Path, base: Params) -> Course:
         raise fail("sets", "must be tables, such as [sets.base100] with base = 100")
     if not tables:
         tables = {"default": {}}
+    if len(tables) > MAX_SETS:
+        raise fail(
+            "[sets]",
+            f"holds {len(tables):,} sets; a course file may hold {MAX_SETS} at most: "
+            "split it into several files",
+        )
+    folded: dict[str, str] = {}
+    for name in tables:
+        other = folded.setdefault(name.casefold(), name)
+        if other != name:
+            raise fail(
+                f"[sets.{name}]",
+                f"differs from [sets.{other}] only in case, and on a disk that ignores case "
+                "both would write one folder; rename one",
+            )
     sets: dict[str, Params] = {}
     overrides: dict[str, dict[str, object]] = {}
     for name, table in tables.items():
@@ -132,7 +151,14 @@ def load(path: str | Path, base: Params) -> Course:
         except ParamError as exc:
             raise fail(where, str(exc)) from None
         overrides[name] = dict(table)
-    return Course(langs, qualities, aspects, slugs, lesson, sets, overrides)
+    course = Course(langs, qualities, aspects, slugs, lesson, sets, overrides)
+    if course.size > MAX_JOBS:
+        raise fail(
+            "[course]",
+            f"makes {course.size:,} jobs; one plan may make {MAX_JOBS:,} at most: split the "
+            "sets, languages, qualities or aspects into several course files",
+        )
+    return course
 
 
 def _hint(key: str, valid) -> str:

@@ -169,6 +169,14 @@ BAD = [
     ("[course]\n[sets.'a/b']\n", "[sets.a/b] is not a usable folder name"),
     ("[course]\nlesson = 'yes'\n", "[course] lesson = 'yes' must be true or false"),
     ("[sets.a]\nbase = 5\n", "[course] is missing"),
+    ("[course]\n" + "".join(f"[sets.s{i}]\n" for i in range(101)), "[sets] holds 101 sets"),
+    ("[course]\n[sets.A]\n[sets.a]\n", "[sets.a] differs from [sets.A] only in case"),
+    (
+        "[course]\nlangs = ['en', 'zh']\nqualities = ['l', 'm', 'h', 'k']\n"
+        "aspects = ['16:9', '9:16', '1:1']\n" + "".join(f"[sets.s{i}]\n" for i in range(100)),
+        f"[course] makes {100 * 2 * 4 * 3 * len(scenes.ordered()):,} jobs; one plan may make "
+        "5,000 at most",
+    ),
 ]
 
 
