@@ -163,7 +163,7 @@ def parse_assignment(text: str) -> tuple[str, str]:
     """Split a `key=value` override; the one-line error says how to write it."""
     key, sep, value = text.partition("=")
     if not sep or not key.strip():
-        raise ParamError(f"override {text!r} is not KEY=VALUE; write it like --set base=500")
+        raise ParamError(f"override {shown(text)} is not KEY=VALUE; write it like --set base=500")
     key = key.strip()
     if key not in _hints():
         raise ParamError(_unknown_message(key))
@@ -183,7 +183,7 @@ def _hints() -> dict[str, object]:
 def _unknown_message(key: str) -> str:
     close = difflib.get_close_matches(key, field_names(), n=1, cutoff=0.5)
     hint = f"did you mean {close[0]!r}?" if close else "see lesson.toml for the valid keys"
-    return f"unknown parameter {key!r}; {hint}"
+    return f"unknown parameter {shown(key)}; {hint}"
 
 
 def _parse_override(raw: str, key: str = "") -> object:
@@ -209,14 +209,14 @@ def _coerce(name: str, value: object, hint: object) -> object:
     if origin is tuple:
         inner = typing.get_args(hint)[0]
         if isinstance(value, str) or not isinstance(value, Sequence):
-            raise ParamError(f"{name}={value!r}: must be a list, such as {_example(name)}")
+            raise ParamError(f"{name}={shown(value)}: must be a list, such as {_example(name)}")
         return tuple(_coerce(name, v, inner) for v in value)
     if hint is bool:
         if isinstance(value, bool):
             return value
         if isinstance(value, str) and value.lower() in ("true", "false"):
             return value.lower() == "true"
-        raise ParamError(f"{name}={value!r}: must be true or false")
+        raise ParamError(f"{name}={shown(value)}: must be true or false")
     if hint is int:
         if (
             isinstance(value, bool)
@@ -224,15 +224,15 @@ def _coerce(name: str, value: object, hint: object) -> object:
             or not math.isfinite(value)
             or int(value) != value
         ):
-            raise ParamError(f"{name}={value!r}: must be a whole number")
+            raise ParamError(f"{name}={shown(value)}: must be a whole number")
         return int(value)
     if hint is float:
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ParamError(f"{name}={value!r}: must be a number")
+            raise ParamError(f"{name}={shown(value)}: must be a number")
         return float(value)
     if hint is str:
         if not isinstance(value, str):
-            raise ParamError(f"{name}={value!r}: must be text")
+            raise ParamError(f"{name}={shown(value)}: must be text")
         return value
     return value
 
@@ -249,9 +249,20 @@ def _require(ok: bool, name: str, value: object, rule: str) -> None:
 
 
 def _fmt(value: object) -> str:
-    return (
-        json.dumps(_plain(value), ensure_ascii=False) if isinstance(value, tuple) else repr(value)
-    )
+    text = json.dumps(_plain(value), ensure_ascii=False) if isinstance(value, tuple) else None
+    return shown(value) if text is None else shown(text, quoted=False)
+
+
+SHOWN = 40  # characters of a bad value an error repeats
+
+
+def shown(value: object, quoted: bool = True) -> str:
+    """A value as an error message repeats it: its repr, cut to SHOWN characters when long
+    ("'aaaa…' (100,000 characters)"), so one bad token is still one readable line."""
+    text = repr(value) if quoted else str(value)
+    if len(text) <= SHOWN + 20:
+        return text
+    return f"{text[:SHOWN]}… ({len(text):,} characters)"
 
 
 MAX_TOKENS = 6  # rows of X: the matrices of attention-shuffle must fit a frame
@@ -348,10 +359,13 @@ def _validate(p: Params) -> None:
     for name in ("tokens", "tokens_en"):
         for token in getattr(p, name):
             _require(
-                0 < len(token.strip()) <= MAX_TOKEN_CHARS and token == token.strip(),
+                0 < len(token.strip()) <= MAX_TOKEN_CHARS
+                and token == token.strip()
+                and token.isprintable(),
                 name,
                 getattr(p, name),
-                f"each token must be 1 to {MAX_TOKEN_CHARS} characters, without outer spaces",
+                f"each token must be 1 to {MAX_TOKEN_CHARS} characters on one line, "
+                "without outer spaces",
             )
     _require(p.proj_scale > 0, "proj_scale", p.proj_scale, "must be > 0")
     _require(

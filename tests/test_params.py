@@ -168,3 +168,22 @@ def test_deeply_nested_values_are_one_line_not_a_recursion_error(tmp_path):
     with pytest.raises(ParamError, match=r"nested.toml nests lists or tables too deeply"):
         Params.load(nested)
     assert Params.load(overrides={"word_a": "[0.1, 0.2, 0.3]"}).word_a == (0.1, 0.2, 0.3)
+
+
+def test_errors_repeat_a_long_bad_value_shortened_to_one_readable_line():
+    with pytest.raises(ParamError) as long_token:
+        Params.load(overrides={"tokens_en": f'["{"a" * 100_000}", "b", "c"]'})
+    assert str(long_token.value) == (
+        f'tokens_en=["{"a" * 38}… (100,014 characters): each token must be 1 to 12 '
+        "characters on one line, without outer spaces"
+    )
+    with pytest.raises(ParamError) as huge:
+        Params.load(overrides={"shift_dot_positions": "[1e300]"})
+    assert "… (303 characters): must be at most 10,000" in str(huge.value)
+    assert len(str(huge.value)) < 120
+    with pytest.raises(ParamError) as key:
+        parse_assignment("x" * 1000 + "=3")
+    assert str(key.value).startswith(f"unknown parameter '{'x' * 39}… (1,002 characters);")
+    with pytest.raises(ParamError, match="on one line"):
+        Params(tokens_en=("cat\nnip", "bites", "dog"))
+    assert Params(tokens_en=("cat", "bites", "dog")).tokens_en[0] == "cat"
