@@ -1,10 +1,13 @@
 """pe_math's vectorised tables against the straightforward per-element loops, side by side.
 
 Run with `make bench`. Prints wall times, speed-up ratios and peak memory.
+
+    python bench/bench_pe_math.py [--positions N] [--dims D] [--repeat R]
 """
 
 from __future__ import annotations
 
+import argparse
 import math
 import time
 import tracemalloc
@@ -60,20 +63,26 @@ def row(name: str, loop_s: float, vec_s: float, loop_mem: int, vec_mem: int) -> 
 
 
 def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--positions", type=int, default=N_POS, help="rows of the tables")
+    ap.add_argument("--dims", type=int, default=D, help="columns of the PE table (even)")
+    ap.add_argument("--repeat", type=int, default=5, help="runs of each pe_math call")
+    args = ap.parse_args()
+    n, d, repeat = args.positions, args.dims, args.repeat
     print(f"{'':<28}{'loops':>11}{'pe_math':>13}{'speed-up':>11}{'loop mem':>12}{'np mem':>12}")
-    positions = np.arange(N_POS)
-    slow, t_loop, m_loop = measure(loop_pe_table, N_POS, D)
-    fast, t_vec, m_vec = measure(pm.sinusoidal, positions, D, repeat=5)
+    positions = np.arange(n)
+    slow, t_loop, m_loop = measure(loop_pe_table, n, d)
+    fast, t_vec, m_vec = measure(pm.sinusoidal, positions, d, repeat=repeat)
     np.testing.assert_allclose(fast, slow, atol=1e-9)
-    row(f"PE table {N_POS}x{D}", t_loop, t_vec, m_loop, m_vec)
+    row(f"PE table {n}x{d}", t_loop, t_vec, m_loop, m_vec)
 
     slow_s, t_loop, m_loop = measure(loop_cosine_matrix, fast)
-    fast_s, t_vec, m_vec = measure(pm.cosine_similarity_matrix, fast, repeat=5)
+    fast_s, t_vec, m_vec = measure(pm.cosine_similarity_matrix, fast, repeat=repeat)
     np.testing.assert_allclose(fast_s, slow_s, atol=1e-9)
-    row(f"cosine matrix {N_POS}x{N_POS}", t_loop, t_vec, m_loop, m_vec)
+    row(f"cosine matrix {n}x{n}", t_loop, t_vec, m_loop, m_vec)
 
-    _, t_big, m_big = measure(pm.sinusoidal, np.arange(8192), 1024, repeat=3)
-    print(f"PE table 8192x1024 with pe_math: {t_big:.3f}s, peak {m_big / 2**20:.0f}MB")
+    _, t_big, m_big = measure(pm.sinusoidal, np.arange(4 * n), 2 * d, repeat=min(3, repeat))
+    print(f"PE table {4 * n}x{2 * d} with pe_math: {t_big:.3f}s, peak {m_big / 2**20:.0f}MB")
 
 
 if __name__ == "__main__":

@@ -130,7 +130,7 @@ def _encoders(py: str, info, quality: str, work: Path) -> None:
         "settings.X264_PRESETS[sys.argv[2]] = sys.argv[1];"
         "d = Path(sys.argv[3]); d.mkdir(parents=True);"
         "t = time.perf_counter(); r = worker.render(Job(sys.argv[4], Params(), quality=sys.argv[2]), d);"
-        "print(json.dumps([time.perf_counter() - t, Path(r['file']).stat().st_size]))"
+        "print(json.dumps([time.perf_counter() - t, Path(r.file).stat().st_size]))"
     )
     for preset in ("ultrafast", "veryfast", "faster", "medium"):
         res = subprocess.run(

@@ -1,6 +1,6 @@
 """Narration cost, measured side by side in one run.
 
-    python bench/bench_voice.py [--quality l|m|h|k] [--lang en|zh]
+    python bench/bench_voice.py [--quality l|m|h|k] [--lang en|zh] [--scenes a,b,...]
 
 Prints: the time to synthesise the whole lesson's speech from an empty cache (the
 language's default engine), a full narrated `render --all --lesson` at the same
@@ -48,9 +48,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quality", default="l", choices=["l", "m", "h", "k"])
     parser.add_argument("--lang", default="en", choices=["en", "zh"])
+    parser.add_argument("--scenes", default="", help="comma-separated slugs (default: the lesson)")
     args = parser.parse_args()
     specs = voices.load_specs()
-    slugs = [i.slug for i in scenes.ordered()]
+    try:
+        chosen = [scenes.get(s) for s in args.scenes.split(",") if s] or scenes.ordered()
+    except scenes.UnknownScene as exc:
+        sys.exit(f"error: {exc}")
+    slugs = [i.slug for i in chosen]
     out = Path(tempfile.mkdtemp(prefix="pe-bench-voice-"))
     try:
         start = time.perf_counter()
@@ -63,11 +68,13 @@ def main() -> None:
         tts = time.perf_counter() - start
         shutil.rmtree(out / ".speech")  # the render synthesises again, as a first run would
 
-        cmd = [sys.executable, "render.py", "render", "--all", "--lesson", "-q", args.quality]
+        which = slugs if args.scenes else ["--all"]
+        lesson = [] if args.scenes else ["--lesson"]
+        cmd = [sys.executable, "render.py", "render", *which, *lesson, "-q", args.quality]
         cmd += ["--lang", args.lang, "--output", str(out)]
         full = timed(cmd)
         again = timed(cmd)
-        listen_cmd = [sys.executable, "render.py", "listen", "--all", "--lang", args.lang]
+        listen_cmd = [sys.executable, "render.py", "listen", *which, "--lang", args.lang]
         listening, errors = listened(listen_cmd + ["-q", args.quality, "--output", str(out)])
     finally:
         shutil.rmtree(out, ignore_errors=True)

@@ -1,0 +1,66 @@
+"""Every benchmark runs to its end at its smallest size, so none rots unnoticed.
+
+The timings they print are not checked here (speed is measured in bench/, side by
+side); what is checked is that each one finishes and reports every row it promises.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.render
+
+
+def bench(script: str, *args: str) -> str:
+    env = {**os.environ, "PE_SCENE_PLUGINS": "tests.plugin_scenes"}
+    run = subprocess.run(
+        [sys.executable, f"bench/{script}", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    return run.stdout
+
+
+def test_bench_pe_math_checks_the_loops_against_pe_math():
+    out = bench("bench_pe_math.py", "--positions", "32", "--dims", "8", "--repeat", "1")
+    assert "PE table 32x8" in out and "cosine matrix 32x32" in out
+    assert "PE table 128x16 with pe_math" in out
+
+
+def test_bench_render_compares_the_driver_with_plain_manim():
+    out = bench("bench_render.py", "--quality", "l", "--scenes", "tiny", "--jobs", "1")
+    for row in ("plain sequential manim", "unchanged re-run", "one knob (base=500)"):
+        assert row in out
+    assert "re-rendered: tiny" in out  # tiny reads base
+    for preset in ("ultrafast", "veryfast", "faster", "medium"):
+        assert f"  {preset}" in out
+
+
+def test_bench_voice_times_speech_and_listening_with_the_error_per_clip():
+    out = bench("bench_voice.py", "--quality", "l", "--lang", "en", "--scenes", "tiny")
+    for row in ("TTS from an empty cache", "cached, unchanged re-run", "listen --all"):
+        assert row in out
+    assert "tiny" in out and "over 2 beats" in out and "whole lesson" in out
+
+
+def test_bench_farm_sets_plain_manim_local_jobs_and_a_cluster_side_by_side():
+    out = bench("bench_farm.py", "--quality", "l", "--scenes", "tiny", "--workers", "1")
+    for row in (
+        "plain sequential manim",
+        "render.py --jobs 1, first run (no timings)",
+        "render.py --scheduler (LocalCluster 1x1 thread)",
+        "empty Dask task round trip",
+        "one job (tiny): cluster",
+        "scenes split on the second run: none",
+    ):
+        assert row in out
