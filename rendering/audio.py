@@ -23,6 +23,8 @@ import pyloudnorm
 from scipy.ndimage import minimum_filter1d, uniform_filter1d
 from scipy.signal import resample_poly
 
+from rendering.files import publish_mode
+
 RATE = 48000
 TARGET_LUFS = -16.0
 PEAK_DBTP = -1.0
@@ -133,7 +135,7 @@ def write_wav(path: Path, samples: np.ndarray) -> None:
             w.setsampwidth(2)
             w.setframerate(RATE)
             w.writeframes(pcm.tobytes())
-        os.chmod(tmp, 0o644)  # like every file the project publishes
+        publish_mode(Path(tmp))  # one rule for every file the project writes
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

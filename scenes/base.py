@@ -26,7 +26,7 @@ from manim import (
 
 from pe_math import Params
 from scenes import theme
-from scenes.catalogue import caption, lookup
+from scenes.catalogue import caption, fill, lookup
 from scenes.components import text
 from scenes.text_layout import balanced_rows, break_units, listing, wrap
 from scenes.timing import BREATH
@@ -87,8 +87,7 @@ class LessonScene(Scene):
     # ----------------------------------------------------------------- words
     def ui(self, key: str, **values: Any) -> str:
         """An on-screen label in the scene's language, with `{name}` slots filled."""
-        text = lookup(self.lang, self.slug, f"ui.{key}")
-        return text.format(**values) if values else text
+        return fill(self.lang, self.slug, f"ui.{key}", **values)
 
     def text(
         self, content: str, size: float = theme.BODY_SIZE, color=theme.FOREGROUND, **kwargs: Any

@@ -49,6 +49,8 @@ def catalogue(lang: str, slug: str) -> dict:
         raise CatalogueError(
             f"no {lang} catalogue for scene {slug!r}: add {path.name} under scenes/captions/{lang}/"
         ) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise CatalogueError(f"{path} is not valid TOML ({exc}); fix the syntax") from None
 
 
 def lookup(lang: str, slug: str, key: str) -> str:
@@ -63,6 +65,27 @@ def lookup(lang: str, slug: str, key: str) -> str:
     if not isinstance(node, str):
         raise CatalogueError(f"{lang}/{slug}.toml: {key!r} is a table, not text")
     return node
+
+
+def fill(lang: str, slug: str, key: str, **values: object) -> str:
+    """A dotted key's text with its `{name}` slots filled; a slot the scene does not
+    fill is named with its file and key."""
+    text = lookup(lang, slug, key)
+    if not values:
+        return text
+    try:
+        return text.format(**values)
+    except KeyError as exc:
+        given = ", ".join(sorted(values))
+        raise CatalogueError(
+            f"{path_for(lang, slug)}: {key} has the placeholder {{{exc.args[0]}}}, which the "
+            f"scene does not fill (it gives {given}); fix the text"
+        ) from None
+    except (IndexError, ValueError) as exc:
+        raise CatalogueError(
+            f"{path_for(lang, slug)}: {key} has a broken placeholder ({exc}); "
+            "write slots as {name}, and braces as {{ }}"
+        ) from None
 
 
 def caption(lang: str, slug: str, key: str) -> str:

@@ -240,3 +240,31 @@ def test_a_latin_run_keeps_one_space_when_joined():
         for unit in break_units(text, "zh"):
             joined = join_words(joined, unit, "zh")
         assert joined == text
+
+
+def test_a_catalogue_mistake_names_its_file_key_and_placeholder(tmp_path, monkeypatch):
+    from scenes import catalogue as catalogue_mod
+
+    (tmp_path / "en").mkdir()
+    good = tmp_path / "en" / "oops.toml"
+    good.write_text('[ui]\nlap = "dim {i} laps {j} times"\nbrace = "a {0"\n', encoding="utf-8")
+    broken = tmp_path / "en" / "broken.toml"
+    broken.write_text('[ui]\nlap = "no end\n', encoding="utf-8")
+    monkeypatch.setattr(catalogue_mod, "ROOTS", [tmp_path])
+    catalogue_mod.catalogue.cache_clear()
+    try:
+        assert catalogue_mod.fill("en", "oops", "ui.lap", i=0, j=3) == "dim 0 laps 3 times"
+        with pytest.raises(catalogue_mod.CatalogueError) as slot:
+            catalogue_mod.fill("en", "oops", "ui.lap", i=0)
+        assert str(slot.value) == (
+            f"{good}: ui.lap has the placeholder {{j}}, which the scene does not fill "
+            "(it gives i); fix the text"
+        )
+        with pytest.raises(catalogue_mod.CatalogueError, match="ui.brace has a broken placeholder"):
+            catalogue_mod.fill("en", "oops", "ui.brace", i=0)
+        with pytest.raises(catalogue_mod.CatalogueError) as toml:
+            catalogue_mod.catalogue("en", "broken")
+        assert str(toml.value).startswith(f"{broken} is not valid TOML (")
+        assert "line 2" in str(toml.value)
+    finally:
+        catalogue_mod.catalogue.cache_clear()

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import math
+import os
 import shutil
 import struct
 import subprocess
@@ -531,3 +532,10 @@ def test_a_ten_hour_recording_is_refused_by_its_header_without_decoding_it(plugi
         "trim it to the beat's line, or record the beat again"
     ]
     assert not (tmp_path / "out" / "en").exists()
+
+
+def test_cached_speech_gets_the_mode_of_every_published_file(tmp_path):
+    mask = os.umask(0o022)
+    os.umask(mask)
+    audio.write_wav(tmp_path / "speech.wav", tone(0.2))
+    assert (tmp_path / "speech.wav").stat().st_mode & 0o777 == 0o666 & ~mask

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from rendering.files import publish_mode
+
 
 class VoiceError(RuntimeError):
     """A voice that cannot speak here; the message names what is missing and how to get it."""
@@ -48,13 +50,13 @@ def cache_folder() -> Path:
 
 
 def install_bytes(path: Path, blob: bytes) -> None:
-    """Write a file beside its place and rename it in, readable by everyone."""
+    """Write a file beside its place and rename it in."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(blob)
-        os.chmod(tmp, 0o644)
+        publish_mode(Path(tmp))  # the mode every file of the project gets
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
