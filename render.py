@@ -389,7 +389,8 @@ def list_scenes(
     metavar="tcp://HOST:8786",
     help="Send the jobs to this Dask scheduler's workers instead of local processes "
     "(--jobs is then ignored; default: $PE_DASK_SCHEDULER). Workers need the same commit "
-    "set up by scripts/setup.sh, no shared disk.",
+    "set up by scripts/setup.sh, no shared disk. It is contacted only when a clip needs "
+    "rendering: a run with every clip cached never checks it.",
 )
 @click.option("--force", is_flag=True, help="Render even when the output is up to date.")
 @click.option(
