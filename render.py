@@ -27,6 +27,7 @@ from rich.table import Table
 import scenes
 from pe_math import ParamError, Params, parse_assignment
 from rendering import settings, voices
+from rendering.files import write_problem
 from rendering.gallery import publish
 from rendering.jobs import Job, plan
 from rendering.lesson import join_folders
@@ -540,13 +541,17 @@ def finish_run(report, groups, lesson: bool, console, force: bool) -> None:
         if o.detail:
             click.echo(o.detail, err=True)
     problems = []
-    if lesson and (report.failed or report.interrupted):
-        problems.append("lesson: not joined, because some clips did not render")
-    elif lesson:
+    try:
+        if lesson and (report.failed or report.interrupted):
+            problems.append("lesson: not joined, because some clips did not render")
+        elif lesson:
+            for group_jobs, root in groups:
+                problems += join_folders(group_jobs, root, console, force=force)
         for group_jobs, root in groups:
-            problems += join_folders(group_jobs, root, console, force=force)
-    for group_jobs, root in groups:
-        publish(group_jobs, root, console)
+            publish(group_jobs, root, console)
+    except OSError as exc:  # every write is atomic: what was published before stays whole
+        click.echo(f"error: {write_problem(exc)}", err=True)
+        sys.exit(1)
     for message in problems:
         click.echo(f"error: {message}", err=True)
     if report.interrupted:

@@ -332,13 +332,8 @@ def write(folder: Path, params: Params, lang: str = "en") -> Written:
     data = build(params)
     text = data_text(data)
     page = render_html(data, lang)
-    try:
-        atomic_write_text(folder / DATA_NAME, text)
-        atomic_write_text(folder / NAME, page)
-    except OSError as exc:
-        raise ExplorerError(
-            f"cannot write {NAME} in {folder} ({exc.strerror or exc}); check the folder's permissions"
-        ) from None
+    atomic_write_text(folder / DATA_NAME, text)  # a failed write is the caller's one line
+    atomic_write_text(folder / NAME, page)
     return Written(
         folder / NAME,
         folder / DATA_NAME,

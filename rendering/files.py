@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import tempfile
@@ -21,10 +22,25 @@ def publish_mode(path: Path) -> None:
     os.chmod(path, 0o666 & ~_umask())
 
 
+def write_problem(exc: OSError) -> str:
+    """One line for a failed write: which file, what went wrong, and the fix."""
+    where = exc.filename or "a file"
+    if exc.errno == errno.ENOSPC:
+        return f"the disk is full (writing {where}); free some space or pass --output elsewhere"
+    if exc.errno == errno.EROFS:
+        return f"{where} is on a read-only disk; pass --output to a writable folder"
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return f"cannot write {where} (permission denied); check the folder's permissions"
+    return f"cannot write {where} ({exc.strerror or exc}); check the folder and the disk"
+
+
 def atomic_write_text(path: Path, text: str) -> None:
     """Write to a temporary file beside `path`, then rename it into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(path)) from None  # name the file, not a temp
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -32,6 +48,9 @@ def atomic_write_text(path: Path, text: str) -> None:
             os.fsync(fh.fileno())
         publish_mode(Path(tmp))
         os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -1,8 +1,10 @@
 """The output folder: clean removes only what the project wrote, manifests survive damage,
 published files are readable, and unwritable folders stop a run before it renders."""
 
+import contextlib
 import json
 import os
+import shutil
 import stat
 import subprocess
 import threading
@@ -180,3 +182,64 @@ def test_clean_all_keeps_a_teachers_file_inside_an_output_folder(outputs):
         assert f"kept {clips / name}: the project did not write it" in result.output
     assert str(clips / "01-a.mp4") in result.output  # every removed file is named first
     assert not (out / "base100" / "en" / "480p15").exists()  # a folder of ours alone goes
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 20 MB tmpfs of our own (root only), unmounted afterwards."""
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a small tmpfs needs root")
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=20m", "tmpfs", str(disk)])
+    if mounted.returncode != 0:
+        pytest.skip("this machine does not let us mount a tmpfs")
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+@pytest.mark.render
+@pytest.mark.parametrize("trouble", ["full", "read-only"])
+def test_a_full_or_read_only_disk_is_one_line_and_keeps_what_was_published(
+    plugin_scenes, small_disk, trouble
+):
+    out = small_disk / "media"
+    args = ("render", "tiny", "--voice", "none", "--output", str(out))
+    assert run(*args).exit_code == 0
+    folder = out / "en" / "480p15"
+    before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+    if trouble == "full":  # the clip is cached: the first write is the publish step's
+        with open(small_disk / "filler", "wb") as fh, contextlib.suppress(OSError):
+            while True:
+                fh.write(b"\0" * (1 << 20))
+                fh.flush()
+        code, expected = 1, f"error: the disk is full (writing {folder}"
+    else:  # found before anything runs
+        subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
+        code, expected = 2, f"error: cannot write to {out} (Read-only file system)"
+    result = run(*args)
+    assert result.exit_code == code, result.output
+    errors = result.stderr.strip().splitlines()
+    assert len(errors) == 1 and errors[0].startswith(expected), errors
+    after = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+    assert after == before  # nothing published was touched, nothing half-written is left
+
+
+def test_a_failed_write_is_named_with_its_cause_and_fix():
+    import errno
+
+    from rendering.files import write_problem
+
+    def problem(code: int) -> str:
+        return write_problem(OSError(code, os.strerror(code), "media/en/480p15/index.html"))
+
+    assert problem(errno.ENOSPC) == (
+        "the disk is full (writing media/en/480p15/index.html); free some space or pass "
+        "--output elsewhere"
+    )
+    assert problem(errno.EROFS).endswith(
+        "is on a read-only disk; pass --output to a writable folder"
+    )
+    assert "(permission denied); check the folder's permissions" in problem(errno.EACCES)
