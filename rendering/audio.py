@@ -19,9 +19,6 @@ from pathlib import Path
 
 import av
 import numpy as np
-import pyloudnorm
-from scipy.ndimage import minimum_filter1d, uniform_filter1d
-from scipy.signal import resample_poly
 
 from rendering.files import publish_mode
 
@@ -120,6 +117,8 @@ def resample(samples: np.ndarray, rate: int, to: int) -> np.ndarray:
     if rate == to:
         return samples
     g = math.gcd(to, rate)
+    from scipy.signal import resample_poly  # scipy.signal takes most of a second to import
+
     return resample_poly(samples, to // g, rate // g).astype(np.float32)
 
 
@@ -189,6 +188,8 @@ def loudness(samples: np.ndarray) -> float:
     if len(samples) < int(0.4 * RATE) or not np.any(samples):
         return -math.inf
     with np.errstate(divide="ignore"):
+        import pyloudnorm  # imports scipy.signal: only when a sound is measured
+
         return float(pyloudnorm.Meter(RATE).integrated_loudness(samples.astype(np.float64)))
 
 
@@ -196,6 +197,8 @@ def true_peak_db(samples: np.ndarray) -> float:
     """The true peak in dBTP: the sample peak of the signal oversampled 4×."""
     if not len(samples):
         return -math.inf
+    from scipy.signal import resample_poly
+
     peak = float(np.max(np.abs(resample_poly(samples.astype(np.float64), 4, 1))))
     return 20 * math.log10(peak) if peak > 0 else -math.inf
 
@@ -215,6 +218,9 @@ def peak_gain(signal: np.ndarray, ceiling_db: float, lookahead: float = 0.005) -
     Away from the peaks it is exactly 1.
     """
     ceiling = 10 ** (ceiling_db / 20)
+    from scipy.ndimage import minimum_filter1d, uniform_filter1d
+    from scipy.signal import resample_poly
+
     over = np.abs(resample_poly(signal.astype(np.float64), 4, 1)).reshape(-1)
     need = np.minimum(1.0, ceiling / np.maximum(over, 1e-12))
     need = need[: len(signal) * 4].reshape(len(signal), -1).min(axis=1)

@@ -10,6 +10,7 @@ from functools import cache
 from pathlib import Path
 
 PROJECT_PACKAGES = ("scenes", "pe_math")
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @cache
@@ -18,6 +19,15 @@ def manim_version() -> str:
 
 
 def _origin(module: str) -> Path | None:
+    parts = module.split(".")
+    if parts[0] in PROJECT_PACKAGES:
+        # by path, not find_spec: finding "scenes.base.LessonScene" would import
+        # scenes.base, and with it Manim, only to learn it is not a module
+        base = ROOT.joinpath(*parts)
+        for path in (base.with_suffix(".py"), base / "__init__.py"):
+            if path.is_file():
+                return path
+        return None
     try:
         spec = importlib.util.find_spec(module)
     except (ImportError, ValueError):
@@ -25,7 +35,8 @@ def _origin(module: str) -> Path | None:
     return Path(spec.origin) if spec is not None and spec.origin else None
 
 
-def _imports(path: Path, package: str) -> set[str]:
+@cache  # every scene's closure shares pe_math and scenes.base: parse each file once
+def _imports(path: Path, package: str) -> frozenset[str]:
     """Project modules named by the import statements of one file."""
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -38,7 +49,7 @@ def _imports(path: Path, package: str) -> set[str]:
                 base = ".".join([*parts, base] if base else parts)
             names.add(base)
             names.update(f"{base}.{alias.name}" for alias in node.names)
-    return {n for n in names if n.split(".")[0] in PROJECT_PACKAGES}
+    return frozenset(n for n in names if n.split(".")[0] in PROJECT_PACKAGES)
 
 
 @cache
@@ -68,9 +79,8 @@ def code_hash(module: str, extra_files: tuple[Path, ...] = ()) -> str:
 def files_hash(files: tuple[Path, ...]) -> str:
     """Hash of some files' project-relative names and contents."""
     h = hashlib.sha256()
-    root = Path(__file__).resolve().parent.parent
     for path in sorted(set(files)):
-        rel = path.resolve().relative_to(root) if path.resolve().is_relative_to(root) else path.name
+        rel = path.resolve().relative_to(ROOT) if path.resolve().is_relative_to(ROOT) else path.name
         h.update(str(rel).encode())
         h.update(path.read_bytes() if path.exists() else b"<missing>")
     return h.hexdigest()[:16]
