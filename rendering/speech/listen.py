@@ -113,12 +113,23 @@ def transcribe(samples: np.ndarray, rate: int, lang: str, threads: int = 1) -> H
 # ------------------------------------------------------------------ comparing
 def edit_distance(ref: list[str], hyp: list[str]) -> int:
     """Levenshtein distance between two token lists."""
-    row = list(range(len(hyp) + 1))
-    for i, r in enumerate(ref, 1):
-        prev, row[0] = row[0], i
-        for j, h in enumerate(hyp, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (r != h))
-    return row[-1]
+    return int(_costs(ref, hyp)[-1, -1])
+
+
+def _costs(ref: list[str], hyp: list[str]) -> np.ndarray:
+    """The Levenshtein table: [i, j] edits turn ref[:i] into hyp[:j]."""
+    n, m = len(ref), len(hyp)
+    cost = np.zeros((n + 1, m + 1), np.int32)
+    cost[:, 0] = np.arange(n + 1)
+    cost[0, :] = np.arange(m + 1)
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            cost[i, j] = min(
+                cost[i - 1, j] + 1,
+                cost[i, j - 1] + 1,
+                cost[i - 1, j - 1] + (ref[i - 1] != hyp[j - 1]),
+            )
+    return cost
 
 
 def units(text: str, lang: str) -> list[str]:
@@ -176,16 +187,7 @@ def _english_int(n: int) -> str:
 def _aligned(ref: list[str], hyp: list[str]) -> list[int | None]:
     """For each reference unit, the index of the transcript unit it lines up with."""
     n, m = len(ref), len(hyp)
-    cost = np.zeros((n + 1, m + 1), np.int32)
-    cost[:, 0] = np.arange(n + 1)
-    cost[0, :] = np.arange(m + 1)
-    for i in range(1, n + 1):
-        for j in range(1, m + 1):
-            cost[i, j] = min(
-                cost[i - 1, j] + 1,
-                cost[i, j - 1] + 1,
-                cost[i - 1, j - 1] + (ref[i - 1] != hyp[j - 1]),
-            )
+    cost = _costs(ref, hyp)
     match: list[int | None] = [None] * n
     i, j = n, m
     while i and j:
