@@ -26,12 +26,12 @@ from rich.table import Table
 
 import scenes
 from pe_math import ParamError, Params, parse_assignment
-from rendering import settings, voices
-from rendering.files import write_problem
-from rendering.gallery import publish
-from rendering.jobs import Job, plan
-from rendering.lesson import join_folders
-from rendering.pipeline import (
+from rendering.core import settings
+from rendering.core.files import write_problem
+from rendering.core.jobs import Job
+from rendering.publish.gallery import publish
+from rendering.publish.lesson import join_folders
+from rendering.run.pipeline import (
     WORK,
     PipelineError,
     check_writable,
@@ -41,6 +41,8 @@ from rendering.pipeline import (
     summary_table,
     work_folders,
 )
+from rendering.run.plan import plan
+from rendering.speech import voices
 from scenes.catalogue import LANGS, CatalogueError
 from scenes.fonts import FONT, missing_glyphs
 
@@ -242,7 +244,7 @@ def make_jobs(
 
 def narrate_all(slugs, lang, voice, specs, voice_dir, output, synthesize) -> dict:
     """Each scene's narration, with a progress bar while new speech is synthesised."""
-    from rendering.narration import CACHE, NarrationError, narrate
+    from rendering.speech.narration import CACHE, NarrationError, narrate
 
     out = {}
     with Progress(
@@ -581,7 +583,7 @@ def render_course(
     voice_dir: Path,
 ) -> None:
     """`render --plan`: every job of a course file in one schedule, longest first."""
-    from rendering import course as course_mod
+    from rendering.run import course as course_mod
 
     try:
         course = course_mod.load(plan_file, base)
@@ -687,8 +689,8 @@ def script(slugs, all_, lang, fmt, voice_dir, output, sets, config, seed) -> Non
     import io
     import tempfile
 
-    from rendering.narration import CACHE, NarrationError, script_rows
-    from rendering.worker import animation_times
+    from rendering.draw.scene import animation_times
+    from rendering.speech.narration import CACHE, NarrationError, script_rows
 
     params = load_params(config, sets, seed)
     chosen = resolve_slugs(slugs, all_)
@@ -796,8 +798,8 @@ def numbers(slug, as_json, sets, config, seed) -> None:
 @output_option("Output root; its .speech/ folder caches the speech, shared with renders.")
 def say(text, lang, voice, out_file, config, output) -> None:
     """Speak TEXT exactly as the lesson would (front end, engine, speed, trim, loudness)."""
-    from rendering import audio
-    from rendering.narration import CACHE, NarrationError, line_samples, synthesised
+    from rendering.speech import audio
+    from rendering.speech.narration import CACHE, NarrationError, line_samples, synthesised
 
     if not text.strip():
         raise Fail(
@@ -843,8 +845,8 @@ def listen(slugs, all_, lang, quality, aspect, output, voice_dir, threads) -> No
     does not say its line, or a beat the recogniser can hardly follow, is flagged, and
     the exit code is then 1.
     """
-    from rendering.narration import NarrationError
     from rendering.speech import review
+    from rendering.speech.narration import NarrationError
 
     chosen = resolve_slugs(slugs, all_)
     folder = review.clip_folder(output, lang, quality, aspect)
@@ -897,7 +899,7 @@ def listen(slugs, all_, lang, quality, aspect, output, voice_dir, threads) -> No
 @click.pass_context
 def preview(ctx, slug, lang, output, aspect, sets, config, seed, voice, voice_dir) -> None:
     """Quick low-quality render, then a last-frame PNG and a contact sheet of every beat's end."""
-    from rendering import preview as stills
+    from rendering.publish import preview as stills
 
     params = load_params(config, sets, seed)
     chosen = resolve_slugs((slug,), False)
@@ -922,7 +924,7 @@ def preview(ctx, slug, lang, output, aspect, sets, config, seed, voice, voice_di
         o = report.failed[0]
         click.echo(f"error: {o.job.slug}: {o.message}", err=True)
         sys.exit(1)
-    from rendering.manifest import Manifest
+    from rendering.core.manifest import Manifest
 
     folder = job.out_dir(root)
     entry = Manifest.load(folder).entry(job.slug, job.variant)
@@ -964,9 +966,9 @@ def preview(ctx, slug, lang, output, aspect, sets, config, seed, voice, voice_di
 @output_option("Root folder of outputs; decks land in <output>/<lang>/<quality>/slides/.")
 def slides(slugs, all_, use_lesson, fmt, quality, lang, aspect, output) -> None:
     """Stills for a slide deck: the frame just before each beat ends, with its narration as notes."""
-    from rendering import slides as decks
-    from rendering.manifest import NAME as MANIFEST
-    from rendering.manifest import Manifest
+    from rendering.core.manifest import NAME as MANIFEST
+    from rendering.core.manifest import Manifest
+    from rendering.publish import slides as decks
 
     folder = output / lang / settings.folder_name(quality, aspect)
     if not (folder / MANIFEST).is_file():
@@ -1032,8 +1034,8 @@ def clean(all_, yes, output) -> None:
 def clean_targets(output: Path, all_: bool) -> tuple[list[Path], list[Path]]:
     """(paths the project wrote, files it did not write inside its output folders);
     symlinked folders are never entered."""
-    from rendering.manifest import NAME as MANIFEST
-    from rendering.manifest import written_here
+    from rendering.core.manifest import NAME as MANIFEST
+    from rendering.core.manifest import written_here
 
     if not output.is_dir():
         return [], []

@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 import scenes  # noqa: E402
 from bench.bench_render import timed  # noqa: E402
-from rendering import settings  # noqa: E402
+from rendering.core import settings  # noqa: E402
 
 
 def plain_manim(info, quality: str, media: Path) -> float:

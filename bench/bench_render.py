@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import scenes  # noqa: E402
-from rendering import settings  # noqa: E402
+from rendering.core import settings  # noqa: E402
 
 
 def timed(cmd: list[str], **kwargs) -> float:
@@ -126,10 +126,10 @@ def _encoders(py: str, info, quality: str, work: Path) -> None:
     print(f"\nx264 presets on {info.slug} at -q{quality}:")
     code = (
         "import sys, time, json; from pathlib import Path; from pe_math import Params;"
-        "from rendering import settings, worker; from rendering.jobs import Job;"
+        "from rendering.core import settings; from rendering.draw import scene; from rendering.core.jobs import Job;"
         "settings.X264_PRESETS[sys.argv[2]] = sys.argv[1];"
         "d = Path(sys.argv[3]); d.mkdir(parents=True);"
-        "t = time.perf_counter(); r = worker.render(Job(sys.argv[4], Params(), quality=sys.argv[2]), d);"
+        "t = time.perf_counter(); r = scene.render(Job(sys.argv[4], Params(), quality=sys.argv[2]), d);"
         "print(json.dumps([time.perf_counter() - t, Path(r.file).stat().st_size]))"
     )
     for preset in ("ultrafast", "veryfast", "faster", "medium"):

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import scenes  # noqa: E402
-from rendering import narration, voices  # noqa: E402
+from rendering.speech import narration, voices  # noqa: E402
 
 
 def timed(cmd: list[str]) -> float:

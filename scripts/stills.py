@@ -16,9 +16,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import scenes  # noqa: E402
-from rendering import settings  # noqa: E402
-from rendering.manifest import Manifest  # noqa: E402
-from rendering.preview import frames_at, moments  # noqa: E402
+from rendering.core import settings  # noqa: E402
+from rendering.core.manifest import Manifest  # noqa: E402
+from rendering.publish.preview import frames_at, moments  # noqa: E402
 
 STILLS = ROOT / "docs" / "stills"
 # The beat whose end each still shows (default: the last one before the takeaway).

@@ -307,7 +307,7 @@ def build_in(
     cls: type[LessonScene], aspect: str, lang: str = "en", params: Params | None = None
 ) -> tuple[LessonScene, LayoutReport]:
     """build_scene in the frame of an aspect ("16:9", "9:16", "1:1") at the 480-line preset."""
-    from rendering import settings
+    from rendering.core import settings
 
     geo = settings.geometry("l", aspect, settings.SHAPES[aspect] in cls.SHAPES)
     with tempconfig(geo.manim_frame()):

@@ -10,8 +10,8 @@ import time
 import pytest
 import webvtt
 
-from rendering import gallery, lesson
-from rendering.manifest import Manifest
+from rendering.core.manifest import Manifest
+from rendering.publish import gallery, lesson
 from tests import test_lesson
 from tests.browser_tools import (
     CHROMIUM,

@@ -9,8 +9,8 @@ import webvtt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rendering import captions
-from rendering.captions import MERGE_BELOW, MIN_CUE
+from rendering.speech import captions
+from rendering.speech.captions import MERGE_BELOW, MIN_CUE
 from scenes.catalogue import caption, catalogue
 from scenes.text_layout import LINE_CHARS, MAX_LINES, cell_width, wrap
 

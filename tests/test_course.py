@@ -17,8 +17,8 @@ import render as render_cli
 import scenes
 from pe_math import Params
 from render import cli
-from rendering.jobs import Job
-from rendering.pipeline import expected_seconds, pixel_rate
+from rendering.core.jobs import Job
+from rendering.run.pipeline import expected_seconds, pixel_rate
 from tests import plugin_scenes
 
 pytestmark = pytest.mark.render
@@ -149,7 +149,7 @@ def test_the_longest_jobs_are_expected_first_even_in_folders_never_rendered(cour
 
 
 def test_the_example_course_file_is_valid():
-    from rendering import course as course_mod
+    from rendering.run import course as course_mod
 
     root = Path(__file__).resolve().parent.parent
     example = course_mod.load(root / "docs" / "course.example.toml", Params())
@@ -211,7 +211,7 @@ def test_plan_refuses_the_options_it_sets_itself(plugin_scenes, tmp_path):
 def test_a_new_set_borrows_another_sets_timings_to_split_its_long_pole(
     plugin_scenes, tmp_path, monkeypatch
 ):
-    from rendering import split
+    from rendering.run import split
 
     monkeypatch.setattr(split, "MIN_PART_SECONDS", 0.0)  # the test scene is a few seconds
     plan_file = tmp_path / "course.toml"

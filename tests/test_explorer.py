@@ -19,8 +19,8 @@ from rich.console import Console
 
 import pe_math
 from pe_math import Params
-from rendering import explorer, gallery, presenter
-from rendering.manifest import Manifest
+from rendering.core.manifest import Manifest
+from rendering.publish import explorer, gallery, presenter
 from tests.browser_tools import browser_test, chromium, static_server
 
 TOL = 1e-6  # what the page shows, against pe_math's float64
@@ -210,7 +210,7 @@ def test_gallery_and_present_link_the_explorer_only_when_it_exists(tmp_path):
 
 
 def test_publish_writes_the_explorer_and_reports_its_size(tmp_path):
-    from rendering.jobs import Job
+    from rendering.core.jobs import Job
     from tests.test_gallery import _folder
 
     folder = _folder(tmp_path, with_lesson=False)

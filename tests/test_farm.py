@@ -21,7 +21,7 @@ import pytest
 from click.testing import CliRunner
 
 from render import cli
-from rendering import executors
+from rendering.run import executors
 
 distributed = pytest.importorskip("distributed")
 pytestmark = pytest.mark.render
@@ -129,7 +129,7 @@ def test_the_cluster_makes_the_same_outputs_and_manifest_as_a_local_run(
 
 def test_a_worker_with_another_manim_is_refused(farm, plugin_scenes, tmp_path):
     address, client = farm
-    from rendering import keys
+    from rendering.core import keys
 
     client.run(lambda: setattr(keys, "real_manim_version", keys.manim_version))
     client.run(lambda: setattr(keys, "manim_version", lambda: "0.18.0"))
@@ -296,7 +296,7 @@ def test_a_course_plan_renders_every_set_on_the_cluster(farm, plugin_scenes, tmp
 def test_a_long_scene_is_split_across_the_cluster_and_joined_frame_for_frame(
     farm, plugin_scenes, tmp_path, monkeypatch
 ):
-    from rendering import split
+    from rendering.run import split
 
     address, client = farm
     monkeypatch.setattr(split, "MIN_PART_SECONDS", 0.0)  # the test scene is a few seconds

@@ -10,9 +10,10 @@ from PIL import Image
 
 import scenes
 from pe_math import Params
-from rendering import encoders, settings
-from rendering.jobs import Job
-from rendering.manifest import ClipEntry, Manifest
+from rendering.core import settings
+from rendering.core.jobs import Job
+from rendering.core.manifest import ClipEntry, Manifest
+from rendering.draw import encoders
 from scenes import theme
 from scenes.base import LessonScene
 from scenes.lesson_cards import LessonIntro, LessonOutro

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from rendering import gallery
-from rendering.manifest import ClipEntry, Manifest
+from rendering.core.manifest import ClipEntry, Manifest
+from rendering.publish import gallery
 
 
 class Page(HTMLParser):
@@ -214,7 +214,7 @@ def test_page_is_self_contained(tmp_path):
 
 def test_publish_rewrites_the_gallery_and_reports_gif_sizes(tmp_path):
     from pe_math import Params
-    from rendering.jobs import Job
+    from rendering.core.jobs import Job
 
     folder = _folder(tmp_path, with_lesson=False)
     jobs = [Job("clock-hands", Params(), "en", "l", "gif")]
@@ -228,8 +228,8 @@ def test_publish_rewrites_the_gallery_and_reports_gif_sizes(tmp_path):
 
 def test_a_lesson_that_cannot_be_joined_is_one_problem_line(tmp_path):
     from pe_math import Params
-    from rendering.jobs import Job
-    from rendering.lesson import join_folders
+    from rendering.core.jobs import Job
+    from rendering.publish.lesson import join_folders
 
     _folder(tmp_path, with_lesson=False)
     jobs = [Job("clock-hands", Params(), "en", "l", "gif")]

@@ -9,8 +9,8 @@ import pytest
 
 import scenes
 from pe_math import Params
-from rendering import keys
-from rendering.jobs import Job
+from rendering.core import keys
+from rendering.core.jobs import Job
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = ("scenes", "pe_math", "rendering", "render")

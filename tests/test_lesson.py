@@ -19,10 +19,13 @@ from manim import DOWN, Circle, Create, FadeIn, Square
 
 import scenes
 from pe_math import Params
-from rendering import captions, lesson, settings, worker
-from rendering.jobs import Job
-from rendering.manifest import ClipEntry, Manifest
-from rendering.pipeline import install
+from rendering.core import settings
+from rendering.core.jobs import Job
+from rendering.core.manifest import ClipEntry, Manifest
+from rendering.draw import scene
+from rendering.publish import lesson
+from rendering.run.pipeline import install
+from rendering.speech import captions
 from scenes import catalogue as catalogue_mod
 from scenes.base import LessonScene
 
@@ -103,7 +106,7 @@ def render_clips(root: Path, slugs, lang="en", fmt="mp4", **job_args) -> Path:
         job = Job(slug, Params(), lang, "l", fmt, **job_args)
         work = root / ".work" / f"{slug}-{fmt}"
         work.mkdir(parents=True)
-        install(job, worker.render(job, work), root)
+        install(job, scene.render(job, work), root)
         folder = job.out_dir(root)
     return folder
 

@@ -21,8 +21,10 @@ from click.testing import CliRunner
 
 from pe_math import Params
 from render import cli
-from rendering import audio, lesson, narration, voices
-from rendering.jobs import Job, plan
+from rendering.core.jobs import Job
+from rendering.publish import lesson
+from rendering.run.plan import plan
+from rendering.speech import audio, narration, voices
 from scenes import catalogue as catalogue_mod
 from tests.scene_tools import build_scene
 

@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from render import cli
-from rendering.files import atomic_write_text
-from rendering.manifest import BACKUP, NAME, ClipEntry, Manifest
+from rendering.core.files import atomic_write_text
+from rendering.core.manifest import BACKUP, NAME, ClipEntry, Manifest
 
 
 def dead_pid() -> int:
@@ -154,7 +154,7 @@ def test_worker_errors_are_one_line_with_a_fix():
     import errno
     from xml.etree.ElementTree import ParseError
 
-    from rendering.worker import describe_error
+    from rendering.run.task import describe_error
 
     svg = describe_error(ParseError("no element found: line 1, column 0"))
     assert "formula's SVG could not be read" in svg and "--output" in svg
@@ -230,7 +230,7 @@ def test_a_full_or_read_only_disk_is_one_line_and_keeps_what_was_published(
 def test_a_failed_write_is_named_with_its_cause_and_fix():
     import errno
 
-    from rendering.files import write_problem
+    from rendering.core.files import write_problem
 
     def problem(code: int) -> str:
         return write_problem(OSError(code, os.strerror(code), "media/en/480p15/index.html"))

@@ -15,7 +15,8 @@ from click.testing import CliRunner
 
 from pe_math import Params
 from render import cli
-from rendering.jobs import Job, plan
+from rendering.core.jobs import Job
+from rendering.run.plan import plan
 
 pytestmark = pytest.mark.render
 ROOT = Path(__file__).resolve().parent.parent

@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 import scenes
-from rendering import gallery, lesson, presenter, settings
-from rendering.manifest import Manifest
+from rendering.core import settings
+from rendering.core.manifest import Manifest
+from rendering.publish import gallery, lesson, presenter
 from scenes import catalogue as catalogue_mod
 from scenes.catalogue import caption
 from tests import test_lesson

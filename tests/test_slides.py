@@ -17,8 +17,8 @@ import pytest
 from click.testing import CliRunner
 from PIL import Image
 
-from rendering import lesson, slides
-from rendering.manifest import Manifest
+from rendering.core.manifest import Manifest
+from rendering.publish import lesson, slides
 from scenes.catalogue import caption
 from tests.test_lesson import render_clips
 from tests.test_presenter import SLUGS, expected_beats, tiny_scenes_for_module

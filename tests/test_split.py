@@ -18,9 +18,10 @@ from click.testing import CliRunner
 import scenes
 from pe_math import Params
 from render import cli
-from rendering import split
-from rendering.jobs import Job
-from rendering.worker import draw
+from rendering.core.jobs import Job
+from rendering.draw import join
+from rendering.draw.scene import draw
+from rendering.run import split
 from scenes.catalogue import catalogue
 
 TINY_FRAME = {"pixel_width": 256, "pixel_height": 144, "frame_rate": 10}
@@ -68,7 +69,7 @@ def test_a_job_is_split_only_when_it_would_hold_up_the_run_and_is_worth_it():
 def test_merged_timings_take_each_animation_from_the_part_that_drew_it():
     first = [[1.0, 2.0], [1.0, 3.0], [0.5, 0.0]]
     second = [[1.0, 0.0], [1.2, 0.0], [0.5, 4.0]]
-    merged = split.merged_timings([((2, 2), second), ((0, 1), first)])
+    merged = join.merged_timings([((2, 2), second), ((0, 1), first)])
     assert merged == [[1.0, 2.0], [1.0, 3.0], [0.5, 4.0]]
 
 
@@ -87,7 +88,7 @@ def test_a_scene_drawn_in_spans_and_joined_is_the_whole_render(slug, tmp_path):
         for i, span in enumerate(spans)
     ]
     joined = tmp_path / "joined.mp4"
-    split.join([p.file for p in parts], joined)
+    join.join([p.file for p in parts], joined)
 
     assert parts[-1].beats == whole.beats  # the last part saw every beat, at the same time
     expected, got = decoded(whole.file), decoded(joined)

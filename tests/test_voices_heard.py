@@ -13,11 +13,10 @@ from click.testing import CliRunner
 
 from pe_math import Params
 from render import cli
-from rendering import audio, narration, voices
-from rendering.jobs import Job
-from rendering.speech import fastspeech2, listen
+from rendering.core.jobs import Job
+from rendering.draw.scene import animation_times
+from rendering.speech import audio, fastspeech2, listen, narration, voices
 from rendering.speech.base import VoiceError
-from rendering.worker import animation_times
 from scenes.text_layout import sentences
 
 # The three longest scenes of the lesson (nearest to the 100 s a clip may last).

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rendering import narration
-from rendering.speech import fastspeech2, zh_frontend
+from rendering.speech import fastspeech2, narration, zh_frontend
 
 CAPTIONS = Path(__file__).resolve().parent.parent / "scenes" / "captions" / "zh"
 

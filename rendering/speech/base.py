@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from rendering.files import publish_mode
+from rendering.core.files import publish_mode
 
 
 class VoiceError(RuntimeError):

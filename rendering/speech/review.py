@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from rendering import audio, narration, settings
-from rendering.manifest import Manifest
-from rendering.speech import listen
+from rendering.core import settings
+from rendering.core.manifest import Manifest
+from rendering.speech import audio, listen, narration
 
 PAD = 0.15  # seconds kept around a beat's speech when it is cut from a clip
 UNIT = {"zh": "syllables", "en": "words"}

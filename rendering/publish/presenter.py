@@ -6,8 +6,8 @@ needs is inlined: the beats and chapters, each beat's narration line (for the
 presenter-notes view, `?notes`) and the subtitle cues of both languages (added as
 text tracks by the page, since a page opened from file:// may not load .vtt files).
 It makes no request outside its folder and uses no framework. When the folder has the
-explorer (explore.html, rendering/explorer.py) the page links it: key E opens it. The same
-timelines serve `render.py slides` (rendering/slides.py).
+explorer (explore.html, rendering/publish/explorer.py) the page links it: key E opens it. The same
+timelines serve `render.py slides` (rendering/publish/slides.py).
 """
 
 from __future__ import annotations
@@ -20,13 +20,13 @@ from html import escape
 from importlib import resources
 from pathlib import Path
 
-from rendering.files import atomic_write_text
-from rendering.gallery import VIDEO_TYPES
-from rendering.manifest import ClipEntry, Manifest
+from rendering.core.files import atomic_write_text
+from rendering.core.manifest import ClipEntry, Manifest
+from rendering.publish.gallery import VIDEO_TYPES
 from scenes.catalogue import LANGS, CatalogueError, caption
 
 NAME = "present.html"
-TEMPLATE = "present.html"  # the page, beside this module; the data goes in at /*DATA*/
+TEMPLATE = "present.html"  # the page, in templates/; the data goes in at /*DATA*/
 LESSON = "lesson"
 EXPLORE = "explore.html"  # the explorer beside it, linked when present
 UI = {
@@ -134,7 +134,7 @@ def _number(beats: list[list], lang: str, cues, duration: float) -> list[Beat]:
 
 
 def read_vtt(path: Path) -> list[tuple[float, float, str]]:
-    """(start, end, cue text) of a WebVTT file as rendering/captions.py writes it."""
+    """(start, end, cue text) of a WebVTT file as rendering/speech/captions.py writes it."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
@@ -161,7 +161,7 @@ def _cues(folder: Path, files: dict[str, str]) -> dict[str, list]:
 
 def _playable(folder: Path, variants: dict[str, ClipEntry]) -> tuple[ClipEntry, list] | None:
     """The entry whose video the page plays, and its (file, type) sources; mp4 first."""
-    from rendering.gallery import video_sources
+    from rendering.publish.gallery import video_sources
 
     present = {v: e for v, e in variants.items() if (folder / e.file).exists()}
     sources = video_sources(present)
@@ -307,7 +307,7 @@ def page_data(folder: Path, manifest: Manifest) -> dict:
 
 def render_html(folder: Path, manifest: Manifest) -> str:
     lang = manifest.data.get("lang", "en")
-    template = resources.files("rendering").joinpath(TEMPLATE).read_text(encoding="utf-8")
+    template = resources.files("rendering.publish").joinpath("templates", TEMPLATE).read_text(encoding="utf-8")
     title = f"pe-explainer · {folder.name} · present"
     return (
         template.replace("{{lang}}", escape(lang, quote=True))

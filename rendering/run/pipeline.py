@@ -17,28 +17,24 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import av
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from rendering import captions, encoders, settings, split
-from rendering.executors import Event, Executor, ExecutorError, Progressed, Started, connect
-from rendering.files import publish_mode
-from rendering.jobs import Job, Planned
-from rendering.manifest import NAME as MANIFEST
-from rendering.manifest import ClipEntry, Manifest
-from rendering.validate import InvalidOutput, check_image, check_video
-from rendering.worker import (
-    JobFailed,
-    Rendered,
-    RenderResult,
-    Span,
-    Task,
-    complete,
-    describe_error,
-    speech_files,
-)
+from rendering.core import settings
+from rendering.core.files import publish_mode
+from rendering.core.jobs import Job
+from rendering.core.manifest import NAME as MANIFEST
+from rendering.core.manifest import ClipEntry, Manifest
+from rendering.core.validate import InvalidOutput, check_image, check_video
+from rendering.draw import encoders
+from rendering.draw.join import join_parts
+from rendering.draw.scene import RenderResult, Span
+from rendering.run import split
+from rendering.run.executors import Event, Executor, ExecutorError, Progressed, Started, connect
+from rendering.run.plan import Planned
+from rendering.run.task import JobFailed, Rendered, Task, describe_error, speech_files
+from rendering.speech import captions
 
 WORK = ".work"  # temporary job folders live under the output root: same filesystem, atomic renames
 
@@ -136,6 +132,7 @@ def install(job: Job, result: RenderResult, root: Path) -> Path:
         titles={lang: job.info.title(lang) for lang in ("zh", "en")},
         key=job.key(),
         key_parts=job.key_parts(),
+        sources=job.sources(),
         params=job.params.as_dict(job.info.fields_for(job.lang)),
         format=job.fmt,
         transparent=job.transparent,
@@ -584,23 +581,6 @@ def splittable(job: Job) -> bool:
     """Whether a job may be drawn in spans: an mp4 (joined by copying H.264 packets) of a
     scene that does not ask to stay whole."""
     return job.fmt == "mp4" and not job.transparent and job.info.load().SPLITS
-
-
-def join_parts(job: Job, parts: list[tuple[Span, RenderResult]], folder: Path) -> RenderResult:
-    """A split job's parts joined (packets copied), then voiced and checked like a whole clip."""
-    parts = sorted(parts, key=lambda p: p[0])
-    silent = folder / f"{job.info.stem}.joined.mp4"
-    try:
-        split.join([Path(result.file) for _, result in parts], silent)
-    except av.FFmpegError as exc:
-        raise InvalidOutput(f"the parts do not join ({exc})") from None
-    beats = [(key, start) for key, start in parts[-1][1].beats]  # the last part saw them all
-    result = complete(job, silent, beats, folder)
-    frames = sum(r.frames for _, r in parts)
-    if result.frames != frames:
-        raise InvalidOutput(f"the joined clip has {result.frames} frames, its parts {frames}")
-    timings = split.merged_timings([(span, r.animations or []) for span, r in parts])
-    return dataclasses.replace(result, animations=timings, parts=len(parts))
 
 
 @contextlib.contextmanager

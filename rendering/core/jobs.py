@@ -1,4 +1,4 @@
-"""Render jobs, their cache keys and the plan (what is rendered, what is reused, and why)."""
+"""A render job: what to draw, in which language, quality and frame, and its cache key."""
 
 from __future__ import annotations
 
@@ -6,19 +6,19 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import scenes
 from pe_math import Params
-from rendering import keys, settings
-from rendering.manifest import Manifest
-from rendering.narration import Narration
+from rendering.core import keys, settings
 from scenes.catalogue import path_for
 
-# The pipeline code that shapes a clip's pixels and encoding (not its captions or gallery).
-RENDERER_FILES = tuple(
-    Path(__file__).resolve().parent / name
-    for name in ("worker.py", "encoders.py", "settings.py", "audio.py")
-)
+if TYPE_CHECKING:
+    from rendering.speech.narration import Narration
+
+# The code that writes a clip's bytes: drawing a scene or a span, encoding, voicing, joining
+# spans. Its key is traced from these modules, so captions or pages never re-render a clip.
+RENDERER_MODULES = ("rendering.draw.scene", "rendering.draw.join")
 
 
 @dataclass(frozen=True)
@@ -55,10 +55,18 @@ class Job:
     def out_dir(self, root: Path) -> Path:
         return root / self.lang / settings.folder_name(self.quality, self.aspect)
 
-    def key_parts(self) -> dict[str, str]:
+    def sources(self) -> dict[str, dict[str, str]]:
+        """The digest of every file behind the scene code and behind the renderer."""
         info = self.info
         # only this language's words shape the clip; the other's subtitles are rewritten cheaply
         catalogues = (path_for(self.lang, info.slug),)
+        return {
+            "code": keys.sources(info.module, extra_files=catalogues),
+            "renderer": keys.sources(*RENDERER_MODULES),
+        }
+
+    def key_parts(self) -> dict[str, str]:
+        sources = self.sources()
         job_settings = json.dumps(
             [
                 self.lang,
@@ -71,9 +79,9 @@ class Job:
             ]
         )
         return {
-            "code": keys.code_hash(info.module, catalogues),
-            "renderer": keys.files_hash(RENDERER_FILES),
-            "params": self.params.digest(info.fields_for(self.lang)),
+            "code": keys.hash_of(sources["code"]),
+            "renderer": keys.hash_of(sources["renderer"]),
+            "params": self.params.digest(self.info.fields_for(self.lang)),
             "settings": hashlib.sha256(job_settings.encode()).hexdigest()[:16],
             "manim": keys.manim_version(),
             "speech": self.narration.digest() if self.narration else "silent",
@@ -90,45 +98,3 @@ def by_folder(jobs: list[Job], root: Path) -> dict[Path, list[Job]]:
     for job in jobs:
         folders.setdefault(job.out_dir(root), []).append(job)
     return folders
-
-
-@dataclass(frozen=True)
-class Planned:
-    job: Job
-    cached: bool
-    reason: str
-
-
-PART_NAMES = {
-    "code": "scene code changed",
-    "renderer": "render pipeline changed",
-    "params": "parameters it reads changed",
-    "settings": "render settings changed",
-    "manim": "Manim version changed",
-    "speech": "narration changed",
-}
-
-
-def plan(jobs: list[Job], root: Path, force: bool = False) -> list[Planned]:
-    """Decide for each job whether its existing output is up to date."""
-    out: list[Planned] = []
-    manifests: dict[Path, Manifest] = {}
-    for job in jobs:
-        folder = job.out_dir(root)
-        manifest = manifests.setdefault(folder, Manifest.load(folder))
-        entry = manifest.entry(job.slug, job.variant)
-        parts = job.key_parts()
-        if force:
-            out.append(Planned(job, False, "--force"))
-        elif entry is None:
-            out.append(Planned(job, False, "never rendered"))
-        elif not (folder / entry.file).exists():
-            out.append(Planned(job, False, "output file missing"))
-        elif parts["speech"] == "pending":
-            out.append(Planned(job, False, "narration not synthesised yet"))
-        elif entry.key != job.key():
-            changed = [PART_NAMES[k] for k, v in parts.items() if entry.key_parts.get(k) != v]
-            out.append(Planned(job, False, ", ".join(changed) or "key changed"))
-        else:
-            out.append(Planned(job, True, "up to date"))
-    return out

@@ -16,10 +16,6 @@ is as cheap as it can be.
 from __future__ import annotations
 
 import math
-from io import BytesIO
-from pathlib import Path
-
-import av
 
 MIN_PART_SECONDS = 5.0  # a part must be worth a process start and a rebuild of the scene
 
@@ -71,29 +67,3 @@ def part_count(animations: list[list[float]] | None, share: float, slots: int) -
     while wanted > 1 and total / wanted < MIN_PART_SECONDS:
         wanted -= 1
     return max(1, wanted)
-
-
-def join(parts: list[Path], out: Path) -> None:
-    """Join silent videos of one scene into `out` by copying packets, without re-encoding."""
-    quoted = (p.resolve().as_posix().replace("'", "'\\''") for p in parts)
-    listing = "".join(f"file 'file:{path}'\n" for path in quoted).encode()
-    with (
-        av.open(BytesIO(listing), format="concat", options={"safe": "0", "an": "1"}) as source,
-        av.open(str(out), mode="w") as target,
-    ):
-        stream = source.streams.video[0]
-        joined = target.add_stream_from_template(template=stream)
-        for packet in source.demux(stream):
-            if packet.dts is None:  # the flushing packet demux ends with
-                continue
-            packet.dts = None  # let libav derive it: the parts' dts restart at zero
-            packet.stream = joined
-            target.mux(packet)
-
-
-def merged_timings(parts: list[tuple[tuple[int, int], list[list[float]]]]) -> list[list[float]]:
-    """One job's per-animation timings from its parts: each animation's from the part that drew it."""
-    out: list[list[float]] = []
-    for (first, last), animations in sorted(parts):
-        out.extend(animations[first : last + 1])
-    return out

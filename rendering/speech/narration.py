@@ -14,61 +14,35 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from rendering import audio, keys, voices
-from rendering.files import atomic_write_text
-from rendering.speech import listen
-from rendering.speech.base import stream_digest
+from rendering.core import keys
+from rendering.core.files import atomic_write_text
+from rendering.speech import audio, listen, voices
+from rendering.speech.synthesis import (
+    MAX_TAKE,
+    Piece,
+    digest_of,
+    recording_digest,
+    shaped_recording,
+    spoken,
+    synthesised,
+)
 from scenes.catalogue import catalogue
 from scenes.text_layout import sentences
 from scenes.timing import BREATH
 
 CACHE = ".speech"
 RECORDING_TYPES = (".wav", ".flac", ".mp3", ".m4a", ".ogg")
-SENTENCE_GAP = 0.3  # seconds of silence between two sentences of one beat
 CLIPPED_SHARE = 0.001  # more samples than this at full scale: the recording clipped
 TOO_LONG = 3.0  # a recording this many times the engine's length is probably the wrong take
-MAX_TAKE = 300.0  # seconds: far longer than any beat, short enough to decode in memory
-# What the English engines should say for symbols the captions show (the captions keep
-# the symbols). Chinese lines go through rendering.speech.zh_frontend, which reads them all.
-SPOKEN = {
-    "en": (
-        ("2π/ω", "two pi over omega"),
-        ("2^k", "two to the k"),
-        ("sin–cos", "sine and cosine"),
-        ("θ", "theta"),
-        ("ω", "omega"),
-        ("π", "pi"),
-        ("–", " to "),
-        ("+", " plus "),
-        ("/", " over "),
-        ("RoPE", "rope"),  # said as the word, as people say it
-    ),
-}
-# The code that shapes cached speech: a change to it makes new cache entries.
-_SHAPING = keys.files_hash(
-    tuple(Path(__file__).resolve().parent / n for n in ("audio.py", "narration.py"))
-)
 
 
 class NarrationError(RuntimeError):
     """Speech that cannot be made; the message names the file or the package."""
-
-
-@dataclass(frozen=True)
-class Piece:
-    """One stretch of speech inside a beat: a sentence, or a whole recording."""
-
-    text: str
-    file: str  # the cached WAV ("" while not yet synthesised)
-    offset: float  # seconds after the beat starts
-    seconds: float
-    digest: str
 
 
 @dataclass(frozen=True)
@@ -182,21 +156,6 @@ def line_samples(pieces: tuple[Piece, ...]) -> np.ndarray:
     return out
 
 
-# f(x) is read "f of x" in English
-_APPLIED = re.compile(r"\b([A-Za-z]+)\(([^()]*)\)")
-
-
-def spoken(text: str, lang: str) -> str:
-    """The text an engine reads: symbols written out as words."""
-    if lang == "en":
-        text = _APPLIED.sub(
-            lambda m: f"{' '.join(m[1]) if m[1].isupper() else m[1]} of {m[2]}", text
-        )
-    for symbol, words in SPOKEN.get(lang, ()):
-        text = text.replace(symbol, words)
-    return " ".join(text.split())
-
-
 def recording_for(voice_dir: Path, lang: str, slug: str, key: str) -> Path | None:
     """The teacher's recording of one beat, if there is one."""
     folder = voice_dir / lang / slug
@@ -218,45 +177,6 @@ def beat_lines(slug: str, lang: str) -> dict[str, str]:
     return {k: v for k, v in say.items() if isinstance(v, str)}
 
 
-def _digest(*parts: str) -> str:
-    return hashlib.sha256(json.dumps([_SHAPING, *parts]).encode()).hexdigest()[:24]
-
-
-def _cached(cache_dir: Path, digest: str, make, synthesize: bool) -> tuple[str, float]:
-    """The cached WAV for `digest` (made by `make()` when missing) and its length."""
-    path = cache_dir / f"{digest}.wav"
-    if not path.exists():
-        if not synthesize:
-            return "", 0.0
-        audio.write_wav(path, make())
-    return str(path), audio.wav_seconds(path)
-
-
-def _shape(samples: np.ndarray) -> np.ndarray:
-    return audio.normalise(audio.trim(samples))
-
-
-def synthesised(
-    engine, text: str, lang: str, cache_dir: Path, synthesize: bool = True
-) -> tuple[Piece, ...]:
-    """One beat's line spoken by `engine`, a piece per sentence, SENTENCE_GAP apart."""
-    pieces, offset = [], 0.0
-    for sentence in sentences(text, lang):
-        words = spoken(sentence, lang)
-        digest = _digest(engine.identity, words)
-
-        def make(words=words):
-            samples, rate = engine.speak(words)
-            return _shape(audio.from_rate(samples, rate))
-
-        file, seconds = _cached(cache_dir, digest, make, synthesize)
-        if pieces and seconds:
-            offset += SENTENCE_GAP
-        pieces.append(Piece(sentence, file, round(offset, 4), seconds, digest))
-        offset += seconds
-    return tuple(pieces)
-
-
 def recorded(
     path: Path, text: str, cache_dir: Path, lang: str = "en"
 ) -> tuple[Piece, list[str], tuple[tuple[float, float], ...]]:
@@ -264,7 +184,7 @@ def recorded(
     each of its sentences is heard (empty when the recogniser cannot tell)."""
     try:
         audio.refuse_long(path, MAX_TAKE)  # before a byte of a ten-hour take is read
-        digest = _digest("recording", stream_digest(path, 64))
+        digest = recording_digest(path)
     except audio.AudioError as exc:
         raise NarrationError(str(exc)) from None
     except OSError as exc:
@@ -273,15 +193,13 @@ def recorded(
         ) from None
     target = cache_dir / f"{digest}.wav"
     # how it sounds and where its sentences are, kept for cached runs (of this line)
-    notes_file = cache_dir / f"{_digest('notes', digest, lang, text)}.json"
+    notes_file = cache_dir / f"{digest_of('notes', _listening(), digest, lang, text)}.json"
     notes = _read_notes(notes_file)
     if not (target.exists() and notes is not None):
         try:
-            raw = audio.decode(path, MAX_TAKE)
+            raw, shaped = shaped_recording(path, target)
         except audio.AudioError as exc:
             raise NarrationError(str(exc)) from None
-        shaped = _shape(raw)
-        audio.write_wav(target, shaped)
         notes = {
             "problems": recording_problems(raw),
             "sentences": _heard_sentences(shaped, text, lang),
@@ -290,6 +208,11 @@ def recorded(
     warnings = [f"{path}: {problem}" for problem in notes["problems"]]
     spans = tuple(tuple(span) for span in notes["sentences"] or ())
     return Piece(text, str(target), 0.0, audio.wav_seconds(target), digest), warnings, spans
+
+
+def _listening() -> str:
+    """The digest of the recogniser's code: where it hears sentences is kept in notes."""
+    return keys.hash_of(keys.sources("rendering.speech.listen"))
 
 
 def _read_notes(path: Path) -> dict | None:

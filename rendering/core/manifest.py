@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from rendering.files import atomic_write_text, locked
+from rendering.core.files import atomic_write_text, locked
 
 SCHEMA = 1
 NAME = "manifest.json"
@@ -36,6 +36,7 @@ class ClipEntry:
     titles: dict[str, str] = field(default_factory=dict)
     key: str = ""
     key_parts: dict[str, str] = field(default_factory=dict)
+    sources: dict[str, dict[str, str]] = field(default_factory=dict)  # key part -> file -> digest
     params: dict[str, Any] = field(default_factory=dict)
     format: str = "mp4"
     transparent: bool = False

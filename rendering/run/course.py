@@ -26,7 +26,7 @@ from pathlib import Path
 import scenes
 from pe_math import ParamError, Params
 from pe_math.params import field_names, read_toml
-from rendering import settings
+from rendering.core import settings
 from scenes.catalogue import LANGS
 
 COURSE_KEYS = ("langs", "qualities", "aspects", "scenes", "lesson")

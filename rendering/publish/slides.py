@@ -21,8 +21,8 @@ from pathlib import Path
 import av
 from PIL import Image
 
-from rendering.files import atomic_write_text, publish_mode
-from rendering.presenter import LESSON, PresenterError, Timeline, timeline
+from rendering.core.files import atomic_write_text, publish_mode
+from rendering.publish.presenter import LESSON, PresenterError, Timeline, timeline
 
 FORMATS = ("pdf", "png")
 FOLDER = "slides"  # inside the output folder: <output>/<lang>/<quality>/slides/

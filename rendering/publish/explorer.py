@@ -1,6 +1,6 @@
 """explore.html per output folder: drag p, d_model, base and the layout; see PE move live.
 
-The page (template rendering/explore.html) draws five linked views of the sinusoidal
+The page (template rendering/publish/templates/explore.html) draws five linked views of the sinusoidal
 encoding: PE(p) as bars, one clock hand per sin/cos pair, the heat map of every position
 with a cursor at p, the cosine similarity of PE(p) to every position, and the distance of
 each adjacent step; a second cursor q shows PE(p)·PE(q) beside the offset q − p.
@@ -43,12 +43,12 @@ import numpy as np
 
 import pe_math
 from pe_math import Params
-from rendering.encoders import human_bytes
-from rendering.files import atomic_write_text
+from rendering.core.files import atomic_write_text
+from rendering.draw.encoders import human_bytes
 
 NAME = "explore.html"
 DATA_NAME = "explore.json"
-TEMPLATE = "explore.html"  # beside this module; the data go in at /*DATA*/ and /*UI*/
+TEMPLATE = "explore.html"  # in templates/; the data go in at /*DATA*/ and /*UI*/
 SCHEMA = 1
 SCALE = 10**7  # every table holds round(value × SCALE): 7 decimals
 D_MODELS = (8, 16, 64, 128)  # the d_model slider's menu, plus the lesson's d_model
@@ -312,9 +312,9 @@ def data_text(data: dict) -> str:
 
 
 def render_html(data: dict, lang: str = "en") -> str:
-    from rendering.presenter import _json_for_script
+    from rendering.publish.presenter import _json_for_script
 
-    template = resources.files("rendering").joinpath(TEMPLATE).read_text(encoding="utf-8")
+    template = resources.files("rendering.publish").joinpath("templates", TEMPLATE).read_text(encoding="utf-8")
     lang = lang if lang in UI else "en"
     return (
         template.replace("{{lang}}", escape(lang, quote=True))

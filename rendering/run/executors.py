@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import wait as wait_any
 from typing import Any
 
-from rendering.worker import Events, JobFailed, Task, run_task
+from rendering.run.task import Events, JobFailed, Task, run_task
 
 SCHEDULER_ENV = "PE_DASK_SCHEDULER"
 CONNECT_TIMEOUT = 10.0  # seconds to reach a scheduler before giving up

@@ -22,12 +22,12 @@ from pathlib import Path
 import av
 import numpy as np
 
-from rendering import audio, captions
-from rendering.files import atomic_write_text, publish_mode
-from rendering.gallery import clock
-from rendering.jobs import by_folder
-from rendering.manifest import ClipEntry, Manifest
-from rendering.validate import InvalidOutput, check_video
+from rendering.core.files import atomic_write_text, publish_mode
+from rendering.core.jobs import by_folder
+from rendering.core.manifest import ClipEntry, Manifest
+from rendering.core.validate import InvalidOutput, check_video
+from rendering.publish.gallery import clock
+from rendering.speech import audio, captions
 from scenes.catalogue import LANGS
 
 STEM = "lesson"

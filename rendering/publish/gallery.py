@@ -4,9 +4,9 @@ The page is self-contained (inline CSS and JS, no network) and uses relative lin
 the folder can be copied to a course server as it is. Every value from the manifest is
 HTML-escaped. Each clip gets a <video> with the poster, its mp4/webm sources and one
 subtitle <track> per language; the whole lesson, when joined, comes first with its
-chapters. Each video links to present.html (rendering/presenter.py), written beside the
+chapters. Each video links to present.html (rendering/publish/presenter.py), written beside the
 gallery, which plays it one beat per key press. The page links explore.html, the live
-explorer of the encoding (rendering/explorer.py), when the folder has one. After a run,
+explorer of the encoding (rendering/publish/explorer.py), when the folder has one. After a run,
 `publish` writes the explorer from the run's knobs, rewrites the galleries of the folders
 the run touched and reports the explorer's and the GIFs' sizes.
 """
@@ -21,15 +21,15 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from rendering import encoders
-from rendering.files import atomic_write_text
-from rendering.jobs import by_folder
-from rendering.manifest import ClipEntry, Manifest
+from rendering.core.files import atomic_write_text
+from rendering.core.jobs import by_folder
+from rendering.core.manifest import ClipEntry, Manifest
+from rendering.draw import encoders
 from scenes.catalogue import LANGS
 
 NAME = "index.html"
-PRESENT = "present.html"  # written beside it by rendering/presenter.py
-EXPLORE = "explore.html"  # written beside it by rendering/explorer.py
+PRESENT = "present.html"  # written beside it by rendering/publish/presenter.py
+EXPLORE = "explore.html"  # written beside it by rendering/publish/explorer.py
 LANG_LABELS = {"zh": "中文", "en": "English"}
 VIDEO_TYPES = {"mp4": "video/mp4", "webm": "video/webm"}
 UI = {
@@ -348,7 +348,7 @@ def render_html(manifest: Manifest) -> str:
 
 def write(folder: Path) -> Path:
     """(Re)write FOLDER/index.html and, beside it, present.html from FOLDER/manifest.json."""
-    from rendering import presenter
+    from rendering.publish import presenter
 
     path = folder / NAME
     atomic_write_text(path, render_html(Manifest.load(folder)))
@@ -358,7 +358,7 @@ def write(folder: Path) -> Path:
 
 def publish(jobs: list, root: Path, console: Console) -> None:
     """After a run: write each output folder's explorer and gallery; report their sizes."""
-    from rendering import explorer
+    from rendering.publish import explorer
 
     for folder, folder_jobs in by_folder(jobs, root).items():
         if folder.exists():

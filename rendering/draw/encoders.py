@@ -20,7 +20,7 @@ from typing import Any
 
 import av
 
-from rendering import settings
+from rendering.core import settings
 
 GIF_FPS = 10  # enough for slides; motion stays readable
 GIF_MAX_WIDTH = 640  # pixels; a slide shows a GIF at a fraction of the screen

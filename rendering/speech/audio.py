@@ -20,7 +20,7 @@ from pathlib import Path
 import av
 import numpy as np
 
-from rendering.files import publish_mode
+from rendering.core.files import publish_mode
 
 RATE = 48000
 TARGET_LUFS = -16.0
@@ -297,7 +297,7 @@ def voice_clip(video: Path, samples: np.ndarray, out: Path, fps: float) -> Sound
     turned down where the decoded peaks are (a few milliseconds around each; the rest
     keeps its level) and encoded again.
     """
-    from rendering.validate import InvalidOutput
+    from rendering.core.validate import InvalidOutput
 
     seconds = len(samples) / RATE
     sound_in = normalise(samples)
@@ -334,7 +334,7 @@ class Sound:
 
 def check_sound(path: Path, video_seconds: float, fps: float) -> Sound:
     """Decode the audio of a finished clip: it must exist and end within a frame of the video."""
-    from rendering.validate import InvalidOutput
+    from rendering.core.validate import InvalidOutput
 
     with av.open(str(path)) as container:
         if not container.streams.audio:

@@ -1,11 +1,8 @@
-"""One render job in its own process, with its own Manim media_dir.
+"""One render job as an executor runs it: checked against the client's key, failures as one line.
 
-Two Manim processes must never share a media_dir: they trip over each other's text
-and TeX caches and partial movie files. Each worker renders under its private work
-folder and validates the result. A local worker hands back paths beside the outputs; a
-remote one (a Dask worker, no shared disk) hands back the files' bytes. The client moves
-them into place. A worker first checks that its scene code, render pipeline and Manim
-match the cache key the client computed, and refuses the job otherwise.
+A worker first checks that its scene code, render pipeline and Manim match the cache key
+the client computed, and refuses the job otherwise. A local worker hands back paths beside
+the outputs; a remote one (a Dask worker, no shared disk) hands back the files' bytes.
 """
 
 from __future__ import annotations
@@ -14,7 +11,6 @@ import ctypes
 import ctypes.util
 import dataclasses
 import errno
-import logging
 import multiprocessing as mp
 import os
 import shutil
@@ -24,214 +20,9 @@ import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from rendering import audio, encoders, settings
-from rendering.jobs import Job
-from rendering.validate import check_image, check_video
-
-
-def manim_config(job: Job, media_dir: Path, span: Span | None = None) -> dict[str, Any]:
-    """Manim's settings for `job`; with `span`, only those animations are drawn."""
-    geo = settings.geometry(job.quality, job.aspect, composed_for(job))
-    cfg: dict[str, Any] = {
-        "media_dir": str(media_dir),
-        **geo.manim_frame(),
-        "frame_rate": geo.fps,
-        "format": job.fmt,
-        "transparent": job.transparent,
-        "output_file": job.info.stem,
-        "disable_caching": True,  # a fresh media_dir per job: Manim's cache could never hit
-        "progress_bar": "none",
-        "verbosity": "ERROR",
-        "write_to_movie": job.fmt != "png",
-        "save_last_frame": job.fmt == "png",
-    }
-    if job.fmt == "mp4" and not job.transparent:
-        cfg["video_encoder_options"] = {"preset": settings.X264_PRESETS[job.quality], "crf": "23"}
-    if span is not None:
-        cfg["from_animation_number"], cfg["upto_animation_number"] = span
-    return encoders.adjust_config(job, cfg)
-
-
-@dataclass(frozen=True)
-class RenderResult:
-    """A validated output in the worker's folder, and what the manifest needs to know of it."""
-
-    file: str
-    poster: str | None
-    duration: float
-    frames: int
-    width: int
-    height: int
-    fps: int
-    beats: list[list]  # [beat key, start second]
-    sound: dict[str, Any] | None = None  # measured codec, rate, loudness and peak
-    speech: dict[str, list] | None = None  # beat -> spoken sentence spans
-    animations: list[list[float]] | None = None  # per play: [build, draw] wall seconds
-    parts: int = 1  # ranges of animations drawn apart and joined
-
-
-Span = tuple[int, int]  # the first and last animation (play or wait) number to draw
-
-
-@dataclass(frozen=True)
-class Drawn:
-    """Manim's silent video of a job (or of one span of its animations), and its timings."""
-
-    file: Path
-    beats: list[tuple[str, float]]
-    animations: list[list[float]]  # per play: [build, draw] wall seconds; see split.py
-
-
-def composed_for(job: Job) -> bool:
-    """Whether the scene lays itself out for this aspect's shape (else it keeps 16:9's)."""
-    return settings.SHAPES[job.aspect] in job.info.load().SHAPES
-
-
-def draw(
-    job: Job,
-    work_dir: Path,
-    report=None,
-    span: Span | None = None,
-    frame: dict[str, Any] | None = None,
-    speech: dict[str, float] | None = None,
-) -> Drawn:
-    """Let Manim draw the job's frames into a silent video under `work_dir`.
-
-    `report` gets the scene seconds drawn so far after every play. `span` draws only
-    those animations (the ones before it are skipped, not drawn). `frame` overrides
-    Manim's pixel size or frame rate, and `speech` the narration's beat lengths (tests).
-    """
-    from manim import tempconfig
-
-    from scenes.base import LessonScene
-
-    scene_cls = job.info.load()
-    drawn_seconds = 0.0
-    clock: list[tuple[float, float, bool]] = []  # every play: wall clock at start and end, drawn
-
-    def record(scene) -> None:
-        nonlocal drawn_seconds
-        end = time.perf_counter()
-        drawn = not scene.renderer.skip_animations
-        clock.append((scene.play_started, end, drawn))
-        if drawn:
-            drawn_seconds += float(scene.duration)
-        if report is not None:
-            report(drawn_seconds)
-
-    if speech is None and job.narration is not None:
-        speech = job.narration.seconds()
-    LessonScene.play_hooks.append(record)
-    logging.getLogger("manim").setLevel(logging.ERROR)
-    try:
-        with tempconfig({**manim_config(job, work_dir / "manim", span), **(frame or {})}):
-            begun = time.perf_counter()
-            scene = scene_cls(
-                params=job.params, lang=job.lang, burn_captions=job.burn_captions, speech=speech
-            )
-            scene.render()
-            writer = scene.renderer.file_writer
-            # only the artifact the plan has: the other path properties raise
-            produced = Path(writer.image_file_path if job.fmt == "png" else writer.movie_file_path)
-    finally:
-        LessonScene.play_hooks.remove(record)
-    return Drawn(produced, [(k, round(t, 3)) for k, t in scene.beats], timings(begun, clock))
-
-
-def timings(begun: float, clock: list[tuple[float, float, bool]]) -> list[list[float]]:
-    """Per play, [build, draw] seconds: the wall time before it (and in it, when skipped), in it."""
-    out, last = [], begun
-    for start, end, drawn in clock:
-        build, inside = start - last, end - start
-        out.append(
-            [round(build + (0.0 if drawn else inside), 3), round(inside if drawn else 0.0, 3)]
-        )
-        last = end
-    return out
-
-
-def complete(job: Job, drawn: Path, beats: list[tuple[str, float]], work_dir: Path) -> RenderResult:
-    """From Manim's video to the delivered clip: convert, validate, poster, and voice it."""
-    narration = job.narration
-    geo = encoders.output_geometry(job)  # a GIF is smaller and slower than the job's frame
-    voiced = narration is not None and job.fmt in audio.CODECS
-    silent_name = f"{job.info.stem}.silent.{job.fmt}" if voiced else job.filename
-    final = encoders.finish(job, drawn, work_dir / silent_name)
-    poster = work_dir / f"{job.info.stem}.png"
-    if job.fmt == "png":
-        checked = check_image(final, geo.width, geo.height)
-        poster = None
-    else:
-        checked = check_video(
-            final, geo.width, geo.height, None if job.fmt == "gif" else geo.fps, poster
-        )
-    sound = speech = None
-    if voiced:
-        track = narration.track(beats, checked.duration)
-        voiced_file = work_dir / job.filename
-        measured = audio.voice_clip(final, track, voiced_file, geo.fps)
-        final.unlink()
-        final = voiced_file
-        check_video(final, geo.width, geo.height, geo.fps)
-        sound = {
-            "codec": measured.codec,
-            "rate": measured.rate,
-            "seconds": round(measured.duration, 3),
-            "lufs": round(measured.lufs, 2),
-            "true_peak_dbtp": round(measured.true_peak, 2),
-        }
-        speech = narration.spans(beats)
-    return RenderResult(
-        file=str(final),
-        poster=str(poster) if poster else None,
-        duration=checked.duration,
-        frames=checked.frames,
-        width=checked.width,
-        height=checked.height,
-        fps=geo.fps,
-        beats=[[k, t] for k, t in beats],
-        sound=sound,
-        speech=speech,
-    )
-
-
-def render(job: Job, work_dir: Path, report=None, span: Span | None = None) -> RenderResult:
-    """Render, validate and make a poster; returns what the manifest needs.
-
-    With `span`, only that range of animations: Manim's silent video as it is, to be
-    joined with the other ranges' (split.py) and completed by the client.
-    """
-    drawn = draw(job, work_dir, report, span)
-    if span is None:
-        result = complete(job, drawn.file, drawn.beats, work_dir)
-        return dataclasses.replace(result, animations=drawn.animations)
-    geo = settings.geometry(job.quality, job.aspect)
-    checked = check_video(drawn.file, geo.width, geo.height, geo.fps)
-    return RenderResult(
-        file=str(drawn.file),
-        poster=None,
-        duration=checked.duration,
-        frames=checked.frames,
-        width=checked.width,
-        height=checked.height,
-        fps=geo.fps,
-        beats=[[k, t] for k, t in drawn.beats],
-        animations=drawn.animations,
-    )
-
-
-def animation_times(job: Job, work_dir: Path) -> dict[str, float]:
-    """How long each beat lasts without speech: the scene built with animations skipped."""
-    from manim import tempconfig
-
-    with tempconfig({**manim_config(job, work_dir / "manim"), "dry_run": True}):
-        scene = job.info.load()(params=job.params, lang=job.lang, skip_animations=True)
-        scene.render()
-        end = float(scene.renderer.time)
-    starts = [t for _, t in scene.beats] + [end]
-    return {key: round(starts[i + 1] - t, 3) for i, (key, t) in enumerate(scene.beats)}
+from rendering.core.jobs import Job
+from rendering.draw.scene import RenderResult, Span, render
 
 
 def describe_error(exc: BaseException) -> str:

@@ -9,7 +9,7 @@
   Chinese front end to espeak-ng's `cmn-latn-pinyin` voice: its `cmn` voice reads
   many Han syllables as English words.
 
-Teachers' recordings and silence are not engines: `rendering.narration` decides,
+Teachers' recordings and silence are not engines: `rendering.speech.narration` decides,
 beat by beat, whether a recording or an engine speaks.
 
 The `[voice.<lang>]` tables of lesson.toml pick the engine, voice and speed of

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from rendering.files import atomic_write_text
+from rendering.core.files import atomic_write_text
 from scenes.catalogue import LANGS, caption
 from scenes.text_layout import (
     cell_width,

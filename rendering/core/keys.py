@@ -1,0 +1,187 @@
+"""Cache keys: hashes of the code behind an output, found by tracing its imports.
+
+A key covers the source of a module and of every project module it imports, at the top
+or inside a function, transitively. Imports under `if TYPE_CHECKING:` are left out: they
+never run. A project module that cannot be found is an error, never a silent gap.
+
+Each source is hashed as its syntax tree without the words meant for people: docstrings,
+and the text of raised errors and warnings. Rewording a message cannot change a clip's
+bytes, so it re-renders nothing; any other edit changes the key.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib.metadata
+from functools import cache
+from pathlib import Path
+
+PROJECT_PACKAGES = ("scenes", "pe_math", "rendering")
+ROOT = Path(__file__).resolve().parents[2]
+# calls whose string arguments are messages for people
+MESSAGE_CALLS = frozenset({"warn", "print", "echo", "secho", "debug", "info", "warning", "error"})
+
+
+class MissingModule(RuntimeError):
+    """A project import that names no file: the key would silently stop covering it."""
+
+
+@cache
+def manim_version() -> str:
+    return importlib.metadata.version("manim")
+
+
+def _origin(module: str) -> Path | None:
+    """The file of a project module, found by path (finding a spec would import parents)."""
+    base = ROOT.joinpath(*module.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+def _is_project(module: str) -> bool:
+    return module.split(".")[0] in PROJECT_PACKAGES
+
+
+def _type_checking_only(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _runtime_nodes(tree: ast.AST):
+    """Every node of `tree` except those under `if TYPE_CHECKING:`."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _type_checking_only(child):
+                todo.extend(child.orelse)
+            else:
+                todo.append(child)
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    """When a file last changed: parsed trees and digests are kept until it does."""
+    st = path.stat()
+    return st.st_mtime_ns, st.st_size
+
+
+def _imports(path: Path, package: str) -> frozenset[str]:
+    return _imports_at(path, package, _stamp(path))
+
+
+@cache  # every scene's closure shares pe_math and scenes.base: parse each file once
+def _imports_at(path: Path, package: str, stamp: tuple[int, int]) -> frozenset[str]:
+    """Project modules the import statements of one file need to exist, and may name."""
+    needed: set[str] = set()
+    for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            needed.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative: resolve against the importing package
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parts, base] if base else parts)
+            needed.add(base)
+            # `from pkg import name`: name is a submodule or an attribute
+            needed.update(f"{base}.{a.name}" for a in node.names if _origin(f"{base}.{a.name}"))
+    return frozenset(n for n in needed if _is_project(n))
+
+
+def module_closure(module: str) -> tuple[Path, ...]:
+    """The source files of `module` and every project module it imports, transitively."""
+    seen: dict[str, Path] = {}
+    todo: list[tuple[str, str]] = [(module, "the key")]
+    while todo:
+        name, importer = todo.pop()
+        if name in seen:
+            continue
+        path = _origin(name)
+        if path is None:
+            raise MissingModule(
+                f"{importer} imports {name}, which is not a file of this project; "
+                "fix the import or restore the module"
+            )
+        seen[name] = path
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        parents = [".".join(name.split(".")[:i]) for i in range(1, len(name.split(".")))]
+        rel = _relative(path)
+        todo.extend((n, rel) for n in _imports(path, package) | set(parents))
+    return tuple(sorted(set(seen.values())))
+
+
+class _WithoutMessages(ast.NodeTransformer):
+    """A syntax tree with docstrings and the text of errors and warnings blanked."""
+
+    def _blank_docstring(self, node):
+        body = getattr(node, "body", None)
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            if isinstance(body[0].value.value, str):
+                body[0] = ast.Pass()
+        return self.generic_visit(node)
+
+    visit_Module = visit_ClassDef = visit_FunctionDef = visit_AsyncFunctionDef = _blank_docstring
+
+    def visit_Raise(self, node: ast.Raise):
+        return _Blanked().visit(node)
+
+    def visit_Call(self, node: ast.Call):
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if name in MESSAGE_CALLS:
+            return _Blanked().visit(node)
+        return self.generic_visit(node)
+
+
+class _Blanked(ast.NodeTransformer):
+    def visit_Constant(self, node: ast.Constant):
+        return ast.Constant("") if isinstance(node.value, str) else node
+
+    def visit_JoinedStr(self, node: ast.JoinedStr):
+        return ast.Constant("")
+
+
+def _file_digest(path: Path) -> str:
+    if not path.is_file():
+        raise MissingModule(f"{_relative(path)} is gone; a cache key cannot cover a missing file")
+    return _digest_at(path, _stamp(path))
+
+
+@cache
+def _digest_at(path: Path, stamp: tuple[int, int]) -> str:
+    data = path.read_bytes()
+    if path.suffix == ".py":
+        tree = _WithoutMessages().visit(ast.parse(data))
+        data = ast.dump(tree, include_attributes=False).encode()
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def _relative(path: Path) -> str:
+    resolved = path.resolve()
+    return str(resolved.relative_to(ROOT)) if resolved.is_relative_to(ROOT) else path.name
+
+
+def digests(files: tuple[Path, ...]) -> dict[str, str]:
+    """Each file's project-relative name and the digest of what in it can change an output."""
+    return {_relative(p): _file_digest(p.resolve()) for p in sorted(set(files))}
+
+
+def hash_of(digests_: dict[str, str]) -> str:
+    blob = "".join(f"{name}\0{digest}\n" for name, digest in sorted(digests_.items()))
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def sources(*modules: str, extra_files: tuple[Path, ...] = ()) -> dict[str, str]:
+    """The digests of the closure of `modules`, plus extra inputs (catalogues)."""
+    files = {p for m in modules for p in module_closure(m)} | set(extra_files)
+    return digests(tuple(files))
+
+
+def changed(before: dict[str, str], now: dict[str, str]) -> list[str]:
+    """The files whose digests differ, with added and removed ones."""
+    return sorted(n for n in before.keys() | now.keys() if before.get(n) != now.get(n))

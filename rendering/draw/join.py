@@ -1,0 +1,56 @@
+"""Joining the parts of a split scene into one clip, by copying packets, then checking it."""
+
+from __future__ import annotations
+
+import dataclasses
+from io import BytesIO
+from pathlib import Path
+
+import av
+
+from rendering.core.jobs import Job
+from rendering.core.validate import InvalidOutput
+from rendering.draw.scene import RenderResult, Span, complete
+
+
+def join(parts: list[Path], out: Path) -> None:
+    """Join silent videos of one scene into `out` by copying packets, without re-encoding."""
+    quoted = (p.resolve().as_posix().replace("'", "'\\''") for p in parts)
+    listing = "".join(f"file 'file:{path}'\n" for path in quoted).encode()
+    with (
+        av.open(BytesIO(listing), format="concat", options={"safe": "0", "an": "1"}) as source,
+        av.open(str(out), mode="w") as target,
+    ):
+        stream = source.streams.video[0]
+        joined = target.add_stream_from_template(template=stream)
+        for packet in source.demux(stream):
+            if packet.dts is None:  # the flushing packet demux ends with
+                continue
+            packet.dts = None  # let libav derive it: the parts' dts restart at zero
+            packet.stream = joined
+            target.mux(packet)
+
+
+def join_parts(job: Job, parts: list[tuple[Span, RenderResult]], folder: Path) -> RenderResult:
+    """A split job's parts joined (packets copied), then voiced and checked like a whole clip."""
+    parts = sorted(parts, key=lambda p: p[0])
+    silent = folder / f"{job.info.stem}.joined.mp4"
+    try:
+        join([Path(result.file) for _, result in parts], silent)
+    except av.FFmpegError as exc:
+        raise InvalidOutput(f"the parts do not join ({exc})") from None
+    beats = [(key, start) for key, start in parts[-1][1].beats]  # the last part saw them all
+    result = complete(job, silent, beats, folder)
+    frames = sum(r.frames for _, r in parts)
+    if result.frames != frames:
+        raise InvalidOutput(f"the joined clip has {result.frames} frames, its parts {frames}")
+    timings = merged_timings([(span, r.animations or []) for span, r in parts])
+    return dataclasses.replace(result, animations=timings, parts=len(parts))
+
+
+def merged_timings(parts: list[tuple[tuple[int, int], list[list[float]]]]) -> list[list[float]]:
+    """One job's per-animation timings from its parts: each animation's from the part that drew it."""
+    out: list[list[float]] = []
+    for (first, last), animations in sorted(parts):
+        out.extend(animations[first : last + 1])
+    return out

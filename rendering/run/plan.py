@@ -1,0 +1,62 @@
+"""The plan: for each job, whether its output is reused or rendered, and why."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from rendering.core import keys
+from rendering.core.jobs import Job
+from rendering.core.manifest import ClipEntry, Manifest
+
+
+@dataclass(frozen=True)
+class Planned:
+    job: Job
+    cached: bool
+    reason: str
+
+
+PART_NAMES = {
+    "code": "scene code changed",
+    "renderer": "render pipeline changed",
+    "params": "parameters it reads changed",
+    "settings": "render settings changed",
+    "manim": "Manim version changed",
+    "speech": "narration changed",
+}
+
+
+def _why(job: Job, entry: ClipEntry, part: str) -> str:
+    """What changed in one key part, naming the files when the manifest knows them."""
+    before = entry.sources.get(part)
+    if part not in ("code", "renderer") or not before:
+        return PART_NAMES[part]
+    files = keys.changed(before, job.sources()[part])
+    shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+    return f"{PART_NAMES[part]} ({shown})" if files else PART_NAMES[part]
+
+
+def plan(jobs: list[Job], root: Path, force: bool = False) -> list[Planned]:
+    """Decide for each job whether its existing output is up to date."""
+    out: list[Planned] = []
+    manifests: dict[Path, Manifest] = {}
+    for job in jobs:
+        folder = job.out_dir(root)
+        manifest = manifests.setdefault(folder, Manifest.load(folder))
+        entry = manifest.entry(job.slug, job.variant)
+        parts = job.key_parts()
+        if force:
+            out.append(Planned(job, False, "--force"))
+        elif entry is None:
+            out.append(Planned(job, False, "never rendered"))
+        elif not (folder / entry.file).exists():
+            out.append(Planned(job, False, "output file missing"))
+        elif parts["speech"] == "pending":
+            out.append(Planned(job, False, "narration not synthesised yet"))
+        elif entry.key != job.key():
+            changed = [_why(job, entry, k) for k, v in parts.items() if entry.key_parts.get(k) != v]
+            out.append(Planned(job, False, ", ".join(changed) or "key changed"))
+        else:
+            out.append(Planned(job, True, "up to date"))
+    return out
