@@ -6,19 +6,22 @@ import numpy as np
 from manim import ManimColor, interpolate_color
 
 from scenes.fonts import FONT  # noqa: F401  (the theme names the one face)
+from scenes.palette import PALETTE
 
-BACKGROUND = ManimColor("#0f1117")
-FOREGROUND = ManimColor("#e8e6e3")
-MUTED = ManimColor("#8b93a1")
-ACCENT = ManimColor("#ffcc4d")  # the thing to look at now
-WORD_A = ManimColor("#58c4dd")  # first token / "cat" / q
-WORD_B = ManimColor("#fc6255")  # second token / "dog" / k
-WORD_C = ManimColor("#83c167")  # third token
-POSITIVE = ManimColor("#f39c5a")
-NEGATIVE = ManimColor("#5a9cf3")
-NEUTRAL = ManimColor("#2a2f3a")
-TOKEN_COLORS = (WORD_A, WORD_C, WORD_B, ManimColor("#c792ea"), ManimColor("#f7a8d8"))
-SERIES_COLORS = (WORD_A, WORD_B, WORD_C, ACCENT, ManimColor("#c792ea"), ManimColor("#f7a8d8"))
+BACKGROUND = ManimColor(PALETTE["background"])
+FOREGROUND = ManimColor(PALETTE["foreground"])
+MUTED = ManimColor(PALETTE["muted"])
+ACCENT = ManimColor(PALETTE["accent"])
+WORD_A = ManimColor(PALETTE["word_a"])
+WORD_B = ManimColor(PALETTE["word_b"])
+WORD_C = ManimColor(PALETTE["word_c"])
+POSITIVE = ManimColor(PALETTE["positive"])
+NEGATIVE = ManimColor(PALETTE["negative"])
+NEUTRAL = ManimColor(PALETTE["neutral"])
+VIOLET = ManimColor(PALETTE["violet"])
+PINK = ManimColor(PALETTE["pink"])
+TOKEN_COLORS = (WORD_A, WORD_C, WORD_B, VIOLET, PINK)
+SERIES_COLORS = (WORD_A, WORD_B, WORD_C, ACCENT, VIOLET, PINK)
 
 
 # Sizes in Text font-size units; the smallest stays legible at 854×480.

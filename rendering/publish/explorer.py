@@ -35,8 +35,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from html import escape
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -45,10 +43,11 @@ import pe_math
 from pe_math import Params
 from rendering.core.files import atomic_write_text
 from rendering.draw.encoders import human_bytes
+from rendering.publish import web
 
-NAME = "explore.html"
+NAME = web.EXPLORE
 DATA_NAME = "explore.json"
-TEMPLATE = "explore.html"  # in templates/; the data go in at /*DATA*/ and /*UI*/
+TEMPLATE = "explore.html"  # in templates/; {{head}}, /*UI*/ and /*DATA*/ are filled in
 SCHEMA = 1
 SCALE = 10**7  # every table holds round(value × SCALE): 7 decimals
 D_MODELS = (8, 16, 64, 128)  # the d_model slider's menu, plus the lesson's d_model
@@ -312,15 +311,12 @@ def data_text(data: dict) -> str:
 
 
 def render_html(data: dict, lang: str = "en") -> str:
-    from rendering.publish.presenter import _json_for_script
-
-    template = resources.files("rendering.publish").joinpath("templates", TEMPLATE).read_text(encoding="utf-8")
     lang = lang if lang in UI else "en"
     return (
-        template.replace("{{lang}}", escape(lang, quote=True))
-        .replace("{{title}}", escape(UI[lang]["title"]))
-        .replace("/*UI*/null", _json_for_script({"lang": lang, "ui": UI}))
-        .replace("/*DATA*/null", _json_for_script(data))
+        web.template(TEMPLATE)
+        .replace("{{head}}", web.head(lang, UI[lang]["title"]))
+        .replace("/*UI*/null", web.json_for_script({"lang": lang, "ui": UI}))
+        .replace("/*DATA*/null", web.json_for_script(data))
     )
 
 

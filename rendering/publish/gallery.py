@@ -25,13 +25,14 @@ from rendering.core.files import atomic_write_text
 from rendering.core.jobs import by_folder
 from rendering.core.manifest import ClipEntry, Manifest
 from rendering.draw import encoders
+from rendering.publish import explorer, presenter
+from rendering.publish.web import GALLERY, clock, head, lesson_sources, video_sources
 from scenes.catalogue import LANGS
 
-NAME = "index.html"
-PRESENT = "present.html"  # written beside it by rendering/publish/presenter.py
-EXPLORE = "explore.html"  # written beside it by rendering/publish/explorer.py
+NAME = GALLERY
+PRESENT = presenter.NAME
+EXPLORE = explorer.NAME
 LANG_LABELS = {"zh": "中文", "en": "English"}
-VIDEO_TYPES = {"mp4": "video/mp4", "webm": "video/webm"}
 UI = {
     "en": {
         "lesson": "The whole lesson",
@@ -74,9 +75,6 @@ UI = {
 }
 
 CSS = """
-:root { color-scheme: dark; --bg: #0f1117; --card: #181b23; --fg: #e8e6e3; --muted: #8b93a1;
-  --accent: #ffcc4d; --line: #2a2f3a; }
-* { box-sizing: border-box; }
 body { margin: 0; padding: 2rem; background: var(--bg); color: var(--fg);
   font: 16px/1.5 "Noto Sans CJK SC", "Noto Sans", system-ui, sans-serif; }
 h1 { margin: 0 0 .25rem; font-size: 1.6rem; }
@@ -127,29 +125,8 @@ document.querySelectorAll("a[data-seek]").forEach(function (a) {
 """
 
 
-def clock(seconds: float) -> str:
-    s = int(round(seconds))
-    return f"{s // 60}:{s % 60:02d}"
-
-
 def _attr(value) -> str:
     return escape(str(value), quote=True)
-
-
-def video_sources(variants: dict[str, ClipEntry]) -> list[tuple[str, str]]:
-    """(file, MIME type) of the playable, uncaptioned videos of one clip; mp4 first."""
-    out = []
-    for fmt in ("mp4", "webm"):
-        entry = variants.get(fmt) or variants.get(f"{fmt}.alpha")
-        if entry is not None:
-            out.append((entry.file, VIDEO_TYPES[fmt]))
-    if not out:  # only burned-in variants were rendered
-        for variant, entry in sorted(variants.items()):
-            fmt = variant.partition(".")[0]
-            if fmt in VIDEO_TYPES:
-                out.append((entry.file, VIDEO_TYPES[fmt]))
-                break
-    return out
 
 
 def video_tag(
@@ -277,9 +254,8 @@ def _voice_line(entry: ClipEntry, ui: dict) -> str:
 
 
 def _lesson_section(record: dict, lang: str, ui: dict) -> str:
-    fmt = record["file"].rpartition(".")[2]
     args = (
-        [(record["file"], VIDEO_TYPES.get(fmt, "video/mp4"))],
+        lesson_sources(record),
         record.get("poster"),
         record.get("captions", {}).get("vtt", {}),
         lang,
@@ -317,11 +293,7 @@ def render_html(manifest: Manifest) -> str:
     clips = {s: v for s, v in clips.items() if v}
     order = sorted(clips, key=lambda s: (min(e.order for e in clips[s].values()), s))
     parts = [
-        "<!doctype html>",
-        f'<html lang="{_attr(lang)}"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        '<link rel="icon" href="data:,">',  # no favicon request, no 404 in the console
-        f"<title>pe-explainer · {escape(lang)} · {escape(folder.name)}</title>",
+        head(lang, f"pe-explainer · {lang} · {folder.name}"),
         f"<style>{CSS}</style></head><body>",
         f"<h1>pe-explainer · {escape(folder.name)}</h1>",
         f'<p class="meta">{escape(LANG_LABELS.get(lang, lang))} · {escape(str(data.get("quality", "")))}'
@@ -348,8 +320,6 @@ def render_html(manifest: Manifest) -> str:
 
 def write(folder: Path) -> Path:
     """(Re)write FOLDER/index.html and, beside it, present.html from FOLDER/manifest.json."""
-    from rendering.publish import presenter
-
     path = folder / NAME
     atomic_write_text(path, render_html(Manifest.load(folder)))
     presenter.write(folder)
@@ -358,8 +328,6 @@ def write(folder: Path) -> Path:
 
 def publish(jobs: list, root: Path, console: Console) -> None:
     """After a run: write each output folder's explorer and gallery; report their sizes."""
-    from rendering.publish import explorer
-
     for folder, folder_jobs in by_folder(jobs, root).items():
         if folder.exists():
             try:

@@ -26,7 +26,7 @@ from rendering.core.files import atomic_write_text, publish_mode
 from rendering.core.jobs import by_folder
 from rendering.core.manifest import ClipEntry, Manifest
 from rendering.core.validate import InvalidOutput, check_video
-from rendering.publish.gallery import clock
+from rendering.publish.web import clock
 from rendering.speech import audio, captions
 from scenes.catalogue import LANGS
 

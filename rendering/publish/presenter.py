@@ -12,23 +12,21 @@ timelines serve `render.py slides` (rendering/publish/slides.py).
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
-from html import escape
-from importlib import resources
 from pathlib import Path
 
 from rendering.core.files import atomic_write_text
 from rendering.core.manifest import ClipEntry, Manifest
-from rendering.publish.gallery import VIDEO_TYPES
+from rendering.publish import web
 from scenes.catalogue import LANGS, CatalogueError, caption
 
-NAME = "present.html"
-TEMPLATE = "present.html"  # the page, in templates/; the data goes in at /*DATA*/
+NAME = web.PRESENT
+TEMPLATE = "present.html"  # in templates/; {{head}} and /*DATA*/ are filled in
 LESSON = "lesson"
-EXPLORE = "explore.html"  # the explorer beside it, linked when present
+EXPLORE = web.EXPLORE  # the explorer beside it, linked when present
+BACKDROP = "#000"  # around the letterboxed video, instead of the palette's background
 UI = {
     "en": {
         "beat": "beat {n} of {of}",
@@ -161,10 +159,8 @@ def _cues(folder: Path, files: dict[str, str]) -> dict[str, list]:
 
 def _playable(folder: Path, variants: dict[str, ClipEntry]) -> tuple[ClipEntry, list] | None:
     """The entry whose video the page plays, and its (file, type) sources; mp4 first."""
-    from rendering.publish.gallery import video_sources
-
     present = {v: e for v, e in variants.items() if (folder / e.file).exists()}
-    sources = video_sources(present)
+    sources = web.video_sources(present)
     if not sources:
         return None
     entry = next(e for e in present.values() if e.file == sources[0][0])
@@ -238,12 +234,11 @@ def lesson_timeline(folder: Path, manifest: Manifest) -> Timeline:
         beats += _fix_beats(entry.beats if same else [], chapter["slug"], start, i, end - start)
     cues = _cues(folder, record.get("captions", {}).get("vtt", {}))
     duration = float(record["duration"])
-    fmt = record["file"].rpartition(".")[2]
     return Timeline(
         LESSON,
         UI.get(lang, UI["en"])["lesson"],
         record["file"],
-        [(record["file"], VIDEO_TYPES.get(fmt, "video/mp4"))],
+        web.lesson_sources(record),
         record.get("poster"),
         int(record["width"]),
         int(record["height"]),
@@ -286,12 +281,6 @@ def timelines(folder: Path, manifest: Manifest) -> list[Timeline]:
 
 
 # ------------------------------------------------------------------ the page
-def _json_for_script(data) -> str:
-    """JSON that is safe inside <script>: no "</script>", no "<!--", no HTML entities."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-
-
 def page_data(folder: Path, manifest: Manifest) -> dict:
     lang = manifest.data.get("lang", "en")
     items = []
@@ -307,12 +296,11 @@ def page_data(folder: Path, manifest: Manifest) -> dict:
 
 def render_html(folder: Path, manifest: Manifest) -> str:
     lang = manifest.data.get("lang", "en")
-    template = resources.files("rendering.publish").joinpath("templates", TEMPLATE).read_text(encoding="utf-8")
     title = f"pe-explainer · {folder.name} · present"
     return (
-        template.replace("{{lang}}", escape(lang, quote=True))
-        .replace("{{title}}", escape(title))
-        .replace("/*DATA*/null", _json_for_script(page_data(folder, manifest)))
+        web.template(TEMPLATE)
+        .replace("{{head}}", web.head(lang, title, bg=BACKDROP))
+        .replace("/*DATA*/null", web.json_for_script(page_data(folder, manifest)))
     )
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import secrets
 import shutil
 import tempfile
 from dataclasses import asdict, dataclass, replace
@@ -167,13 +168,12 @@ def _write_pdf(target: Path, images: list[Image.Image], title: str) -> None:
 
 def _write_pngs(target: Path, files: list[tuple[str, Image.Image]]) -> None:
     """Fill a new folder, then swap it for the old one."""
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    tmp = target.with_name(f".{target.name}.{secrets.token_hex(6)}")
+    tmp.mkdir()  # the mode a plain mkdir gives, where mkdtemp would give 0700
     old = None
     try:
         for name, img in files:
             (tmp / name).write_bytes(_png(img))
-            publish_mode(tmp / name)
-        os.chmod(tmp, 0o777 & ~_umask())
         if target.exists() or target.is_symlink():
             old = target.with_name(f".{target.name}.old")
             _remove(old)
@@ -195,9 +195,3 @@ def _remove(path: Path) -> None:
         path.unlink()
     elif path.is_dir():
         shutil.rmtree(path, ignore_errors=True)
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask

@@ -1,0 +1,97 @@
+"""What the published pages (gallery, presenter, explorer) share.
+
+The head of every page, with the CSS custom properties of the palette; JSON that is safe
+inside <script>; the templates; the videos a page can play and their MIME types; the
+page names they link each other by. This module imports no other page module, so each
+page can use it without importing another page.
+"""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from importlib import resources
+
+from rendering.core.manifest import ClipEntry
+from scenes.palette import PALETTE
+
+GALLERY = "index.html"
+PRESENT = "present.html"
+EXPLORE = "explore.html"
+VIDEO_TYPES = {"mp4": "video/mp4", "webm": "video/webm"}
+
+# The CSS custom properties every page declares. The page colours are the lesson's, so a
+# page matches the videos on it; "card", "blue" and "q" are drawn by the pages alone.
+COLORS = {
+    "bg": PALETTE["background"],
+    "card": "#181b23",
+    "fg": PALETTE["foreground"],
+    "muted": PALETTE["muted"],
+    "accent": PALETTE["accent"],
+    "line": PALETTE["neutral"],
+    "blue": "#58a6ff",
+    "q": "#f778ba",
+}
+
+
+def root_css(**colors: str) -> str:
+    """The :root rule with every custom property; `colors` replaces some (bg="#000")."""
+    unknown = colors.keys() - COLORS.keys()
+    if unknown:
+        raise ValueError(f"no page colour named {', '.join(sorted(unknown))}")
+    props = " ".join(f"--{name}: {value};" for name, value in (COLORS | colors).items())
+    return f":root {{ color-scheme: dark; {props} }}"
+
+
+def head(lang: str, title: str, **colors: str) -> str:
+    """A page's start, up to and with the <style> of the palette; the page's own <style>
+    and </head> follow it."""
+    return "\n".join(
+        [
+            "<!doctype html>",
+            f'<html lang="{escape(lang, quote=True)}"><head><meta charset="utf-8">',
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            '<link rel="icon" href="data:,">',  # no favicon request, no 404 in the console
+            f"<title>{escape(title)}</title>",
+            f"<style>\n{root_css(**colors)}\n* {{ box-sizing: border-box; }}\n</style>",
+        ]
+    )
+
+
+def template(name: str) -> str:
+    """A page's template from templates/; its head goes in at {{head}}."""
+    return resources.files(__package__).joinpath("templates", name).read_text(encoding="utf-8")
+
+
+def json_for_script(data) -> str:
+    """JSON that is safe inside <script>: no "</script>", no "<!--", no HTML entities."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def clock(seconds: float) -> str:
+    """m:ss, rounded to the second."""
+    s = int(round(seconds))
+    return f"{s // 60}:{s % 60:02d}"
+
+
+def video_sources(variants: dict[str, ClipEntry]) -> list[tuple[str, str]]:
+    """(file, MIME type) of the playable, uncaptioned videos of one clip; mp4 first."""
+    out = []
+    for fmt in ("mp4", "webm"):
+        entry = variants.get(fmt) or variants.get(f"{fmt}.alpha")
+        if entry is not None:
+            out.append((entry.file, VIDEO_TYPES[fmt]))
+    if not out:  # only burned-in variants were rendered
+        for variant, entry in sorted(variants.items()):
+            fmt = variant.partition(".")[0]
+            if fmt in VIDEO_TYPES:
+                out.append((entry.file, VIDEO_TYPES[fmt]))
+                break
+    return out
+
+
+def lesson_sources(record: dict) -> list[tuple[str, str]]:
+    """(file, MIME type) of the joined lesson, from the manifest's "lesson" record."""
+    fmt = record["file"].rpartition(".")[2]
+    return [(record["file"], VIDEO_TYPES.get(fmt, "video/mp4"))]
