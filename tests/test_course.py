@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import render as render_cli
 import scenes
 from pe_math import Params
 from render import cli
+from rendering.cli import options as cli_options
 from rendering.core.jobs import Job
 from rendering.run.pipeline import expected_seconds, pixel_rate
 from tests import plugin_scenes
@@ -105,7 +105,7 @@ def test_a_second_run_reuses_every_clip_and_dry_run_prints_the_whole_plan(
     course, tmp_path, monkeypatch
 ):
     plan_file, out, _ = course
-    monkeypatch.setattr(render_cli.console, "_width", 250)  # one table row per line
+    monkeypatch.setattr(cli_options.console, "_width", 250)  # one table row per line
     again = invoke("--plan", str(plan_file), "--voice", "none", "--output", str(out))
     assert again.exit_code == 0, again.output
     assert "0 rendered, 8 cached, 0 failed" in again.output

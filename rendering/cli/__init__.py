@@ -1,0 +1,67 @@
+"""The command line: one click group, its commands in a module per family."""
+
+from __future__ import annotations
+
+import signal
+import sys
+
+import click
+
+from rendering.cli import publish_cmd, render_cmd, scenes_cmd, speech_cmd
+
+
+class OneLineErrors(click.Group):
+    """click's usage errors as one line and exit 2, like every other error of the driver."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.exceptions.NoArgsIsHelpError as exc:
+            click.echo(exc.format_message())
+            sys.exit(0)
+        except click.UsageError as exc:
+            where = f"; see `{exc.ctx.command_path} --help`" if exc.ctx else ""
+            click.echo(f"error: {exc.format_message().rstrip('.')}{where}", err=True)
+            sys.exit(2)
+        except click.ClickException as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        except (click.Abort, KeyboardInterrupt):
+            click.echo("interrupted", err=True)
+            sys.exit(130)
+        if not standalone_mode:
+            return code
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+@click.group(cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--verbose", is_flag=True, help="Show full tracebacks and Manim's own log.")
+@click.pass_context
+def cli(ctx: click.Context, verbose: bool) -> None:
+    """Render the positional-encoding lesson: every number on screen comes from pe_math."""
+    ctx.obj = {"verbose": verbose}
+
+
+for command in (
+    scenes_cmd.list_scenes,
+    render_cmd.render,
+    speech_cmd.script,
+    scenes_cmd.numbers,
+    speech_cmd.say,
+    speech_cmd.listen,
+    publish_cmd.preview,
+    publish_cmd.slides,
+    publish_cmd.clean,
+):
+    cli.add_command(command)
+
+
+def main() -> None:
+    # A stop from a service manager or `kill` ends the run like Ctrl-C: workers stop,
+    # finished outputs stay, unfinished ones leave the previous files untouched.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    cli()
+
+
+if __name__ == "__main__":
+    main()

@@ -7,8 +7,9 @@ import errno
 import fcntl
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 
 def _umask() -> int:
@@ -34,16 +35,16 @@ def write_problem(exc: OSError) -> str:
     return f"cannot write {where} ({exc.strerror or exc}); check the folder and the disk"
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write to a temporary file beside `path`, then rename it into place."""
+def atomic_write(path: Path, write: Callable[[BinaryIO], object]) -> None:
+    """Let `write` fill a temporary file beside `path`, then rename it into place."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     except OSError as exc:
         raise OSError(exc.errno, exc.strerror, str(path)) from None  # name the file, not a temp
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            write(fh)
             fh.flush()
             os.fsync(fh.fileno())
         publish_mode(Path(tmp))
@@ -54,6 +55,14 @@ def atomic_write_text(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    atomic_write(path, lambda fh: fh.write(text.encode("utf-8")))
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    atomic_write(path, lambda fh: fh.write(data))
 
 
 @contextlib.contextmanager

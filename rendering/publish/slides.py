@@ -15,14 +15,13 @@ import json
 import os
 import secrets
 import shutil
-import tempfile
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import av
 from PIL import Image
 
-from rendering.core.files import atomic_write_text, publish_mode
+from rendering.core.files import atomic_write, atomic_write_text
 from rendering.publish.presenter import LESSON, PresenterError, Timeline, timeline
 
 FORMATS = ("pdf", "png")
@@ -153,17 +152,10 @@ def export(folder: Path, ident: str, fmt: str) -> tuple[Path, Path, list[Slide]]
 def _write_pdf(target: Path, images: list[Image.Image], title: str) -> None:
     import img2pdf
 
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            img2pdf.convert([_png(img) for img in images], outputstream=fh, title=title)
-            fh.flush()
-            os.fsync(fh.fileno())
-        publish_mode(Path(tmp))
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(
+        target,
+        lambda fh: img2pdf.convert([_png(img) for img in images], outputstream=fh, title=title),
+    )
 
 
 def _write_pngs(target: Path, files: list[tuple[str, Image.Image]]) -> None:

@@ -1,0 +1,283 @@
+"""The options the commands share, and the one record a render's options become.
+
+Every command that makes jobs gets one `JobOptions` instead of a dozen loose arguments:
+`into_job_options` folds the options that are its fields into the `opts` argument.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn
+
+import scenes
+from pe_math import ParamError, Params, parse_assignment
+from rendering.core import settings
+from rendering.core.jobs import Job
+from rendering.run.pipeline import PipelineError, preflight
+from rendering.speech import voices
+from scenes.catalogue import LANGS
+from scenes.fonts import FONT, missing_glyphs
+
+console = Console(stderr=False, highlight=False)
+status_console = Console(stderr=True, highlight=False)  # progress that must not mix with output
+DEFAULT_OUTPUT = Path("media")
+DEFAULT_VOICE_DIR = Path("voice")
+
+
+class Fail(click.ClickException):
+    """One line on stderr, exit code 2 (a usage, parameter or environment problem)."""
+
+    exit_code = 2
+
+    def show(self, file=None) -> None:
+        click.echo(f"error: {self.message}", err=True)
+
+
+def load_params(config: str | None, sets: tuple[str, ...], seed: int | None) -> Params:
+    try:
+        overrides = dict(parse_assignment(s) for s in sets)
+        if seed is not None:
+            overrides.update(proj_seed=seed, learned_seed=seed)
+        params = Params.load(config, overrides)
+    except ParamError as exc:
+        raise Fail(str(exc)) from None
+    check_glyphs(params)
+    return params
+
+
+def check_glyphs(params: Params, where: str = "") -> None:
+    """Stop with one line if the theme font cannot draw a token."""
+    for name in ("tokens", "tokens_en"):
+        missing = missing_glyphs("".join(getattr(params, name)))
+        if missing:
+            raise Fail(
+                f"{where}{name}: the font {FONT} has no glyph for {' '.join(missing)}; "
+                "use letters or Chinese characters"
+            )
+
+
+def resolve_slugs(slugs: tuple[str, ...], all_: bool) -> list[str]:
+    if all_ and slugs:
+        raise Fail("give scene names or --all, not both")
+    if all_:
+        return [i.slug for i in scenes.ordered()]
+    if not slugs:
+        raise Fail("name at least one scene (see `python render.py list`) or pass --all")
+    try:
+        return [scenes.get(s).slug for s in slugs]
+    except scenes.UnknownScene as exc:
+        raise Fail(str(exc)) from None
+
+
+def lang_option(help: str):
+    return click.option(
+        "--lang", type=click.Choice(LANGS), default="en", show_default=True, help=help
+    )
+
+
+def folder_option(name: str, default: Path, help: str):
+    return click.option(
+        name,
+        type=click.Path(file_okay=False, path_type=Path),
+        default=default,
+        show_default=True,
+        help=help,
+    )
+
+
+def output_option(help: str):
+    return folder_option("--output", DEFAULT_OUTPUT, help)
+
+
+aspect_option = click.option(
+    "--aspect",
+    type=click.Choice(list(settings.ASPECTS)),
+    default="16:9",
+    show_default=True,
+    help="Frame shape: 16:9, or 9:16 and 1:1 with the stage laid out for phones and squares.",
+)
+
+
+def voice_dir_option(help: str):
+    return folder_option("--voice-dir", DEFAULT_VOICE_DIR, help)
+
+
+def quality_option(help: str):
+    return click.option(
+        "-q",
+        "--quality",
+        type=click.Choice(list(settings.QUALITIES)),
+        default="l",
+        show_default=True,
+        help=help,
+    )
+
+
+def config_option(help: str):
+    return click.option("--config", type=click.Path(dir_okay=False), default=None, help=help)
+
+
+def param_options(f):
+    f = click.option(
+        "--set",
+        "sets",
+        multiple=True,
+        metavar="KEY=VALUE",
+        help="Override one lesson parameter, e.g. --set base=500 (repeatable).",
+    )(f)
+    f = config_option("A TOML file of parameters to use instead of lesson.toml.")(f)
+    f = click.option(
+        "--seed",
+        type=click.IntRange(min=0),
+        default=None,
+        help="Seed for the random matrices (W_q/W_k/W_v and the learned table).",
+    )(f)
+    return f
+
+
+def job_options(f):
+    f = quality_option("Manim preset: l=480p15, m=720p30, h=1080p60, k=2160p60.")(f)
+    f = lang_option("Language of on-screen words (subtitles are written in both).")(f)
+    f = click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(settings.FORMATS),
+        default="mp4",
+        show_default=True,
+        help="Output: mp4, webm (VP9), gif (for slides) or png (the last frame).",
+    )(f)
+    f = aspect_option(f)
+    f = click.option(
+        "--transparent", is_flag=True, help="Transparent background (webm, gif or png only)."
+    )(f)
+    f = click.option(
+        "--burn-captions", is_flag=True, help="Draw the chosen language's captions into the video."
+    )(f)
+    f = output_option("Root folder for outputs: <output>/<lang>/<quality>/.")(f)
+    return voice_options(param_options(f))
+
+
+def ready(output: Path) -> None:
+    """Stop with one line if the tools, fonts or the output folder are not usable."""
+    try:
+        preflight(output)
+    except PipelineError as exc:
+        raise Fail(str(exc)) from None
+
+
+def voice_options(f):
+    f = click.option(
+        "--voice",
+        type=click.Choice(voices.CHOICES),
+        default="auto",
+        show_default=True,
+        help="Who speaks: auto = your recording where one exists, else the language's engine "
+        "([voice] in lesson.toml: piper for en, fastspeech2 for zh); none = silent.",
+    )(f)
+    f = voice_dir_option(
+        "Folder of your recordings: <voice-dir>/<lang>/<scene>/<beat>.wav (or flac, mp3, m4a, ogg)."
+    )(f)
+    return f
+
+
+def load_voices(config: str | None) -> dict[str, voices.VoiceSpec]:
+    try:
+        return voices.load_specs(config)
+    except voices.VoiceError as exc:
+        raise Fail(str(exc)) from None
+
+
+@dataclass(frozen=True)
+class JobOptions:
+    """What a command was asked to render, as the options gave it."""
+
+    quality: str = "l"
+    lang: str = "en"
+    fmt: str = "mp4"
+    aspect: str = "16:9"
+    transparent: bool = False
+    burn_captions: bool = False
+    output: Path = DEFAULT_OUTPUT
+    sets: tuple[str, ...] = ()
+    config: str | None = None
+    seed: int | None = None
+    voice: str = "none"
+    voice_dir: Path = DEFAULT_VOICE_DIR
+
+    def params(self) -> Params:
+        return load_params(self.config, self.sets, self.seed)
+
+    def voices(self) -> dict[str, voices.VoiceSpec]:
+        return load_voices(self.config)
+
+    def jobs(self, slugs: list[str], params: Params, synthesize: bool = True) -> list[Job]:
+        """Jobs for `slugs`, each with its narration (synthesised now unless `synthesize` is off)."""
+        try:
+            settings.check_format(self.fmt, self.transparent)
+        except settings.SettingsError as exc:
+            raise Fail(str(exc)) from None
+        speech = narrate_all(slugs, self, self.voices(), synthesize)
+        return [
+            Job(
+                s,
+                params,
+                self.lang,
+                self.quality,
+                self.fmt,
+                self.aspect,
+                self.transparent,
+                self.burn_captions,
+                speech[s],
+            )
+            for s in slugs
+        ]
+
+
+_FIELDS = frozenset(f.name for f in fields(JobOptions))
+
+
+def into_job_options(f):
+    """Pass the command's options that are JobOptions fields as one `opts` argument."""
+
+    @functools.wraps(f)
+    def command(*args, **kwargs):
+        folded = {k: kwargs.pop(k) for k in list(kwargs) if k in _FIELDS}
+        return f(*args, opts=JobOptions(**folded), **kwargs)
+
+    return command
+
+
+def narrate_all(slugs, opts: JobOptions, specs, synthesize: bool) -> dict:
+    """Each scene's narration, with a progress bar while new speech is synthesised."""
+    from rendering.speech.narration import CACHE, NarrationError, narrate
+
+    out = {}
+    with Progress(
+        TextColumn("[bold]speech {task.description:<20}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} scenes"),
+        console=status_console,
+        transient=True,
+        disable=opts.voice == "none" or not synthesize,
+    ) as progress:
+        task = progress.add_task(opts.lang, total=len(slugs))
+        for slug in slugs:
+            try:
+                out[slug] = narrate(
+                    slug,
+                    opts.lang,
+                    opts.voice,
+                    specs,
+                    opts.voice_dir,
+                    opts.output / CACHE,
+                    synthesize=synthesize,
+                )
+            except NarrationError as exc:
+                raise Fail(str(exc)) from None
+            progress.advance(task)
+    return out

@@ -1,0 +1,193 @@
+"""`preview`, `slides` and `clean`: looking at renders, decks from them, and tidying up."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import click
+
+from rendering.cli.options import (
+    Fail,
+    JobOptions,
+    aspect_option,
+    console,
+    into_job_options,
+    lang_option,
+    output_option,
+    param_options,
+    ready,
+    resolve_slugs,
+    voice_options,
+)
+from rendering.core import settings
+from rendering.run.pipeline import WORK, execute, work_folders
+from rendering.run.plan import plan
+from scenes.catalogue import LANGS
+
+
+@click.command()
+@click.argument("slug")
+@lang_option("Language of the words.")
+@output_option("Root folder; stills land in <output>/preview/.")
+@aspect_option
+@param_options
+@voice_options
+@click.pass_context
+@into_job_options
+def preview(ctx, slug: str, opts: JobOptions) -> None:
+    """Quick low-quality render, then a last-frame PNG and a contact sheet of every beat's end."""
+    from rendering.publish import preview as stills
+
+    chosen = resolve_slugs((slug,), False)
+    root = opts.output / "preview"
+    ready(opts.output)
+    (job,) = opts.jobs(chosen, opts.params())
+    report = execute(plan([job], root, force=False), root, 1, console, verbose=ctx.obj["verbose"])
+    if report.failed:
+        o = report.failed[0]
+        click.echo(f"error: {o.job.slug}: {o.message}", err=True)
+        sys.exit(1)
+    from rendering.core.manifest import Manifest
+
+    folder = job.out_dir(root)
+    entry = Manifest.load(folder).entry(job.slug, job.variant)
+    clip = folder / entry.file
+    last = stills.last_frame(clip, folder / f"{job.info.stem}.last.png")
+    sheet = stills.contact_sheet(
+        clip, entry.beats, entry.duration, folder / f"{job.info.stem}.sheet.png"
+    )
+    console.print(f"clip:          {clip}\nlast frame:    {last}\ncontact sheet: {sheet}")
+
+
+@click.command()
+@click.argument("slugs", nargs=-1)
+@click.option("--all", "all_", is_flag=True, help="One deck per rendered clip, in lesson order.")
+@click.option(
+    "--lesson",
+    "use_lesson",
+    is_flag=True,
+    help="One deck from lesson.mp4 (the default when no scene is named).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["pdf", "png"]),
+    default="pdf",
+    show_default=True,
+    help="pdf: one page per beat; png: a folder of lossless stills, one per beat.",
+)
+@click.option(
+    "-q",
+    "--quality",
+    type=click.Choice(list(settings.QUALITIES)),
+    default="l",
+    show_default=True,
+    help="Which rendered folder to read: l=480p15, m=720p30, h=1080p60, k=2160p60.",
+)
+@lang_option("Language of the rendered folder to read.")
+@aspect_option
+@output_option("Root folder of outputs; decks land in <output>/<lang>/<quality>/slides/.")
+def slides(slugs, all_, use_lesson, fmt, quality, lang, aspect, output) -> None:
+    """Stills for a slide deck: the frame just before each beat ends, with its narration as notes."""
+    from rendering.core.manifest import NAME as MANIFEST
+    from rendering.core.manifest import Manifest
+    from rendering.publish import slides as decks
+
+    folder = output / lang / settings.folder_name(quality, aspect)
+    if not (folder / MANIFEST).is_file():
+        raise Fail(
+            f"{folder} has no {MANIFEST}; render into it first "
+            f"(render.py render --all -q {quality} --lang {lang} --aspect {aspect})"
+        )
+    if sum(map(bool, (slugs, all_, use_lesson))) > 1:
+        raise Fail("give scene names, --all or --lesson: one of them")
+    manifest = Manifest.load(folder)
+    if slugs:
+        idents = list(slugs)
+    elif all_:
+        entries = manifest.entries()
+        idents = sorted(entries, key=lambda s: (min(e.order for e in entries[s].values()), s))
+        if not idents:
+            raise Fail(f"no clips in {folder}; render them first (render.py render --all)")
+    else:
+        if not manifest.data.get("lesson"):
+            raise Fail(
+                f"no lesson.mp4 in {folder}; name scenes, pass --all, "
+                "or join the lesson with `render.py render --all --lesson`"
+            )
+        idents = ["lesson"]
+    for ident in idents:
+        try:
+            target, notes, made = decks.export(folder, ident, fmt)
+        except decks.SlidesError as exc:
+            raise Fail(str(exc)) from None
+        click.echo(f"slides: {target} ({len(made)} beats), notes: {notes}")
+
+
+@click.command()
+@click.option(
+    "--all",
+    "all_",
+    is_flag=True,
+    help="Also delete finished outputs: every <lang>/<quality> folder holding a manifest.json.",
+)
+@click.option("--yes", is_flag=True, help="Delete without asking (for scripts).")
+@output_option("Root folder of outputs.")
+def clean(all_, yes, output) -> None:
+    """Remove what the project wrote: work folders and caches; finished outputs only with --all."""
+    targets, kept = clean_targets(output, all_)
+    if not targets:
+        console.print(f"nothing to remove in {output}")
+        return
+    click.echo("will remove:\n" + "\n".join(f"  {path}" for path in targets))  # whole paths
+    if all_ and not yes:
+        if not sys.stdin.isatty():
+            raise Fail("clean --all deletes finished outputs; pass --yes to confirm")
+        click.confirm("delete these?", abort=True)
+    for path in targets:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink(missing_ok=True)  # a symlink: remove the link, never what it points to
+    console.print(f"removed {len(targets)} item(s)")
+    for path in kept:
+        click.echo(f"kept {path}: the project did not write it")
+
+
+def clean_targets(output: Path, all_: bool) -> tuple[list[Path], list[Path]]:
+    """(paths the project wrote, files it did not write inside its output folders);
+    symlinked folders are never entered."""
+    from rendering.core.manifest import NAME as MANIFEST
+    from rendering.core.manifest import written_here
+
+    if not output.is_dir():
+        return [], []
+    targets = [output / name for name in ("preview", ".speech")]
+    targets = [p for p in targets if p.exists() or p.is_symlink()]
+    kept: list[Path] = []
+    work = output / WORK
+    if work.is_symlink():
+        targets.append(work)
+    elif work.is_dir():
+        live, stale = work_folders(work)
+        targets += stale if live else [work]  # a running render keeps its folders
+    if all_:
+        # <output>/<lang>/<quality>/, and a course's <output>/<set>/<lang>/<quality>/
+        roots = [output] + sorted(
+            d for d in output.iterdir() if d.is_dir() and not d.is_symlink() and d.name not in LANGS
+        )
+        for root in roots:
+            for lang in LANGS:
+                base = root / lang
+                if base.is_symlink() or not base.is_dir():
+                    continue
+                for folder in sorted(base.iterdir()):
+                    if folder.is_symlink() or not (folder / MANIFEST).is_file():
+                        continue
+                    mine, foreign = written_here(folder)
+                    # a folder holding a teacher's file stays, with only our files removed
+                    targets += mine if foreign else [folder]
+                    kept += foreign
+    return targets, kept

@@ -1,0 +1,216 @@
+"""`script`, `say` and `listen`: the narration as a teacher records it, speaks it and checks it."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from pathlib import Path
+
+import click
+from rich.progress import BarColumn, Progress, TextColumn
+from rich.table import Table
+
+import scenes
+from rendering.cli.options import (
+    Fail,
+    JobOptions,
+    aspect_option,
+    config_option,
+    console,
+    into_job_options,
+    lang_option,
+    load_voices,
+    output_option,
+    param_options,
+    quality_option,
+    resolve_slugs,
+    status_console,
+    voice_dir_option,
+)
+from rendering.speech import voices
+
+
+@click.command()
+@click.argument("slugs", nargs=-1)
+@click.option("--all", "all_", is_flag=True, help="Every scene of the lesson, in order.")
+@lang_option("Language of the narration to record.")
+@click.option(
+    "--format",
+    "table_format",
+    type=click.Choice(["md", "csv"]),
+    default="md",
+    show_default=True,
+    help="Markdown tables (to read from) or CSV (for a spreadsheet).",
+)
+@voice_dir_option("Folder of your recordings: <voice-dir>/<lang>/<scene>/<beat>.wav.")
+@output_option("Output root; its .speech/ folder caches the synthesised speech used for timing.")
+@param_options
+@into_job_options
+def script(slugs: tuple[str, ...], all_: bool, opts: JobOptions, table_format: str) -> None:
+    """A recording script: every beat's text, the file to save it as, and how it fits."""
+    import csv
+    import io
+    import tempfile
+
+    from rendering.draw.scene import animation_times
+    from rendering.speech.narration import CACHE, NarrationError, script_rows
+
+    lang, voice_dir, output = opts.lang, opts.voice_dir, opts.output
+    chosen = resolve_slugs(slugs, all_)
+    timed = dataclasses.replace(opts, fmt="mp4", voice=opts.voices()[lang].engine)
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="pe-script-") as tmp:
+        for job in timed.jobs(chosen, opts.params()):
+            if job.narration is None:
+                continue
+            timing = animation_times(job, Path(tmp))
+            try:
+                rows += script_rows(
+                    job.slug, lang, job.narration, voice_dir, output / CACHE, timing
+                )
+            except NarrationError as exc:
+                raise Fail(str(exc)) from None
+    head = ["scene", "beat", "text", "file", "tts_s", "animation_s", "status"]
+    values = [
+        [
+            r.scene,
+            r.beat,
+            r.text,
+            r.file,
+            f"{r.tts_seconds:.1f}",
+            "-" if r.animation_seconds is None else f"{r.animation_seconds:.1f}",
+            r.status,
+        ]
+        for r in rows
+    ]
+    if table_format == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(head)
+        writer.writerows(values)
+        click.echo(buffer.getvalue(), nl=False)
+        return
+    for slug in chosen:
+        mine = [v for v in values if v[0] == slug]
+        if not mine:
+            continue
+        click.echo(f"## {scenes.get(slug).stem}: {scenes.get(slug).title(lang)}\n")
+        click.echo("| " + " | ".join(head[1:]) + " |")
+        click.echo("|" + "---|" * (len(head) - 1))
+        for v in mine:
+            click.echo("| " + " | ".join(c.replace("|", "\\|") for c in v[1:]) + " |")
+        click.echo()
+    done = sum(r.status.startswith("recorded") for r in rows)
+    click.echo(f"{done} of {len(rows)} beats recorded in {voice_dir / lang}.")
+
+
+@click.command()
+@click.argument("text")
+@lang_option("Language of the line.")
+@click.option(
+    "--voice",
+    type=click.Choice([c for c in voices.CHOICES if c not in ("auto", "recorded", "none")]),
+    default=None,
+    help="Engine to speak with (default: the language's own, from [voice] in lesson.toml).",
+)
+@click.option(
+    "--out",
+    "out_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="The WAV file to write (48 kHz mono, at the lesson's loudness).",
+)
+@config_option("A TOML file whose [voice] tables to use instead of lesson.toml's.")
+@output_option("Output root; its .speech/ folder caches the speech, shared with renders.")
+def say(text, lang, voice, out_file, config, output) -> None:
+    """Speak TEXT exactly as the lesson would (front end, engine, speed, trim, loudness)."""
+    from rendering.speech import audio
+    from rendering.speech.narration import CACHE, NarrationError, line_samples, synthesised
+
+    if not text.strip():
+        raise Fail(
+            "TEXT is empty; give the line to speak, e.g. render.py say '每个位置…' --lang zh"
+        )
+    if out_file.suffix.lower() != ".wav":
+        raise Fail(f"--out {out_file}: give a .wav file name")
+    if not out_file.parent.is_dir():
+        raise Fail(f"--out {out_file}: the folder {out_file.parent} does not exist")
+    specs = load_voices(config)
+    try:
+        engine = voices.engine(voices.spec_for(voice or "auto", lang, specs))
+        pieces = synthesised(engine, text, lang, output / CACHE)
+    except (voices.VoiceError, NarrationError) as exc:
+        raise Fail(str(exc)) from None
+    try:
+        audio.write_wav(out_file, line_samples(pieces))
+    except OSError as exc:
+        raise Fail(f"cannot write {out_file} ({exc.strerror})") from None
+    seconds = sum(p.seconds for p in pieces)
+    click.echo(f"{out_file}: {seconds:.1f} s of speech by {engine.spec.engine} {engine.name}")
+
+
+@click.command()
+@click.argument("slugs", nargs=-1)
+@click.option("--all", "all_", is_flag=True, help="Every scene of the lesson, in order.")
+@lang_option("Language of the narration to listen to.")
+@quality_option("Which rendered clips: the quality they were rendered at.")
+@aspect_option
+@output_option("Output root the clips were rendered into.")
+@voice_dir_option("Folder of your recordings: <voice-dir>/<lang>/<scene>/<beat>.wav.")
+@click.option(
+    "--threads",
+    type=click.IntRange(min=1),
+    default=os.cpu_count() or 1,
+    show_default=True,
+    help="CPU threads for the speech recogniser.",
+)
+def listen(slugs, all_, lang, quality, aspect, output, voice_dir, threads) -> None:
+    """Transcribe rendered clips and your recordings beat by beat, and print the error.
+
+    Chinese is scored as toneless pinyin syllables, English as words. A recording that
+    does not say its line, or a beat the recogniser can hardly follow, is flagged, and
+    the exit code is then 1.
+    """
+    from rendering.speech import review
+    from rendering.speech.narration import NarrationError
+
+    chosen = resolve_slugs(slugs, all_)
+    folder = review.clip_folder(output, lang, quality, aspect)
+    table = Table(box=None, pad_edge=False)
+    for head in ("scene", "beat", "from", f"{review.UNIT[lang]} wrong", "heard"):
+        table.add_column(head, overflow="fold")
+    hearings = []
+    try:
+        with Progress(
+            TextColumn("[bold]listen {task.description:<20}"),
+            BarColumn(),
+            TextColumn("{task.completed}/{task.total} scenes"),
+            console=status_console,
+            transient=True,
+        ) as progress:
+            task = progress.add_task(lang, total=len(chosen))
+            for slug in chosen:
+                progress.update(task, description=slug)
+                hearings += review.clip_hearings(slug, lang, folder, threads)
+                hearings += review.recording_hearings(slug, lang, voice_dir, threads)
+                progress.advance(task)
+    except (voices.VoiceError, NarrationError) as exc:
+        raise Fail(str(exc)) from None
+    if not hearings:
+        raise Fail(
+            f"nothing to listen to: no voiced clip of {', '.join(chosen)} in {folder} and no "
+            f"recording in {voice_dir / lang}; render them first (render.py render --lang {lang})"
+        )
+    for h in hearings:
+        where = "recording" if h.recording else "clip"
+        table.add_row(h.scene, h.beat, where, f"{h.error:.0%}", h.heard)
+    console.print(table)
+    for scene in dict.fromkeys(h.scene for h in hearings):
+        mine = [h for h in hearings if h.scene == scene]
+        mean = sum(h.error for h in mine) / len(mine)
+        console.print(f"{scene}: {mean:.1%} of {review.UNIT[lang]} wrong over {len(mine)} beats")
+    flagged = [h for h in hearings if h.flagged]
+    for h in flagged:
+        click.echo(f"warning: {h.problem(lang)}", err=True)
+    sys.exit(1 if flagged else 0)
