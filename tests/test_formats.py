@@ -14,6 +14,7 @@ from rendering.core import settings
 from rendering.core.jobs import Job
 from rendering.core.manifest import ClipEntry, Manifest
 from rendering.draw import encoders
+from rendering.publish import gallery
 from scenes import theme
 from scenes.base import LessonScene
 from scenes.lesson_cards import LessonIntro, LessonOutro
@@ -121,7 +122,7 @@ def test_gif_geometry_caps_width_and_rate():
 def test_size_report_lists_gifs_only():
     gif = ClipEntry("a", "a.gif", 4.0, 40, 640, 360, 10, format="gif", bytes=123_456)
     mp4 = ClipEntry("a", "a.mp4", 1.0, 1, 1, 1, 1, format="mp4", bytes=1)
-    assert encoders.size_report([gif, mp4]) == [("a.gif", "120.6 KB", "640x360@10", "4.0s")]
+    assert gallery.size_report([gif, mp4]) == [("a.gif", "120.6 KB", "640x360@10", "4.0s")]
 
 
 @pytest.mark.render

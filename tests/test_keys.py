@@ -50,3 +50,130 @@ def test_a_clip_key_reads_only_its_own_languages_words():
     assert Job("attention-shuffle", en_words, "en").key_parts()["params"] != en
     assert Job("attention-shuffle", en_words, "zh").key_parts()["params"] == zh
     assert Job("attention-shuffle", zh_words, "zh").key_parts()["params"] != zh
+
+
+# --- keys traced from the code -------------------------------------------------------
+
+TREE = ("rendering", "scenes", "pe_math")
+
+
+@pytest.fixture
+def tree(tmp_path, monkeypatch):
+    """A copy of the project's code that keys are computed from, to edit freely."""
+    import shutil
+
+    for name in TREE:
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(keys, "ROOT", tmp_path)
+    return tmp_path
+
+
+def renderer_key() -> str:
+    from rendering.core.jobs import RENDERER_MODULES
+
+    return keys.hash_of(keys.sources(*RENDERER_MODULES))
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def test_rewording_messages_and_docstrings_keeps_the_renderer_key(tree):
+    before = renderer_key()
+    edit(tree / "rendering/draw/join.py", "the parts do not join", "the parts would not join")
+    edit(tree / "rendering/draw/scene.py", '"""Drawing one scene', '"""Draws one scene')
+    edit(tree / "rendering/core/settings.py", "raise SettingsError(", "raise SettingsError(  # x\n")
+    # the task module says what went wrong; it never writes a clip's bytes
+    edit(tree / "rendering/run/task.py", "the disk is full", "the disk has no room left")
+    edit(tree / "rendering/run/task.py", "def describe_error(", "X = 1\n\n\ndef describe_error(")
+    assert renderer_key() == before
+
+
+@pytest.mark.parametrize(
+    "where, old, new",
+    [
+        ("rendering/draw/scene.py", '"crf": "23"', '"crf": "24"'),
+        ("rendering/draw/join.py", "packet.dts = None", "packet.dts = None\n            pass"),
+        ("rendering/draw/encoders.py", "def ", "LIMIT = 2\n\n\ndef "),
+        ("rendering/speech/audio.py", "def ", "GAIN = 0.5\n\n\ndef "),
+    ],
+    ids=["encoder-setting", "span-join", "encoders", "audio"],
+)
+def test_an_edit_to_code_that_writes_clip_bytes_changes_the_renderer_key(tree, where, old, new):
+    before = renderer_key()
+    edit(tree / where, old, new)
+    assert renderer_key() != before
+
+
+def test_a_renamed_module_is_an_error_naming_who_imports_it(tree):
+    (tree / "rendering/draw/encoders.py").rename(tree / "rendering/draw/encoding.py")
+    with pytest.raises(
+        keys.MissingModule, match=r"rendering/draw/scene.py imports rendering.draw.encoders"
+    ):
+        renderer_key()
+
+
+def test_imports_only_for_type_checking_are_not_in_the_key():
+    files = {str(p.relative_to(ROOT)) for p in keys.module_closure("rendering.core.jobs")}
+    assert "rendering/core/jobs.py" in files
+    assert not any(f.startswith("rendering/speech/narration") for f in files)
+
+
+def test_every_project_module_the_drawing_code_loads_is_in_the_renderer_or_scene_key(tmp_path):
+    # draw a tiny scene in a fresh interpreter and see which project files it really loads
+    probe = (
+        "import json, sys; from pathlib import Path; from pe_math import Params; import scenes;"
+        "from tests import plugin_scenes; [scenes.register(i) for i in plugin_scenes.SCENES];"
+        "from rendering.core.jobs import Job; from rendering.draw import scene;"
+        f"scene.render(Job('tiny', Params()), Path({str(tmp_path)!r}));"
+        "print(json.dumps([m.__file__ for m in list(sys.modules.values())"
+        " if getattr(m, '__file__', None)]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    loaded = {Path(f).resolve() for f in json.loads(out.stdout.splitlines()[-1])}
+    drawing = {f for f in loaded if f.is_relative_to(ROOT / "rendering")}
+    from rendering.core.jobs import RENDERER_MODULES
+
+    hashed = {p.resolve() for m in RENDERER_MODULES for p in keys.module_closure(m)}
+    assert drawing, "the probe loaded no rendering module"
+    assert drawing <= hashed, f"loaded but not in the key: {sorted(map(str, drawing - hashed))}"
+
+
+def test_dry_run_names_the_module_that_changed_and_ignores_reworded_messages(tmp_path):
+    import os
+    import shutil
+
+    project = tmp_path / "project"
+    for name in TREE:
+        shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "tests/captions", project / "tests/captions")
+    for name in ("tests/__init__.py", "tests/plugin_scenes.py", "render.py", "lesson.toml"):
+        shutil.copy(ROOT / name, project / name)
+    env = {**os.environ, "PE_SCENE_PLUGINS": "tests.plugin_scenes"}
+
+    def run(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "render.py", "render", "tiny", "--voice", "none", *args],
+            cwd=project,
+            env={**env, "COLUMNS": "250"},
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    run("--jobs", "1")
+    edit(project / "rendering/run/task.py", "the disk is full", "the disk has no room")
+    edit(project / "rendering/draw/join.py", "the parts do not join", "the parts would not join")
+    assert "up to date" in run("--dry-run")
+    edit(
+        project / "rendering/draw/join.py",
+        "packet.dts = None",
+        "packet.dts = None\n            pass",
+    )
+    plan = run("--dry-run")
+    assert "render pipeline changed (rendering/draw/join.py)" in plan, plan

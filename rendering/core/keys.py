@@ -88,9 +88,37 @@ def _imports_at(path: Path, package: str, stamp: tuple[int, int]) -> frozenset[s
                 parts = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*parts, base] if base else parts)
             needed.add(base)
-            # `from pkg import name`: name is a submodule or an attribute
-            needed.update(f"{base}.{a.name}" for a in node.names if _origin(f"{base}.{a.name}"))
+            if not _is_project(base):
+                continue
+            for alias in node.names:
+                name = f"{base}.{alias.name}"
+                # a submodule, or a name the package binds; anything else is reported missing
+                if _origin(name) or (_is_package(base) and not _defines(base, alias.name)):
+                    needed.add(name)
     return frozenset(n for n in needed if _is_project(n))
+
+
+def _is_package(module: str) -> bool:
+    return ROOT.joinpath(*module.split("."), "__init__.py").is_file()
+
+
+def _defines(package: str, name: str) -> bool:
+    init = ROOT.joinpath(*package.split("."), "__init__.py")
+    return name in _bound_at(init, _stamp(init))
+
+
+@cache
+def _bound_at(init: Path, stamp: tuple[int, int]) -> frozenset[str]:
+    """The names a package's __init__ binds (defs, classes, assignments, imports)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(init.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names.update(a.asname or a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    return frozenset(names)
 
 
 def module_closure(module: str) -> tuple[Path, ...]:

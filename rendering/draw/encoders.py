@@ -123,29 +123,3 @@ def to_gif(
         for packet in stream.encode():
             out.mux(packet)
     return count
-
-
-def size_report(entries: list) -> list[tuple[str, str, str, str]]:
-    """Rows (file, size, pixels@fps, duration) for the GIFs of a run, for the summary."""
-    rows = []
-    for e in entries:
-        if e.format != "gif":
-            continue
-        rows.append(
-            (
-                e.file,
-                human_bytes(e.bytes),
-                f"{e.width}x{e.height}@{e.fps}",
-                f"{e.duration:.1f}s",
-            )
-        )
-    return rows
-
-
-def human_bytes(n: int) -> str:
-    size = float(n)
-    for unit in ("B", "KB", "MB"):
-        if size < 1024 or unit == "MB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{size:.1f} MB"

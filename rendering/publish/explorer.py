@@ -42,7 +42,6 @@ import numpy as np
 import pe_math
 from pe_math import Params
 from rendering.core.files import atomic_write_text
-from rendering.draw.encoders import human_bytes
 from rendering.publish import web
 
 NAME = web.EXPLORE
@@ -344,6 +343,6 @@ def write(folder: Path, params: Params, lang: str = "en") -> Written:
 def report(w: Written) -> str:
     """One line for the render summary: where, how big, how many tables."""
     return (
-        f"{w.page} ({human_bytes(w.page_bytes)}); {w.data.name} {human_bytes(w.data_bytes)}: "
+        f"{w.page} ({web.human_bytes(w.page_bytes)}); {w.data.name} {web.human_bytes(w.data_bytes)}: "
         f"{w.combos} tables (d_model × base × layout) × {w.positions} positions"
     )

@@ -24,9 +24,15 @@ from rich.table import Table
 from rendering.core.files import atomic_write_text
 from rendering.core.jobs import by_folder
 from rendering.core.manifest import ClipEntry, Manifest
-from rendering.draw import encoders
 from rendering.publish import explorer, presenter
-from rendering.publish.web import GALLERY, clock, head, lesson_sources, video_sources
+from rendering.publish.web import (
+    GALLERY,
+    clock,
+    head,
+    human_bytes,
+    lesson_sources,
+    video_sources,
+)
 from scenes.catalogue import LANGS
 
 NAME = GALLERY
@@ -177,7 +183,7 @@ def _files_list(variants: dict[str, ClipEntry], ui: dict) -> str:
     for variant, e in sorted(variants.items()):
         items.append(
             f'<a href="{_attr(e.file)}">{escape(e.file)}</a> '
-            f'<span class="muted">{escape(variant)}, {escape(encoders.human_bytes(e.bytes))}, '
+            f'<span class="muted">{escape(variant)}, {escape(human_bytes(e.bytes))}, '
             f"{int(e.width)}×{int(e.height)}</span>"
         )
     return (
@@ -274,7 +280,7 @@ def _lesson_section(record: dict, lang: str, ui: dict) -> str:
         f'<section class="lesson card"><h2>{escape(ui["lesson"])}</h2>'
         f'<p class="meta">{escape(record["file"])} · {escape(ui["duration"])} '
         f"{escape(clock(record['duration']))} · "
-        f"{escape(encoders.human_bytes(record.get('bytes', 0)))}</p>{tag}"
+        f"{escape(human_bytes(record.get('bytes', 0)))}</p>{tag}"
         f"{_present_link('lesson', ui)}"
         f'<h3>{escape(ui["chapters"])}</h3><ol class="chapters">{chapters}</ol>'
         f"{_snippet(snippet, 'embed-lesson', ui)}</section>"
@@ -345,7 +351,7 @@ def publish(jobs: list, root: Path, console: Console) -> None:
             for job in folder_jobs
             if (e := manifest.entry(job.slug, job.variant)) and e.format == "gif"
         ]
-        rows = encoders.size_report(gif_entries)
+        rows = size_report(gif_entries)
         if rows:
             table = Table(title=f"GIF sizes ({folder.name})")
             for col in ("file", "size", "pixels@fps", "duration"):
@@ -353,5 +359,22 @@ def publish(jobs: list, root: Path, console: Console) -> None:
             for row in rows:
                 table.add_row(*row)
             total = sum(e.bytes for e in gif_entries)
-            table.caption = f"total {encoders.human_bytes(total)}"
+            table.caption = f"total {human_bytes(total)}"
             console.print(table)
+
+
+def size_report(entries: list) -> list[tuple[str, str, str, str]]:
+    """Rows (file, size, pixels@fps, duration) for the GIFs of a run, for the summary."""
+    rows = []
+    for e in entries:
+        if e.format != "gif":
+            continue
+        rows.append(
+            (
+                e.file,
+                human_bytes(e.bytes),
+                f"{e.width}x{e.height}@{e.fps}",
+                f"{e.duration:.1f}s",
+            )
+        )
+    return rows

@@ -95,3 +95,12 @@ def lesson_sources(record: dict) -> list[tuple[str, str]]:
     """(file, MIME type) of the joined lesson, from the manifest's "lesson" record."""
     fmt = record["file"].rpartition(".")[2]
     return [(record["file"], VIDEO_TYPES.get(fmt, "video/mp4"))]
+
+
+def human_bytes(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KB", "MB"):
+        if size < 1024 or unit == "MB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} MB"

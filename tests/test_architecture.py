@@ -1,0 +1,101 @@
+"""The shape of the code: rooms that import downwards only, and no cycles."""
+
+from pathlib import Path
+
+from rendering.core import keys
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("rendering", "scenes", "pe_math")
+
+
+def project_modules() -> dict[str, Path]:
+    out = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            out[name] = path
+    return out
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the project modules it imports at run time (lazy imports included)."""
+    modules = project_modules()
+    graph = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        graph[name] = {m for m in keys._imports(path, package) if m in modules and m != name}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected group of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_module_imports_one_that_imports_it_back():
+    assert cycles(import_graph()) == []
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+# rooms and the rooms they may import from: each layer only looks down
+ALLOWED = {
+    "rendering.core": set(),
+    "rendering.speech": {"rendering.core"},
+    "rendering.draw": {"rendering.core", "rendering.speech"},
+    "rendering.run": {"rendering.core", "rendering.speech", "rendering.draw"},
+    "rendering.publish": {"rendering.core", "rendering.speech"},
+    "rendering.cli": {f"rendering.{r}" for r in ("core", "speech", "draw", "run", "publish")},
+}
+
+
+def room(module: str) -> str | None:
+    return next((r for r in ALLOWED if module == r or module.startswith(r + ".")), None)
+
+
+def test_each_room_imports_only_the_rooms_below_it():
+    wrong = []
+    for module, imports in import_graph().items():
+        mine = room(module)
+        for other in imports:
+            theirs = room(other)
+            if mine and theirs and theirs != mine and theirs not in ALLOWED[mine]:
+                wrong.append(f"{module} -> {other}")
+    assert wrong == []
+
+
+def test_pe_math_imports_neither_manim_nor_the_rest_of_the_project():
+    for path in (ROOT / "pe_math").rglob("*.py"):
+        source = path.read_text(encoding="utf-8")
+        for banned in ("manim", "scenes", "rendering"):
+            assert f"import {banned}" not in source and f"from {banned}" not in source, path
