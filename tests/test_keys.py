@@ -80,6 +80,10 @@ def edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
+def append(path: Path, line: str) -> None:
+    path.write_text(path.read_text(encoding="utf-8") + f"\n{line}\n", encoding="utf-8")
+
+
 def test_rewording_messages_and_docstrings_keeps_the_renderer_key(tree):
     before = renderer_key()
     edit(tree / "rendering/draw/join.py", "the parts do not join", "the parts would not join")
@@ -87,7 +91,7 @@ def test_rewording_messages_and_docstrings_keeps_the_renderer_key(tree):
     edit(tree / "rendering/core/settings.py", "raise SettingsError(", "raise SettingsError(  # x\n")
     # the task module says what went wrong; it never writes a clip's bytes
     edit(tree / "rendering/run/task.py", "the disk is full", "the disk has no room left")
-    edit(tree / "rendering/run/task.py", "def describe_error(", "X = 1\n\n\ndef describe_error(")
+    append(tree / "rendering/run/task.py", "X = 1")
     assert renderer_key() == before
 
 
@@ -96,8 +100,8 @@ def test_rewording_messages_and_docstrings_keeps_the_renderer_key(tree):
     [
         ("rendering/draw/scene.py", '"crf": "23"', '"crf": "24"'),
         ("rendering/draw/join.py", "packet.dts = None", "packet.dts = None\n            pass"),
-        ("rendering/draw/encoders.py", "def ", "LIMIT = 2\n\n\ndef "),
-        ("rendering/speech/audio.py", "def ", "GAIN = 0.5\n\n\ndef "),
+        ("rendering/draw/encoders.py", "\nimport ", "\nLIMIT = 2\nimport "),
+        ("rendering/speech/audio.py", "\nimport ", "\nGAIN = 0.5\nimport "),
     ],
     ids=["encoder-setting", "span-join", "encoders", "audio"],
 )
@@ -177,3 +181,27 @@ def test_dry_run_names_the_module_that_changed_and_ignores_reworded_messages(tmp
     )
     plan = run("--dry-run")
     assert "render pipeline changed (rendering/draw/join.py)" in plan, plan
+
+
+def test_an_engine_edit_renames_that_engines_speech_only(tree):
+    def code(engine: str) -> str:
+        return keys.hash_of(keys.sources(f"rendering.speech.engines.{engine}"))
+
+    before = {e: code(e) for e in ("piper", "espeak", "fastspeech2")}
+    edit(tree / "rendering/speech/engines/piper.py", "noise_scale=0.0", "noise_scale=0.3")
+    assert code("piper") != before["piper"]
+    assert code("espeak") == before["espeak"] and code("fastspeech2") == before["fastspeech2"]
+    append(tree / "rendering/speech/zh_frontend.py", "EXTRA = 1")
+    assert code("espeak") != before["espeak"] and code("fastspeech2") != before["fastspeech2"]
+
+
+def test_speech_shaping_follows_the_code_that_shapes_speech_not_its_messages(tree):
+    def shaping() -> str:
+        return keys.hash_of(keys.sources("rendering.speech.synthesis"))
+
+    before = shaping()
+    append(tree / "rendering/speech/narration.py", "STATUS = 'reworded'")
+    edit(tree / "rendering/speech/audio.py", "raise AudioError(f", "raise AudioError(f'x' f")
+    assert shaping() == before  # narration only arranges pieces; audio's edit was a message
+    append(tree / "rendering/speech/audio.py", "HEADROOM = 0.5")
+    assert shaping() != before

@@ -25,6 +25,7 @@ from rendering.core.jobs import Job
 from rendering.publish import lesson
 from rendering.run.plan import plan
 from rendering.speech import audio, narration, voices
+from rendering.speech.engines import espeak
 from scenes import catalogue as catalogue_mod
 from tests.scene_tools import build_scene
 
@@ -183,7 +184,7 @@ def test_each_sentence_is_spoken_on_its_own_and_cached(plugin_scenes, tmp_path, 
             samples = audio.read_wav(Path(piece.file))
             assert audio.speech_span(samples)[0] < 0.05
     # a second run synthesises nothing: the engine is never asked
-    monkeypatch.setattr(voices.Espeak, "speak", lambda *a: pytest.fail("not cached"))
+    monkeypatch.setattr(espeak.Espeak, "speak", lambda *a: pytest.fail("not cached"))
     again = narration.narrate("tiny", lang, "auto", ESPEAK, tmp_path / "voice", cache)
     assert again.digest() == n.digest()
     assert json.loads(n.cards)[0]["engine"] == "espeak-ng"
@@ -265,7 +266,7 @@ def test_a_missing_engine_or_voice_says_what_to_install(plugin_scenes, tmp_path,
     assert result.exit_code == 2 and "Piper voice 'nowhere/x.onnx' not found" in result.output
     voices.engine.cache_clear()
     which = shutil.which
-    monkeypatch.setattr(voices.shutil, "which", lambda n: None if n == "espeak-ng" else which(n))
+    monkeypatch.setattr(espeak.shutil, "which", lambda n: None if n == "espeak-ng" else which(n))
     result = run("--voice", "espeak")
     voices.engine.cache_clear()
     assert result.exit_code == 2

@@ -15,8 +15,9 @@ from pe_math import Params
 from render import cli
 from rendering.core.jobs import Job
 from rendering.draw.scene import animation_times
-from rendering.speech import audio, fastspeech2, listen, narration, voices
+from rendering.speech import audio, listen, narration, voices
 from rendering.speech.base import VoiceError
+from rendering.speech.engines import fastspeech2
 from scenes.text_layout import sentences
 
 # The three longest scenes of the lesson (nearest to the 100 s a clip may last).

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from rendering.speech import fastspeech2, narration, zh_frontend
+from rendering.speech import narration, zh_frontend
+from rendering.speech.engines import fastspeech2
 
 CAPTIONS = Path(__file__).resolve().parent.parent / "scenes" / "captions" / "zh"
 

