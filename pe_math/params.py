@@ -9,9 +9,10 @@ import json
 import math
 import tomllib
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import Any
 
 DEFAULT_TOML = Path(__file__).resolve().parent.parent / "lesson.toml"
 
@@ -20,55 +21,125 @@ class ParamError(ValueError):
     """A lesson parameter broke a rule; the message names key, value and rule."""
 
 
-def _tuple(*items):
-    return field(default_factory=lambda: tuple(items))
+@dataclass(frozen=True)
+class Rule:
+    """One knob's own rule: a test of its value, and the words an error says."""
+
+    ok: Callable[[Any], bool]
+    text: str
+
+
+def at_least(n: int, text: str | None = None) -> Rule:
+    return Rule(lambda v: v >= n, text or f"must be >= {n}")
+
+
+def above(n: float) -> Rule:
+    return Rule(lambda v: v > n, f"must be > {n:g}")
+
+
+def even_from(n: int) -> Rule:
+    return Rule(lambda v: v >= n and v % 2 == 0, f"must be even and >= {n}")
+
+
+def between(low: int, high: int) -> Rule:
+    return Rule(lambda v: low <= v <= high, f"must be from {low} to {high}")
+
+
+def one_of(*choices: str) -> Rule:
+    return Rule(lambda v: v in choices, "must be " + " or ".join(f'"{c}"' for c in choices))
+
+
+def entries_at_least(n: int, text: str | None = None) -> Rule:
+    return Rule(lambda v: all(x >= n for x in v), text or f"entries must be >= {n}")
+
+
+def count(low: int, high: int, text: str) -> Rule:
+    return Rule(lambda v: low <= len(v) <= high, text)
+
+
+POSITION = at_least(0, "positions and seeds must be >= 0")
+# Upper bounds: past these a frame cannot show the result, and the arrays grow
+# until the machine runs out of memory.
+MAX_TOKENS = 6  # rows of X: the matrices of attention-shuffle must fit a frame
+MAX_DOT_ROWS = 6  # rows of relative-shift's dot-product table
+MAX_HEAT_DIMS = 4  # curves beside pe-heatmap's matrix
+VECTOR_LIMIT = 1000.0  # |entry| of a vector knob: larger values overflow the grids
+MAX_WIDTH = 16  # entries per vector
+MAX_TOKEN_CHARS = 12
+SEED_MAX = 2**32 - 1  # numpy's seed range
+
+
+def knob(default: object, *rules: Rule, most: float | None = None, vector: bool = False):
+    """A Params field with its own rules: `most` bounds every number in it, `vector`
+    bounds its entries to ±VECTOR_LIMIT."""
+    meta = {"rules": rules, "most": most, "vector": vector}
+    if isinstance(default, tuple):
+        return field(default_factory=lambda: default, metadata=meta)
+    return field(default=default, metadata=meta)
 
 
 @dataclass(frozen=True)
 class Params:
     """Every knob a scene may read. Defaults equal lesson.toml."""
 
-    d_model: int = 8
-    base: float = 10000.0
-    max_len: int = 64
-    layout: str = "interleaved"
-    variant: str = "paper"
-    tokens: tuple[str, ...] = _tuple("猫", "咬", "狗")
-    tokens_en: tuple[str, ...] = _tuple("cat", "bites", "dog")
-    X: tuple[tuple[float, ...], ...] = _tuple(
-        (0.2, -0.1, 0.5, 0.1), (0.9, 0.3, -0.2, 0.4), (-0.3, 0.6, 0.2, -0.5)
+    d_model: int = knob(8, even_from(2), most=4096)
+    base: float = knob(10000.0, above(1), most=1e9)
+    max_len: int = knob(64, at_least(1), most=4096)
+    layout: str = knob("interleaved", one_of("interleaved", "concat"))
+    variant: str = knob("paper", one_of("paper", "t2t"))
+    tokens: tuple[str, ...] = knob(("猫", "咬", "狗"))
+    tokens_en: tuple[str, ...] = knob(("cat", "bites", "dog"))
+    X: tuple[tuple[float, ...], ...] = knob(
+        ((0.2, -0.1, 0.5, 0.1), (0.9, 0.3, -0.2, 0.4), (-0.3, 0.6, 0.2, -0.5)), vector=True
     )
-    swap: tuple[int, ...] = _tuple(0, 2)
-    proj_seed: int = 7
-    proj_scale: float = 0.5
-    word_a: tuple[float, ...] = _tuple(0.2, -0.1, 0.5)
-    word_b: tuple[float, ...] = _tuple(0.4, 0.3, -0.2)
-    int_position: int = 300
-    int_max_position: int = 500
-    n_bits: int = 4
-    fourier_terms: tuple[int, ...] = _tuple(1, 3, 5, 15)
-    clock_max_position: int = 24
-    clocks_shown: int = 4
-    ambiguity_positions: tuple[int, ...] = _tuple(0, 6)
-    shift_p: int = 3
-    shift_k: int = 5
-    shift_dot_positions: tuple[int, ...] = _tuple(0, 3, 10, 100, 1000)
-    rope_q: tuple[float, ...] = _tuple(1.0, 0.4)
-    rope_k: tuple[float, ...] = _tuple(0.7, -0.6)
-    rope_m: int = 2
-    rope_n: int = 5
-    rope_shift: int = 3
-    rope_pair: int = 0
-    rope_pairing: str = "interleaved"
-    similarity_d_model: int = 64
-    heat_d_model: int = 64
-    heat_dims: tuple[int, ...] = _tuple(0, 10, 40)
-    learned_max_len: int = 16
-    alibi_heads: int = 8
-    t5_num_buckets: int = 32
-    t5_max_distance: int = 128
-    t5_bidirectional: bool = True
-    learned_seed: int = 0
+    swap: tuple[int, ...] = knob((0, 2), entries_at_least(0), most=MAX_TOKENS)
+    proj_seed: int = knob(7, POSITION, most=SEED_MAX)
+    proj_scale: float = knob(0.5, above(0), most=100.0)
+    word_a: tuple[float, ...] = knob((0.2, -0.1, 0.5), vector=True)
+    word_b: tuple[float, ...] = knob((0.4, 0.3, -0.2), vector=True)
+    int_position: int = knob(300, POSITION, most=1_000_000)
+    int_max_position: int = knob(500, POSITION, at_least(1), most=1_000_000)
+    n_bits: int = knob(4, between(1, 16))
+    fourier_terms: tuple[int, ...] = knob(
+        (1, 3, 5, 15),
+        Rule(
+            lambda v: len(v) >= 1 and all(t >= 1 for t in v), "needs one or more counts, each >= 1"
+        ),
+        most=999,
+    )
+    clock_max_position: int = knob(24, POSITION, most=10_000)
+    clocks_shown: int = knob(4, at_least(1), most=64)
+    ambiguity_positions: tuple[int, ...] = knob(
+        (0, 6), entries_at_least(0), count(2, 2, "needs exactly two positions"), most=10_000
+    )
+    shift_p: int = knob(3, POSITION, most=10_000)
+    shift_k: int = knob(5, most=4096)
+    shift_dot_positions: tuple[int, ...] = knob(
+        (0, 3, 10, 100, 1000),
+        entries_at_least(0),
+        count(1, MAX_DOT_ROWS, f"needs 1 to {MAX_DOT_ROWS} positions"),
+        most=10_000,
+    )
+    rope_q: tuple[float, ...] = knob(
+        (1.0, 0.4), count(2, 2, "must be a 2-d vector [x, y]"), vector=True
+    )
+    rope_k: tuple[float, ...] = knob(
+        (0.7, -0.6), count(2, 2, "must be a 2-d vector [x, y]"), vector=True
+    )
+    rope_m: int = knob(2, POSITION, most=100_000)
+    rope_n: int = knob(5, POSITION, most=100_000)
+    rope_shift: int = knob(3, most=100_000)
+    rope_pair: int = knob(0)
+    rope_pairing: str = knob("interleaved", one_of("interleaved", "half"))
+    similarity_d_model: int = knob(64, even_from(2), most=4096)
+    heat_d_model: int = knob(64, even_from(2), most=4096)
+    heat_dims: tuple[int, ...] = knob((0, 10, 40), entries_at_least(0), most=4096)
+    learned_max_len: int = knob(16, at_least(1), most=4096)
+    alibi_heads: int = knob(8, at_least(1), most=64)
+    t5_num_buckets: int = knob(32, even_from(4), most=1024)
+    t5_max_distance: int = knob(128, most=1_000_000)
+    t5_bidirectional: bool = knob(True)
+    learned_seed: int = knob(0, POSITION, most=SEED_MAX)
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -265,75 +336,17 @@ def shown(value: object, quoted: bool = True) -> str:
     return f"{text[:SHOWN]}… ({len(text):,} characters)"
 
 
-MAX_TOKENS = 6  # rows of X: the matrices of attention-shuffle must fit a frame
-MAX_DOT_ROWS = 6  # rows of relative-shift's dot-product table
-MAX_HEAT_DIMS = 4  # curves beside pe-heatmap's matrix
-
-# Upper bounds: past these a frame cannot show the result, and the arrays grow
-# until the machine runs out of memory.
-LIMITS: dict[str, int | float] = {
-    "d_model": 4096,
-    "base": 1e9,
-    "max_len": 4096,
-    "int_position": 1_000_000,
-    "int_max_position": 1_000_000,
-    "clock_max_position": 10_000,
-    "clocks_shown": 64,
-    "fourier_terms": 999,
-    "rope_m": 100_000,
-    "rope_n": 100_000,
-    "rope_shift": 100_000,
-    "shift_p": 10_000,
-    "shift_k": 4096,
-    "shift_dot_positions": 10_000,
-    "similarity_d_model": 4096,
-    "heat_d_model": 4096,
-    "heat_dims": 4096,
-    "learned_max_len": 4096,
-    "ambiguity_positions": 10_000,
-    "swap": MAX_TOKENS,
-    "alibi_heads": 64,
-    "t5_num_buckets": 1024,
-    "t5_max_distance": 1_000_000,
-    "proj_scale": 100.0,
-    "proj_seed": 2**32 - 1,  # numpy's seed range
-    "learned_seed": 2**32 - 1,
-}
-VECTOR_LIMIT = 1000.0  # |entry| of X, word_a/b, rope_q/k: larger values overflow the grids
-MAX_WIDTH = 16  # entries per vector
-MAX_TOKEN_CHARS = 12
-
-
 def _validate(p: Params) -> None:
     _check_finite_and_bounded(p)
-    for name in ("d_model", "similarity_d_model", "heat_d_model"):
-        value = getattr(p, name)
-        _require(value >= 2 and value % 2 == 0, name, value, "must be even and >= 2")
-    _require(p.base > 1, "base", p.base, "must be > 1")
-    _require(p.max_len >= 1, "max_len", p.max_len, "must be >= 1")
-    _require(
-        p.layout in ("interleaved", "concat"),
-        "layout",
-        p.layout,
-        'must be "interleaved" or "concat"',
-    )
-    _require(p.variant in ("paper", "t2t"), "variant", p.variant, 'must be "paper" or "t2t"')
-    _require(1 <= p.n_bits <= 16, "n_bits", p.n_bits, "must be from 1 to 16")
-    for name in (
-        "int_position",
-        "int_max_position",
-        "clock_max_position",
-        "rope_m",
-        "rope_n",
-        "shift_p",
-        "learned_seed",
-        "proj_seed",
-    ):
-        _require(getattr(p, name) >= 0, name, getattr(p, name), "positions and seeds must be >= 0")
-    for name in ("ambiguity_positions", "swap", "heat_dims", "shift_dot_positions"):
-        _require(
-            all(v >= 0 for v in getattr(p, name)), name, getattr(p, name), "entries must be >= 0"
-        )
+    for f in fields(p):
+        value = getattr(p, f.name)
+        for rule in f.metadata["rules"]:
+            _require(rule.ok(value), f.name, value, rule.text)
+    _check_together(p)
+
+
+def _check_together(p: Params) -> None:
+    """The rules that tie one knob to another."""
     _require(2 <= len(p.X) <= MAX_TOKENS, "X", p.X, f"needs 2 to {MAX_TOKENS} token rows")
     _require(
         len({len(r) for r in p.X}) == 1 and len(p.X[0]) >= 1,
@@ -341,15 +354,11 @@ def _validate(p: Params) -> None:
         p.X,
         "rows must all have the same length",
     )
-    _require(
-        len(p.tokens) == len(p.X), "tokens", p.tokens, f"needs one token per row of X ({len(p.X)})"
-    )
-    _require(
-        len(p.tokens_en) == len(p.X),
-        "tokens_en",
-        p.tokens_en,
-        f"needs one token per row of X ({len(p.X)})",
-    )
+    for name in ("tokens", "tokens_en"):
+        tokens = getattr(p, name)
+        _require(
+            len(tokens) == len(p.X), name, tokens, f"needs one token per row of X ({len(p.X)})"
+        )
     _require(
         len(p.swap) == 2 and max(p.swap) < len(p.X) and p.swap[0] != p.swap[1],
         "swap",
@@ -367,7 +376,6 @@ def _validate(p: Params) -> None:
                 f"each token must be 1 to {MAX_TOKEN_CHARS} characters on one line, "
                 "without outer spaces",
             )
-    _require(p.proj_scale > 0, "proj_scale", p.proj_scale, "must be > 0")
     _require(
         len(p.word_a) == len(p.word_b) >= 1,
         "word_b",
@@ -376,26 +384,6 @@ def _validate(p: Params) -> None:
     )
     _require(
         any(p.word_a) and any(p.word_b), "word_a", p.word_a, "word vectors must not be all zero"
-    )
-    _require(p.int_max_position >= 1, "int_max_position", p.int_max_position, "must be >= 1")
-    _require(
-        len(p.fourier_terms) >= 1 and all(t >= 1 for t in p.fourier_terms),
-        "fourier_terms",
-        p.fourier_terms,
-        "needs one or more counts, each >= 1",
-    )
-    _require(p.clocks_shown >= 1, "clocks_shown", p.clocks_shown, "must be >= 1")
-    _require(
-        len(p.ambiguity_positions) == 2,
-        "ambiguity_positions",
-        p.ambiguity_positions,
-        "needs exactly two positions",
-    )
-    _require(
-        1 <= len(p.shift_dot_positions) <= MAX_DOT_ROWS,
-        "shift_dot_positions",
-        p.shift_dot_positions,
-        f"needs 1 to {MAX_DOT_ROWS} positions",
     )
     for name, position in (
         ("shift_p", p.shift_p),
@@ -407,8 +395,6 @@ def _validate(p: Params) -> None:
             p.shift_k,
             f"moves {name}={position} below 0; positions must stay >= 0",
         )
-    _require(len(p.rope_q) == 2, "rope_q", p.rope_q, "must be a 2-d vector [x, y]")
-    _require(len(p.rope_k) == 2, "rope_k", p.rope_k, "must be a 2-d vector [x, y]")
     _require(
         0 <= p.rope_pair < p.d_model // 2,
         "rope_pair",
@@ -416,18 +402,11 @@ def _validate(p: Params) -> None:
         f"must be from 0 to d_model/2-1 ({p.d_model // 2 - 1})",
     )
     _require(
-        p.rope_pairing in ("interleaved", "half"),
-        "rope_pairing",
-        p.rope_pairing,
-        'must be "interleaved" or "half"',
-    )
-    _require(
         1 <= len(p.heat_dims) <= MAX_HEAT_DIMS and max(p.heat_dims) < p.heat_d_model,
         "heat_dims",
         p.heat_dims,
         f"needs 1 to {MAX_HEAT_DIMS} dims, each below heat_d_model ({p.heat_d_model})",
     )
-    _require(p.learned_max_len >= 1, "learned_max_len", p.learned_max_len, "must be >= 1")
     for name, position in (("rope_m", p.rope_m), ("rope_n", p.rope_n)):
         _require(
             position + p.rope_shift >= 0,
@@ -435,13 +414,6 @@ def _validate(p: Params) -> None:
             p.rope_shift,
             f"moves {name}={position} below 0; positions must stay >= 0",
         )
-    _require(p.alibi_heads >= 1, "alibi_heads", p.alibi_heads, "must be >= 1")
-    _require(
-        p.t5_num_buckets >= 4 and p.t5_num_buckets % 2 == 0,
-        "t5_num_buckets",
-        p.t5_num_buckets,
-        "must be even and >= 4",
-    )
     _require(
         p.t5_max_distance > p.t5_num_buckets // 4,
         "t5_max_distance",
@@ -457,7 +429,7 @@ def _check_finite_and_bounded(p: Params) -> None:
         flat = _flatten(value)
         numbers = [v for v in flat if isinstance(v, int | float) and not isinstance(v, bool)]
         _require(all(math.isfinite(v) for v in numbers), f.name, value, "must be a finite number")
-        limit = LIMITS.get(f.name)
+        limit = f.metadata["most"]
         if limit is not None:
             _require(
                 all(abs(v) <= limit for v in numbers),
@@ -465,7 +437,7 @@ def _check_finite_and_bounded(p: Params) -> None:
                 value,
                 f"must be at most {limit:,}",
             )
-        if f.name in ("X", "word_a", "word_b", "rope_q", "rope_k"):
+        if f.metadata["vector"]:
             _require(
                 all(abs(v) <= VECTOR_LIMIT for v in numbers),
                 f.name,

@@ -187,3 +187,16 @@ def test_errors_repeat_a_long_bad_value_shortened_to_one_readable_line():
     with pytest.raises(ParamError, match="on one line"):
         Params(tokens_en=("cat\nnip", "bites", "dog"))
     assert Params(tokens_en=("cat", "bites", "dog")).tokens_en[0] == "cat"
+
+
+def test_every_upper_bound_declared_beside_its_knob_is_enforced():
+    from dataclasses import fields
+
+    bounded = [f for f in fields(Params) if f.metadata["most"] is not None]
+    assert len(bounded) >= 20
+    for f in bounded:
+        default = getattr(Params(), f.name)
+        over = int(f.metadata["most"]) * 2 + 2
+        value = (over, over) if isinstance(default, tuple) else type(default)(over)
+        with pytest.raises(ParamError, match=rf"^{f.name}=.*must be at most"):
+            Params(**{f.name: value})
