@@ -105,6 +105,11 @@ def _folder(tmp_path: Path, lang="en", with_lesson=True) -> Path:
         (folder / "lesson.mp4").write_bytes(b"x")
         m.data["lesson"] = {
             "file": "lesson.mp4",
+            "variant": "mp4",
+            "key": "k",
+            "joined": "remux",
+            "frames": 1125,
+            "fps": 15,
             "duration": 75.0,
             "width": 854,
             "height": 480,

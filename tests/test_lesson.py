@@ -136,13 +136,13 @@ def test_lesson_joins_clips_in_order_with_chapters_and_shifted_subtitles(lesson_
     record = lesson.build(folder, list(reversed(LESSON_SLUGS)))
     manifest = Manifest.load(folder)
     entries = [manifest.entry(s, "mp4") for s in LESSON_SLUGS]
-    assert record == manifest.data["lesson"]
-    assert record["file"] == "lesson.mp4" and record["joined"] == "remux"
+    assert record == manifest.lesson
+    assert record.file == "lesson.mp4" and record.joined == "remux"
 
     # every frame is there, bit-identical to the clip's (packets were copied, not re-encoded)
     joined = _frames(folder / "lesson.mp4")
     clips = [_frames(folder / e.file) for e in entries]
-    assert len(joined) == sum(len(c) for c in clips) == record["frames"]
+    assert len(joined) == sum(len(c) for c in clips) == record.frames
     assert [e.frames for e in entries] == [len(c) for c in clips]
     i = 0
     for clip in clips:
@@ -151,7 +151,7 @@ def test_lesson_joins_clips_in_order_with_chapters_and_shifted_subtitles(lesson_
         )
         i += len(clip)
     fps = entries[0].fps
-    assert record["duration"] == pytest.approx(len(joined) / fps, abs=1e-3)
+    assert record.duration == pytest.approx(len(joined) / fps, abs=1e-3)
 
     # chapters: read back from the file, titled in the folder's language, at the clip starts
     chapters = lesson.read_chapters(folder / "lesson.mp4")
@@ -160,17 +160,17 @@ def test_lesson_joins_clips_in_order_with_chapters_and_shifted_subtitles(lesson_
     assert [t for _, _, t in chapters][1:3] == ["一个圆", "一个正方形"]
     for (a, b, _), s0, s1 in zip(chapters, starts[:-1], starts[1:], strict=True):
         assert a == pytest.approx(s0, abs=1e-3) and b == pytest.approx(s1, abs=1e-3)
-    assert [c["slug"] for c in record["chapters"]] == LESSON_SLUGS
+    assert [c.slug for c in record.chapters] == LESSON_SLUGS
 
     # chapters.vtt says the same
-    track = webvtt.read(str(folder / record["chapters_vtt"]))
+    track = webvtt.read(str(folder / record.chapters_vtt))
     assert [c.text for c in track] == [t for _, _, t in chapters]
     assert [_secs(c.start) for c in track] == pytest.approx(list(starts[:-1]), abs=1e-3)
 
     # lesson subtitles: each clip's cues, moved by where the clip starts, in both languages
     for lang in ("zh", "en"):
-        subs = list(srt.parse((folder / record["captions"]["srt"][lang]).read_text("utf-8")))
-        vtt = webvtt.read(str(folder / record["captions"]["vtt"][lang]))
+        subs = list(srt.parse((folder / record.captions["srt"][lang]).read_text("utf-8")))
+        vtt = webvtt.read(str(folder / record.captions["vtt"][lang]))
         assert len(subs) == len(vtt)
         expected = []
         for e, s0 in zip(entries, starts, strict=False):
@@ -182,7 +182,7 @@ def test_lesson_joins_clips_in_order_with_chapters_and_shifted_subtitles(lesson_
         got = [(c.start.total_seconds(), c.end.total_seconds(), c.content) for c in subs]
         assert [t for *_, t in got] == [t for *_, t in expected]
         assert np.allclose([g[:2] for g in got], [x[:2] for x in expected], atol=2e-3)
-        assert got[-1][1] <= record["duration"] + 1e-3
+        assert got[-1][1] <= record.duration + 1e-3
         tiny_b = [t for a, _, t in got if a >= starts[2] - 1e-3 and a < starts[3]]
         assert tiny_b == [catalogue_mod.caption(lang, "tiny-b", "draw")]
 
@@ -194,7 +194,7 @@ def test_lesson_is_reused_while_its_clips_are_unchanged(lesson_folder):
     assert lesson.build(lesson_folder, LESSON_SLUGS) == first
     assert (lesson_folder / "lesson.mp4").stat().st_mtime_ns == stamp
     again = lesson.build(lesson_folder, LESSON_SLUGS, force=True)
-    assert again["key"] == first["key"]
+    assert again.key == first.key
     assert (lesson_folder / "lesson.mp4").stat().st_mtime_ns != stamp
 
 

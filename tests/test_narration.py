@@ -431,18 +431,18 @@ def test_the_lesson_joins_sound_without_drift(plugin_scenes, tmp_path):
     folder = tmp_path / "en" / "480p15"
     record = lesson.build(folder, ["tiny", "tiny-static"])
     entries = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["clips"]
-    clip = folder / record["file"]
-    fps = record["fps"]
-    video = Fraction(record["frames"], fps)
+    clip = folder / record.file
+    fps = record.fps
+    video = Fraction(record.frames, fps)
     samples = audio.decode(clip)
     assert abs(len(samples) / audio.RATE - float(video)) <= 1 / fps
     # the second clip's first beat speaks where its chapter starts
-    second = record["chapters"][1]["start"]
+    second = record.chapters[1].start
     static = entries["tiny-static"]["mp4"]
     beats = [(k, second + t) for k, t in static["beats"]]
     assert beat_onsets(samples, beats)[0][0] <= 0.1
     assert ebur128(clip)[0] == pytest.approx(audio.TARGET_LUFS, abs=1.0)
-    vtt = (folder / record["captions"]["vtt"]["en"]).read_text(encoding="utf-8")
+    vtt = (folder / record.captions["vtt"]["en"]).read_text(encoding="utf-8")
     assert "Only the bit count matters here." in vtt
 
 

@@ -103,7 +103,7 @@ def test_the_page_inlines_the_manifest_beats_and_each_beats_narration(folder):
     manifest = Manifest.load(folder)
     for slug in SLUGS:
         entry = manifest.entry(slug, "mp4")
-        assert [[b["key"], b["start"]] for b in items[slug]["beats"]] == entry.beats
+        assert [(b["key"], b["start"]) for b in items[slug]["beats"]] == entry.beats
         assert items[slug]["sources"] == [[entry.file, "video/mp4"]]
         assert items[slug]["duration"] == entry.duration
     # subtitles of both languages come inline, as the .vtt files have them

@@ -62,17 +62,17 @@ def test_pdf_has_one_page_per_beat_each_the_frame_before_the_next_beat(media):
     _, folder = media
     target, notes, made = slides.export(folder, "lesson", "pdf")
     assert target == folder / "slides" / "lesson.pdf"
-    record = Manifest.load(folder).data["lesson"]
+    record = Manifest.load(folder).lesson
     beats = expected_beats(folder)
-    ends = [t for _, _, t in beats[1:]] + [record["duration"]]
-    frames = decoded(folder / record["file"])
+    ends = [t for _, _, t in beats[1:]] + [record.duration]
+    frames = decoded(folder / record.file)
     pages = pdf_pages(target)
     assert len(pages) == len(beats) == 3
     for page, end, slide in zip(pages, ends, made, strict=True):
         want = frame_before(frames, end)
-        assert page.shape == want.shape == (record["height"], record["width"], 3)
+        assert page.shape == want.shape == (record.height, record.width, 3)
         assert np.array_equal(page, want), slide  # lossless: bit for bit
-        assert abs(slide.time - (end - 1 / record["fps"])) < 1e-6
+        assert abs(slide.time - (end - 1 / record.fps)) < 1e-6
     assert not np.array_equal(pages[0], pages[2])  # different moments, different pictures
     # the images are stored losslessly (Flate), not as JPEG
     with pikepdf.open(target) as pdf:

@@ -112,7 +112,7 @@ def slides(slugs, all_, use_lesson, fmt, quality, lang, aspect, output) -> None:
         if not idents:
             raise Fail(f"no clips in {folder}; render them first (render.py render --all)")
     else:
-        if not manifest.data.get("lesson"):
+        if not manifest.lesson:
             raise Fail(
                 f"no lesson.mp4 in {folder}; name scenes, pass --all, "
                 "or join the lesson with `render.py render --all --lesson`"

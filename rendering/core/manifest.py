@@ -10,7 +10,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from rendering.core.files import atomic_write_text, locked
 
@@ -18,6 +18,78 @@ SCHEMA = 1
 NAME = "manifest.json"
 BACKUP = "manifest.unreadable.json"
 _reported: set[Path] = set()
+
+
+class Beat(NamedTuple):
+    """Where a beat starts in its clip; written to JSON as [key, start]."""
+
+    key: str
+    start: float
+
+
+@dataclass(frozen=True)
+class VoiceCard:
+    """Who speaks a clip, under which licence (the gallery shows it)."""
+
+    engine: str
+    voice: str
+    licence: str = ""
+    model_card: str = ""
+    engine_version: str = ""
+    engine_licence: str = ""
+    speed: float = 1.0
+
+
+def _known(cls, data: dict) -> dict:
+    names = {f.name for f in fields(cls)}
+    return {k: v for k, v in data.items() if k in names}
+
+
+@dataclass(frozen=True)
+class ChapterMark:
+    slug: str
+    title: str
+    start: float
+    end: float
+
+
+@dataclass(frozen=True)
+class LessonRecord:
+    """The joined lesson of a folder, as the manifest keeps it under "lesson"."""
+
+    file: str
+    variant: str
+    key: str
+    joined: str  # how: "remux" (packets copied) or "encode"
+    duration: float
+    frames: int
+    width: int
+    height: int
+    fps: int
+    bytes: int = 0
+    poster: str | None = None
+    chapters: tuple[ChapterMark, ...] = ()
+    chapters_vtt: str | None = None
+    voice: tuple[str, ...] = ()
+    captions: dict[str, dict[str, str]] = field(default_factory=dict)  # vtt/srt -> lang -> file
+
+    @classmethod
+    def from_dict(cls, data: object) -> LessonRecord | None:
+        """The record, or None when `data` is not one (the lesson is then joined again)."""
+        if not isinstance(data, dict):
+            return None
+        try:
+            chapters = tuple(
+                ChapterMark(**_known(ChapterMark, c)) for c in data.get("chapters", [])
+            )
+            return cls(
+                **{**_known(cls, data), "chapters": chapters, "voice": tuple(data.get("voice", ()))}
+            )
+        except TypeError:
+            return None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -43,10 +115,10 @@ class ClipEntry:
     burn_captions: bool = False
     poster: str | None = None
     bytes: int = 0
-    beats: list[list] = field(default_factory=list)  # [beat key, start second]
+    beats: list[Beat] = field(default_factory=list)
     captions: dict[str, dict[str, str]] = field(default_factory=dict)  # vtt/srt -> lang -> file
     voice: str = "silent"
-    voice_cards: list[dict] = field(default_factory=list)
+    voice_cards: list[VoiceCard] = field(default_factory=list)
     recorded_beats: list[str] = field(default_factory=list)
     speech: dict[str, list] = field(default_factory=dict)  # beat -> spoken sentence spans
     sound: dict[str, Any] | None = None  # codec, rate, seconds, lufs, true_peak_dbtp
@@ -58,10 +130,15 @@ class ClipEntry:
         """The entry, or None when `data` lacks what a clip needs (then it renders again)."""
         if not isinstance(data, dict):
             return None
-        known = {f.name for f in fields(cls)}
         try:
-            return cls(**{k: v for k, v in data.items() if k in known})
-        except TypeError:
+            typed = {
+                "beats": [Beat(str(k), float(t)) for k, t in data.get("beats", [])],
+                "voice_cards": [
+                    VoiceCard(**_known(VoiceCard, c)) for c in data.get("voice_cards", [])
+                ],
+            }
+            return cls(**{**_known(cls, data), **typed})
+        except (TypeError, ValueError):
             return None
 
     def to_dict(self) -> dict[str, Any]:
@@ -118,6 +195,14 @@ class Manifest:
                 if (entry := ClipEntry.from_dict(data)) is not None:
                     out.setdefault(slug, {})[variant] = entry
         return out
+
+    @property
+    def lesson(self) -> LessonRecord | None:
+        return LessonRecord.from_dict(self.data.get("lesson"))
+
+    @lesson.setter
+    def lesson(self, record: LessonRecord) -> None:
+        self.data["lesson"] = record.to_dict()
 
     def record(self, slug: str, variant: str, entry: ClipEntry) -> None:
         self.clips.setdefault(slug, {})[variant] = entry.to_dict()

@@ -23,7 +23,7 @@ from rich.table import Table
 
 from rendering.core.files import atomic_write_text
 from rendering.core.jobs import by_folder
-from rendering.core.manifest import ClipEntry, Manifest
+from rendering.core.manifest import ClipEntry, LessonRecord, Manifest
 from rendering.publish import explorer, presenter
 from rendering.publish.web import (
     GALLERY,
@@ -253,34 +253,34 @@ def _voice_line(entry: ClipEntry, ui: dict) -> str:
     voice = entry.voice or "silent"
     if voice == "silent":
         return f'<p class="meta voice">{escape(ui["voice"])}: {escape(ui["silent"])}</p>'
-    notes = "; ".join(c.get("licence", "") for c in entry.voice_cards if c.get("licence"))
+    notes = "; ".join(c.licence for c in entry.voice_cards if c.licence)
     return (
         f'<p class="meta voice" title="{_attr(notes)}">{escape(ui["voice"])}: {escape(voice)}</p>'
     )
 
 
-def _lesson_section(record: dict, lang: str, ui: dict) -> str:
+def _lesson_section(record: LessonRecord, lang: str, ui: dict) -> str:
     args = (
-        lesson_sources(record),
-        record.get("poster"),
-        record.get("captions", {}).get("vtt", {}),
+        lesson_sources(record.file),
+        record.poster,
+        record.captions.get("vtt", {}),
         lang,
-        record["width"],
-        record["height"],
+        record.width,
+        record.height,
     )
-    tag = video_tag(*args, chapters=record.get("chapters_vtt"), element_id="lesson")
-    snippet = video_tag(*args, chapters=record.get("chapters_vtt"))
+    tag = video_tag(*args, chapters=record.chapters_vtt, element_id="lesson")
+    snippet = video_tag(*args, chapters=record.chapters_vtt)
     chapters = "".join(
-        f'<li><a href="#lesson" data-video="lesson" data-seek="{c["start"]:.3f}">'
-        f"{escape(c['title'])}</a> "
-        f'<span class="muted">{escape(clock(c["start"]))}</span></li>'
-        for c in record.get("chapters", [])
+        f'<li><a href="#lesson" data-video="lesson" data-seek="{c.start:.3f}">'
+        f"{escape(c.title)}</a> "
+        f'<span class="muted">{escape(clock(c.start))}</span></li>'
+        for c in record.chapters
     )
     return (
         f'<section class="lesson card"><h2>{escape(ui["lesson"])}</h2>'
-        f'<p class="meta">{escape(record["file"])} · {escape(ui["duration"])} '
-        f"{escape(clock(record['duration']))} · "
-        f"{escape(human_bytes(record.get('bytes', 0)))}</p>{tag}"
+        f'<p class="meta">{escape(record.file)} · {escape(ui["duration"])} '
+        f"{escape(clock(record.duration))} · "
+        f"{escape(human_bytes(record.bytes))}</p>{tag}"
         f"{_present_link('lesson', ui)}"
         f'<h3>{escape(ui["chapters"])}</h3><ol class="chapters">{chapters}</ol>'
         f"{_snippet(snippet, 'embed-lesson', ui)}</section>"
@@ -310,8 +310,8 @@ def render_html(manifest: Manifest) -> str:
             f'<p class="meta"><a class="explore" href="{_attr(EXPLORE)}">'
             f"{escape(ui['explore'])} ▸</a> {escape(ui['explore_hint'])}</p>"
         )
-    record = data.get("lesson")
-    if record and (folder / record["file"]).exists():
+    record = manifest.lesson
+    if record and (folder / record.file).exists():
         parts.append(_lesson_section(record, lang, ui))
     parts.append(f"<h2>{escape(ui['clips'])}</h2>")
     if order:

@@ -24,7 +24,7 @@ import numpy as np
 
 from rendering.core.files import atomic_write_text, publish_mode
 from rendering.core.jobs import by_folder
-from rendering.core.manifest import ClipEntry, Manifest
+from rendering.core.manifest import ChapterMark, ClipEntry, LessonRecord, Manifest
 from rendering.core.validate import InvalidOutput, check_video
 from rendering.publish.web import clock
 from rendering.speech import audio, captions
@@ -59,7 +59,9 @@ def lesson_key(variant: str, entries: list[ClipEntry]) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-def build(folder: Path, slugs: list[str], variant: str = "mp4", force: bool = False) -> dict:
+def build(
+    folder: Path, slugs: list[str], variant: str = "mp4", force: bool = False
+) -> LessonRecord:
     """Join the clips `slugs` (in lesson order) of `folder`; returns the manifest's lesson record.
 
     Skips the work when the recorded lesson was joined from exactly these clips.
@@ -89,8 +91,8 @@ def build(folder: Path, slugs: list[str], variant: str = "mp4", force: bool = Fa
     entries.sort(key=lambda e: (e.order, e.slug))
     key = lesson_key(variant, entries)
     name = filename(variant)
-    old = manifest.data.get("lesson")
-    if not force and old and old.get("key") == key and (folder / old["file"]).exists():
+    old = manifest.lesson
+    if not force and old and old.key == key and (folder / old.file).exists():
         return old
 
     lang = manifest.data.get("lang", "en")
@@ -130,33 +132,27 @@ def build(folder: Path, slugs: list[str], variant: str = "mp4", force: bool = Fa
     atomic_write_text(
         folder / CHAPTERS_VTT, captions.chapters_vtt([(c.start, c.end, c.title) for c in chapters])
     )
-    record = {
-        "file": name,
-        "variant": variant,
-        "key": key,
-        "joined": method,
-        "duration": round(checked.duration, 3),
-        "frames": checked.frames,
-        "width": checked.width,
-        "height": checked.height,
-        "fps": first.fps,
-        "bytes": target.stat().st_size,
-        "poster": first.poster,
-        "chapters": [
-            {
-                "slug": c.slug,
-                "title": c.title,
-                "start": round(c.start, 3),
-                "end": round(c.end, 3),
-            }
-            for c in chapters
-        ],
-        "chapters_vtt": CHAPTERS_VTT,
-        "voice": sorted({e.voice for e in entries}),
-        "captions": subtitles,
-    }
+    record = LessonRecord(
+        file=name,
+        variant=variant,
+        key=key,
+        joined=method,
+        duration=round(checked.duration, 3),
+        frames=checked.frames,
+        width=checked.width,
+        height=checked.height,
+        fps=first.fps,
+        bytes=target.stat().st_size,
+        poster=first.poster,
+        chapters=tuple(
+            ChapterMark(c.slug, c.title, round(c.start, 3), round(c.end, 3)) for c in chapters
+        ),
+        chapters_vtt=CHAPTERS_VTT,
+        voice=tuple(sorted({e.voice for e in entries})),
+        captions=subtitles,
+    )
     with Manifest.update(folder) as manifest:
-        manifest.data["lesson"] = record
+        manifest.lesson = record
     return record
 
 
@@ -172,8 +168,8 @@ def join_folders(jobs: list, root: Path, console, force: bool = False) -> list[s
             errors.append(f"lesson: {exc}")
             continue
         console.print(
-            f"lesson: {folder / record['file']} ({clock(record['duration'])}, "
-            f"{len(record['chapters'])} chapters, {record['joined']})"
+            f"lesson: {folder / record.file} ({clock(record.duration)}, "
+            f"{len(record.chapters)} chapters, {record.joined})"
         )
     return errors
 

@@ -206,22 +206,22 @@ def lesson_timeline(folder: Path, manifest: Manifest) -> Timeline:
     joined keeps a single beat at its start (run `render --lesson` to join it again).
     """
     lang = manifest.data.get("lang", "en")
-    record = manifest.data.get("lesson")
-    if not record or not (folder / record.get("file", "")).exists():
+    record = manifest.lesson
+    if not record or not (folder / record.file).exists():
         raise PresenterError(
             f"no lesson.mp4 in {folder}; join it with `render.py render --all --lesson`"
         )
-    variant = record.get("variant", "mp4")
-    fps = int(record["fps"])
+    variant = record.variant
+    fps = record.fps
     beats: list[list] = []
     chapters = []
-    for i, chapter in enumerate(record.get("chapters", [])):
-        start, end = float(chapter["start"]), float(chapter["end"])
-        entry = manifest.entry(chapter["slug"], variant)
+    for i, chapter in enumerate(record.chapters):
+        start, end = chapter.start, chapter.end
+        entry = manifest.entry(chapter.slug, variant)
         chapters.append(
             {
-                "slug": chapter["slug"],
-                "title": chapter["title"],
+                "slug": chapter.slug,
+                "title": chapter.title,
                 "number": entry.order if entry is not None else i,  # as the intro card numbers it
                 "start": start,
                 "end": end,
@@ -231,17 +231,17 @@ def lesson_timeline(folder: Path, manifest: Manifest) -> Timeline:
             entry is not None
             and abs(float(Fraction(entry.frames, entry.fps)) - (end - start)) < 2e-3
         )
-        beats += _fix_beats(entry.beats if same else [], chapter["slug"], start, i, end - start)
-    cues = _cues(folder, record.get("captions", {}).get("vtt", {}))
-    duration = float(record["duration"])
+        beats += _fix_beats(entry.beats if same else [], chapter.slug, start, i, end - start)
+    cues = _cues(folder, record.captions.get("vtt", {}))
+    duration = record.duration
     return Timeline(
         LESSON,
         UI.get(lang, UI["en"])["lesson"],
-        record["file"],
-        web.lesson_sources(record),
-        record.get("poster"),
-        int(record["width"]),
-        int(record["height"]),
+        record.file,
+        web.lesson_sources(record.file),
+        record.poster,
+        record.width,
+        record.height,
         fps,
         duration,
         chapters,
@@ -265,7 +265,7 @@ def timeline(folder: Path, ident: str = LESSON, manifest: Manifest | None = None
 def timelines(folder: Path, manifest: Manifest) -> list[Timeline]:
     """Everything presentable in FOLDER: the lesson first, then each clip in order."""
     out = []
-    if manifest.data.get("lesson"):
+    if manifest.lesson:
         try:
             out.append(lesson_timeline(folder, manifest))
         except (PresenterError, KeyError, TypeError, ValueError):

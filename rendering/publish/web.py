@@ -91,10 +91,9 @@ def video_sources(variants: dict[str, ClipEntry]) -> list[tuple[str, str]]:
     return out
 
 
-def lesson_sources(record: dict) -> list[tuple[str, str]]:
-    """(file, MIME type) of the joined lesson, from the manifest's "lesson" record."""
-    fmt = record["file"].rpartition(".")[2]
-    return [(record["file"], VIDEO_TYPES.get(fmt, "video/mp4"))]
+def lesson_sources(file: str) -> list[tuple[str, str]]:
+    """(file, MIME type) of the joined lesson."""
+    return [(file, VIDEO_TYPES.get(file.rpartition(".")[2], "video/mp4"))]
 
 
 def human_bytes(n: int) -> str:

@@ -25,7 +25,7 @@ from rendering.core import settings
 from rendering.core.files import publish_mode
 from rendering.core.jobs import Job
 from rendering.core.manifest import NAME as MANIFEST
-from rendering.core.manifest import ClipEntry, Manifest
+from rendering.core.manifest import Beat, ClipEntry, Manifest, VoiceCard
 from rendering.core.validate import InvalidOutput, check_image, check_video
 from rendering.draw import encoders
 from rendering.draw.join import join_parts
@@ -145,10 +145,10 @@ def install(job: Job, result: RenderResult, root: Path) -> Path:
         height=result.height,
         fps=result.fps,
         bytes=target.stat().st_size,
-        beats=result.beats,
+        beats=[Beat(k, t) for k, t in result.beats],
         captions=subtitle_files,
         voice=narration.voice if narration else "silent",
-        voice_cards=json.loads(narration.cards) if narration else [],
+        voice_cards=[VoiceCard(**c) for c in json.loads(narration.cards)] if narration else [],
         recorded_beats=narration.recorded if narration else [],
         speech=result.speech or {},
         sound=result.sound,
