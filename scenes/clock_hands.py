@@ -41,6 +41,7 @@ from scenes.components import (
     bind_number,
     compact,
     formula,
+    hand_angle,
     panel,
     spread_indices,
 )
@@ -139,11 +140,6 @@ class ClockHands(LessonScene):
         self.fingerprints()
         self.period_table()
         self.takeaway()
-
-    def angle_now(self, i: int) -> float:
-        """Hand i's angle at the tracker's position, straight from pe_math."""
-        p = self.params
-        return float(pm.clock_angles(self.pos.get_value(), p.d_model, p.base, p.variant)[i])
 
     def whole_position(self) -> int:
         """The counter's position: the tracker rounded to a whole token index."""
@@ -326,7 +322,7 @@ class ClockHands(LessonScene):
         self.build_stage()
         self.hands = []
         for j, i in enumerate(self.n.shown):
-            hand = self.faces[j].hand(lambda i=i: self.angle_now(i))
+            hand = self.faces[j].hand(lambda i=i: hand_angle(self.params, self.pos.get_value(), i))
             hand.set_z_index(2)
             self.hands.append(hand)
         self.play(FadeIn(self.cells), FadeIn(self.shown_note), run_time=theme.NORMAL)

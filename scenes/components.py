@@ -28,6 +28,8 @@ from manim import (
     always_redraw,
 )
 
+import pe_math as pm
+from pe_math import Params
 from scenes import theme
 
 
@@ -294,6 +296,11 @@ class ClockFace(VGroup):
 
 def _dir(angle: float) -> np.ndarray:
     return np.array([np.sin(angle), np.cos(angle), 0.0])
+
+
+def hand_angle(params: Params, position: float, i: int) -> float:
+    """Clock hand i's angle at a position (fractional while a tracker runs), from pe_math."""
+    return float(pm.clock_angles(position, params.d_model, params.base, params.variant)[i])
 
 
 def formula(tex: str, size: float = 40, color=theme.FOREGROUND, **values: str) -> MathTex:

@@ -42,6 +42,7 @@ from scenes.components import (
     bind_number,
     compact,
     formula,
+    hand_angle,
     panel,
     spread_indices,
 )
@@ -146,11 +147,6 @@ class RelativeShift(LessonScene):
         self.dot_product()
         self.bridge()
         self.takeaway()
-
-    def angle_now(self, i: int) -> float:
-        """Hand i's angle at the tracker's position, straight from pe_math."""
-        p = self.params
-        return float(pm.clock_angles(self.pos.get_value(), p.d_model, p.base, p.variant)[i])
 
     # ------------------------------------------------------------------- layout
     def build_stage(self) -> None:
@@ -519,7 +515,7 @@ class RelativeShift(LessonScene):
         self.build_stage()
         self.hands = []
         for j, i in enumerate(self.n.shown):
-            hand = self.faces[j].hand(lambda i=i: self.angle_now(i))
+            hand = self.faces[j].hand(lambda i=i: hand_angle(self.params, self.pos.get_value(), i))
             hand.set_z_index(2)
             self.hands.append(hand)
         self.play(Write(self.header), run_time=theme.NORMAL)
