@@ -104,7 +104,13 @@ def _visible(m: Mobject) -> bool:
 
 
 def _box(m: Mobject) -> tuple[float, float, float, float]:
-    return m.get_left()[0], m.get_bottom()[1], m.get_right()[0], m.get_top()[1]
+    """(left, bottom, right, top): what get_left()[0] ... get_top()[1] give, in one pass
+    over the boundary points instead of four."""
+    points = m.get_points_defining_boundary()
+    if len(points) == 0:
+        return 0.0, 0.0, 0.0, 0.0
+    lo, hi = points.min(axis=0), points.max(axis=0)
+    return lo[0], lo[1], hi[0], hi[1]
 
 
 def _describe(m: Mobject) -> str:
@@ -161,8 +167,9 @@ def check_layout(scene: LessonScene, beat: str, report: LayoutReport) -> None:
             )
     report.words_at_start[beat] = words(texts)
     report.values_at_start[beat] = [m.get_value() for m in texts if isinstance(m, DecimalNumber)]
-    for m in texts:
-        x0, y0, x1, y1 = _box(m)
+    boxes = [_box(m) for m in texts]
+    for m, box in zip(texts, boxes, strict=True):
+        x0, y0, x1, y1 = box
         if (
             x0 < -half_w - EDGE_TOLERANCE
             or x1 > half_w + EDGE_TOLERANCE
@@ -170,11 +177,11 @@ def check_layout(scene: LessonScene, beat: str, report: LayoutReport) -> None:
             or y1 > half_h + EDGE_TOLERANCE
         ):
             report.problems.append(
-                f"[{beat}] {_describe(m)} leaves the frame: box {np.round(_box(m), 2)}"
+                f"[{beat}] {_describe(m)} leaves the frame: box {np.round(box, 2)}"
             )
-    for a, b in itertools.combinations(texts, 2):
-        ax0, ay0, ax1, ay1 = _box(a)
-        bx0, by0, bx1, by1 = _box(b)
+    for (a, (ax0, ay0, ax1, ay1)), (b, (bx0, by0, bx1, by1)) in itertools.combinations(
+        zip(texts, boxes, strict=True), 2
+    ):
         overlap = max(0.0, min(ax1, bx1) - max(ax0, bx0)) * max(0.0, min(ay1, by1) - max(ay0, by0))
         if overlap > OVERLAP_TOLERANCE:
             report.problems.append(
