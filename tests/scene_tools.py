@@ -6,10 +6,12 @@ import dataclasses
 import functools
 import itertools
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import pytest
 from manim import (
     DecimalNumber,
     MarkupText,
@@ -26,6 +28,7 @@ from manim import (
 from pe_math import Params
 from scenes import theme
 from scenes.base import LessonScene
+from scenes.catalogue import lookup
 
 TEXT_TYPES = (Text, MarkupText, MathTex, Tex, SingleStringMathTex, DecimalNumber)
 EDGE_TOLERANCE = 0.02  # scene units a glyph may touch past the frame edge
@@ -310,6 +313,24 @@ def assert_lesson_clip(clip: RenderedClip, beats: list[str]) -> None:
     assert times == sorted(times) and 0 < times[0] and times[-1] < clip.duration
 
 
+def real_render_test(cls: type[LessonScene], beats: list[str]) -> Callable:
+    """A test (marked render) that renders the scene at the test size and checks the clip."""
+
+    @pytest.mark.render
+    def test(tmp_path):
+        assert_lesson_clip(render_scene(cls, tmp_path), beats)
+
+    return test
+
+
+def build_and_read(
+    cls: type[LessonScene], params: Params | None = None, lang: str = "en"
+) -> tuple[LessonScene, LayoutReport, dict[str, list[str]], dict[str, list[float]]]:
+    """build_scene, and what was on stage as each beat started: its words and live numbers."""
+    scene, report = build_scene(cls, params, lang)
+    return scene, report, report.words_at_start, report.values_at_start
+
+
 def build_in(
     cls: type[LessonScene], aspect: str, lang: str = "en", params: Params | None = None
 ) -> tuple[LessonScene, LayoutReport]:
@@ -335,3 +356,26 @@ def alternating_langs(cases: dict) -> list[tuple[str, str]]:
     return [(first, "en"), (first, "zh")] + [
         (case, ("zh", "en")[i % 2]) for i, case in enumerate(others)
     ]
+
+
+def catalogue_ui(slug: str) -> Callable[..., str]:
+    """ui(lang, key, **values): the scene's catalogue text ui.<key>, its slots filled."""
+
+    def ui(lang: str, key: str, **values) -> str:
+        return lookup(lang, slug, f"ui.{key}").format(**values)
+
+    return ui
+
+
+# ------------------------------------------------- by hand, apart from pe_math
+def omegas(d: int, base: float, variant: str = "paper") -> np.ndarray:
+    """ω_i written out: base^(-2i/d), or tensor2tensor's base^(-i/(d/2-1))."""
+    i = np.arange(d // 2, dtype=float)
+    if variant == "t2t":
+        return base ** (-i / max(d // 2 - 1, 1))
+    return base ** (-2 * i / d)
+
+
+def bits(p: int, n: int) -> np.ndarray:
+    """The n bits of p, lowest first."""
+    return np.array([(p >> k) & 1 for k in range(n)], dtype=float)

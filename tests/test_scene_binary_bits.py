@@ -8,22 +8,16 @@ from pe_math import Params
 from scenes.binary_bits import BinaryBits
 from scenes.catalogue import lookup
 from scenes.components import compact
-from tests.scene_tools import alternating_langs, assert_lesson_clip, build_scene, render_scene
+from tests.scene_tools import alternating_langs, build_and_read, real_render_test
 
 BEATS = ["counter", "rhythm", "cliff", "distances", "verdict", "takeaway"]
 CASES = {"defaults": Params(), "n_bits=2": Params(n_bits=2), "n_bits=8": Params(n_bits=8)}
 
 
-def build_and_read(params: Params, lang: str):
-    """Build the scene, checking layout; the report keeps the words at each beat."""
-    scene, report = build_scene(BinaryBits, params, lang)
-    return scene, report, report.words_at_start
-
-
 @pytest.mark.parametrize(("case", "lang"), alternating_langs(CASES))
 def test_builds_clean_and_shows_its_numbers(case, lang):
     params = CASES[case]
-    scene, report, seen = build_and_read(params, lang)
+    scene, report, seen, _ = build_and_read(BinaryBits, params, lang)
     report.assert_clean()
     assert [b for b, _ in scene.beats] == BEATS
     n = params.n_bits
@@ -93,7 +87,7 @@ def test_at_the_defaults_four_bits_flip_and_the_cliff_is_twice_the_first_step():
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_one_bit_has_no_ratio_to_show(lang):
-    scene, report, seen = build_and_read(Params(n_bits=1), lang)
+    scene, report, seen, _ = build_and_read(BinaryBits, Params(n_bits=1), lang)
     report.assert_clean()
     # the fixed words of the label, between its two numbers, are nowhere on stage
     template = lookup(lang, "binary-bits", "ui.cliff_ratio")
@@ -125,7 +119,4 @@ def test_numbers_follow_n_bits_and_cap_the_animated_count():
     assert wide.cliff_flips == 8
 
 
-@pytest.mark.render
-def test_renders_a_clip_of_the_right_length_with_its_beats(tmp_path):
-    clip = render_scene(BinaryBits, tmp_path)
-    assert_lesson_clip(clip, BEATS)
+test_renders_a_clip_of_the_right_length_with_its_beats = real_render_test(BinaryBits, BEATS)

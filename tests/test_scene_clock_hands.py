@@ -5,12 +5,11 @@ import pytest
 
 import pe_math as pm
 from pe_math import Params
-from scenes.catalogue import lookup
 from scenes.clock_hands import MAX_CLOCKS, ClockHands
 from scenes.components import compact
 from scenes.text_layout import listing
 from scenes.theme import fmt
-from tests.scene_tools import alternating_langs, assert_lesson_clip, build_scene, render_scene
+from tests.scene_tools import alternating_langs, build_and_read, catalogue_ui, real_render_test
 
 BEATS = ["clocks", "tick", "repeat", "fingerprint", "periods", "takeaway"]
 CASES = {
@@ -30,11 +29,7 @@ CASES = {
     ),
 }
 
-
-def build_and_read(params: Params, lang: str):
-    """Build the scene, checking layout; the report keeps the words at each beat."""
-    scene, report = build_scene(ClockHands, params, lang)
-    return scene, report, report.words_at_start
+ui = catalogue_ui(ClockHands.slug)
 
 
 def expected(params: Params) -> dict:
@@ -72,18 +67,15 @@ def expected(params: Params) -> dict:
 @pytest.mark.parametrize(("case", "lang"), alternating_langs(CASES))
 def test_builds_clean_and_shows_its_numbers(case, lang):
     params = CASES[case]
-    scene, report, seen = build_and_read(params, lang)
+    scene, report, seen, _ = build_and_read(ClockHands, params, lang)
     report.assert_clean()
     assert [b for b, _ in scene.beats] == BEATS
     want = expected(params)
 
     # every shown clock is labelled with its index, its dims and its speed
-    def ui(key, **values):
-        return lookup(lang, "clock-hands", f"ui.{key}").format(**values)
-
     for i, (da, db), w in zip(want["shown"], want["dims"], want["omega"], strict=True):
-        assert ui("clock", i=i) in seen["tick"]
-        assert ui("dims", a=da, b=db) in seen["tick"]
+        assert ui(lang, "clock", i=i) in seen["tick"]
+        assert ui(lang, "dims", a=da, b=db) in seen["tick"]
         assert f"ω = {compact(w)}" in seen["tick"]
     # the list of shown clocks is joined the language's way ("0, 1, 2" / "0、1、2")
     which = listing(want["shown"], lang)
@@ -200,7 +192,4 @@ def test_numbers_follow_the_params():
     assert wide.shown == [0, 10, 21, 31] and wide.n_clocks == 32
 
 
-@pytest.mark.render
-def test_real_render(tmp_path):
-    clip = render_scene(ClockHands, tmp_path)
-    assert_lesson_clip(clip, BEATS)
+test_real_render = real_render_test(ClockHands, BEATS)

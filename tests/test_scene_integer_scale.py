@@ -17,7 +17,7 @@ from scenes.integer_scale import (
     truncate,
     truncated,
 )
-from tests.scene_tools import assert_lesson_clip, build_scene, render_scene
+from tests.scene_tools import build_scene, real_render_test
 
 BEATS = ["show_words", "add_position", "sliver", "table", "takeaway"]
 
@@ -112,7 +112,4 @@ def test_builds_clean_and_shows_pe_maths_values(params, lang):
     assert truncated(n.table["cosine"], COS_DIGITS) in texts
 
 
-@pytest.mark.render
-def test_renders_and_decodes(tmp_path):
-    clip = render_scene(IntegerScale, tmp_path)
-    assert_lesson_clip(clip, BEATS)
+test_renders_and_decodes = real_render_test(IntegerScale, BEATS)

@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 from pe_math import Params
-from scenes.catalogue import lookup
 from scenes.components import compact
 from scenes.facts import GPT2_POSITIONS
 from scenes.pe_heatmap import (
@@ -18,9 +17,15 @@ from scenes.pe_heatmap import (
     tex_power,
 )
 from scenes.theme import fmt
-from tests.scene_tools import assert_lesson_clip, build_in, build_scene, render_scene, squash
+from tests.scene_tools import (
+    build_in,
+    build_scene,
+    catalogue_ui,
+    omegas,
+    real_render_test,
+    squash,
+)
 
-SLUG = "pe-heatmap"
 BEATS = ["matrix", "range", "curves", "movement", "base", "takeaway"]
 DEFAULTS = Params()
 CHANGED = Params(heat_d_model=128, heat_dims=(0, 2, 100), layout="concat", base=100.0)
@@ -34,16 +39,10 @@ CASES = {
     "changed": CHANGED,
 }
 
+ui = catalogue_ui(PeHeatmap.slug)
+
 
 # ----------------------------------------------------------------- by hand
-def omegas(d: int, base: float, variant: str) -> np.ndarray:
-    """ω_i written out: base^(-2i/d), or tensor2tensor's base^(-i/(d/2-1))."""
-    i = np.arange(d // 2, dtype=float)
-    if variant == "t2t":
-        return base ** (-i / max(d // 2 - 1, 1))
-    return base ** (-2 * i / d)
-
-
 def column(j: int, d: int, layout: str) -> tuple[int, str]:
     """What dim j holds: (pair, "sin" or "cos"). Interleaved: pair i in dims 2i, 2i+1;
     concat: sines of every pair first, then their cosines (pair i in dims i, i + d/2)."""
@@ -61,10 +60,6 @@ def pe(params: Params, positions) -> np.ndarray:
         pair, fn = column(j, d, params.layout)
         out[:, j] = (np.sin if fn == "sin" else np.cos)(p * w[pair])
     return out
-
-
-def ui(lang: str, key: str, **values) -> str:
-    return lookup(lang, SLUG, f"ui.{key}").format(**values)
 
 
 # ----------------------------------------------------------------- numbers
@@ -297,7 +292,4 @@ def test_a_large_base_keeps_the_slowest_hand_from_lapping_a_gpt2_context():
     assert compact(nums.repeat_deg[1]) == compact(math.degrees(miss))
 
 
-@pytest.mark.render
-def test_real_render(tmp_path):
-    clip = render_scene(PeHeatmap, tmp_path)
-    assert_lesson_clip(clip, BEATS)
+test_real_render = real_render_test(PeHeatmap, BEATS)

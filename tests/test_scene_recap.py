@@ -6,7 +6,6 @@ import pytest
 
 import pe_math as pm
 from pe_math import Params
-from scenes.catalogue import lookup
 from scenes.components import compact
 from scenes.facts import GPT2_POSITIONS, GPT2_WIDTH
 from scenes.recap import (
@@ -17,9 +16,16 @@ from scenes.recap import (
     probe_position,
 )
 from scenes.theme import fmt
-from tests.scene_tools import assert_lesson_clip, build_in, build_scene, render_scene, squash
+from tests.scene_tools import (
+    bits,
+    build_in,
+    build_scene,
+    catalogue_ui,
+    omegas,
+    real_render_test,
+    squash,
+)
 
-SLUG = "recap"
 BEATS = ["bounded", "smooth", "params", "extrapolate", "precompute", "beyond", "takeaway"]
 CHANGED = Params(d_model=16, base=100.0, learned_max_len=8, n_bits=6, max_len=40, int_position=120)
 CASES = {
@@ -32,19 +38,13 @@ CASES = {
     "concat,t2t": Params(layout="concat", variant="t2t", max_len=300, n_bits=9),
 }
 
+ui = catalogue_ui(Recap.slug)
+
 
 # ----------------------------------------------------------------- by hand
-def omegas(params: Params, variant: str | None = None) -> np.ndarray:
-    d, h = params.d_model, params.d_model // 2
-    i = np.arange(h, dtype=float)
-    if (variant or params.variant) == "t2t":
-        return params.base ** (-i / max(h - 1, 1))
-    return params.base ** (-2 * i / d)
-
-
 def pe(params: Params, p: float) -> np.ndarray:
     """One PE row from the formula: sin/cos pairs, interleaved or concatenated."""
-    w = omegas(params)
+    w = omegas(params.d_model, params.base, params.variant)
     s, c = np.sin(p * w), np.cos(p * w)
     if params.layout == "concat":
         return np.concatenate([s, c])
@@ -53,14 +53,6 @@ def pe(params: Params, p: float) -> np.ndarray:
 
 def table(params: Params, n: int) -> np.ndarray:
     return np.array([pe(params, p) for p in range(n)])
-
-
-def bits(p: int, n: int) -> np.ndarray:
-    return np.array([(p >> k) & 1 for k in range(n)], dtype=float)
-
-
-def ui(lang: str, key: str, **values) -> str:
-    return lookup(lang, SLUG, f"ui.{key}").format(**values)
 
 
 # ----------------------------------------------------------------- numbers
@@ -79,7 +71,8 @@ def test_numbers_match_an_independent_computation(case):
     # 2. smooth: PE steps, binary steps and the all-bits cliff
     steps = np.linalg.norm(np.diff(table(params, max(n_pos, 2)), axis=0), axis=1)
     np.testing.assert_allclose(nums.sin_steps, steps[:MAX_SIN_BARS], atol=1e-12)
-    assert nums.sin_step == pytest.approx(np.sqrt(2 * (1 - np.cos(omegas(params))).sum()))
+    w = omegas(d, params.base, params.variant)
+    assert nums.sin_step == pytest.approx(np.sqrt(2 * (1 - np.cos(w)).sum()))
     n = params.n_bits
     shown = 2 ** min(n, BINARY_BITS_SHOWN)
     want = [np.linalg.norm(bits(p + 1, n) - bits(p, n)) for p in range(shown - 1)]
@@ -104,9 +97,10 @@ def test_numbers_match_an_independent_computation(case):
         nums.heat, t[np.ix_(nums.heat_positions, nums.heat_dims)].T, atol=1e-12
     )
     # side notes: ω_i = ½ linear + ½ the paper's geometric ladder; widths
-    mixed = 0.5 * np.linspace(1, 0.01, d // 2) + 0.5 * omegas(params, "paper")
+    paper = omegas(d, params.base)
+    mixed = 0.5 * np.linspace(1, 0.01, d // 2) + 0.5 * paper
     assert nums.mixed_slowest == pytest.approx(mixed[-1], rel=1e-9)
-    assert nums.paper_slowest == pytest.approx(omegas(params, "paper")[-1])
+    assert nums.paper_slowest == pytest.approx(paper[-1])
     assert (nums.add_width, nums.concat_width) == (d, 2 * d)
 
 
@@ -312,7 +306,4 @@ def test_adding_keeps_the_width_and_concatenating_widens_every_later_layer():
     assert nums.concat_width * d > nums.add_width * d
 
 
-@pytest.mark.render
-def test_real_render(tmp_path):
-    clip = render_scene(Recap, tmp_path)
-    assert_lesson_clip(clip, BEATS)
+test_real_render = real_render_test(Recap, BEATS)

@@ -6,7 +6,6 @@ import pytest
 
 import pe_math as pm
 from pe_math import Params
-from scenes.catalogue import lookup
 from scenes.components import compact
 from scenes.relative_shift import (
     DIGITS,
@@ -20,14 +19,14 @@ from scenes.text_layout import listing
 from scenes.theme import fmt
 from tests.scene_tools import (
     alternating_langs,
-    assert_lesson_clip,
     build_in,
     build_scene,
-    render_scene,
+    catalogue_ui,
+    omegas,
+    real_render_test,
     squash,
 )
 
-SLUG = "relative-shift"
 BEATS = ["clocks", "turn", "matrix", "check", "dot", "bridge", "takeaway"]
 CASES = {
     "defaults": Params(),
@@ -45,15 +44,12 @@ CASES = {
     "far": Params(shift_p=10_000, shift_k=4096, shift_dot_positions=(0, 1, 10, 100, 1000, 10_000)),
 }
 
+ui = catalogue_ui(RelativeShift.slug)
+
 
 # ----------------------------------------------------------------- by hand
-def omegas(params: Params) -> np.ndarray:
-    """ω_i written out: base^(-2i/d), or tensor2tensor's base^(-i/(d/2-1))."""
-    d, h = params.d_model, params.d_model // 2
-    i = np.arange(h, dtype=float)
-    if params.variant == "t2t":
-        return params.base ** (-i / max(h - 1, 1))
-    return params.base ** (-2 * i / d)
+def omegas_of(params: Params) -> np.ndarray:
+    return omegas(params.d_model, params.base, params.variant)
 
 
 def pairs(params: Params) -> list[tuple[int, int]]:
@@ -66,7 +62,7 @@ def pairs(params: Params) -> list[tuple[int, int]]:
 
 def pe(params: Params, q: float) -> np.ndarray:
     v = np.empty(params.d_model)
-    for (a, b), w in zip(pairs(params), omegas(params), strict=True):
+    for (a, b), w in zip(pairs(params), omegas_of(params), strict=True):
         v[a], v[b] = np.sin(q * w), np.cos(q * w)
     return v
 
@@ -79,7 +75,7 @@ def turn_clockwise(phi: float) -> np.ndarray:
 
 def shift_matrix(params: Params, k: float) -> np.ndarray:
     M = np.zeros((params.d_model, params.d_model))
-    for (a, b), w in zip(pairs(params), omegas(params), strict=True):
+    for (a, b), w in zip(pairs(params), omegas_of(params), strict=True):
         M[np.ix_([a, b], [a, b])] = turn_clockwise(k * w)
     return M
 
@@ -90,17 +86,13 @@ def shown(params: Params) -> list[int]:
     return sorted({int(round(x)) for x in np.linspace(0, h - 1, want)}) if want > 1 else [0]
 
 
-def ui(lang: str, key: str, **values) -> str:
-    return lookup(lang, SLUG, f"ui.{key}").format(**values)
-
-
 # ----------------------------------------------------------------- numbers
 @pytest.mark.parametrize("case", list(CASES))
 def test_numbers_match_an_independent_computation(case):
     params = CASES[case]
     nums = RelativeShift.numbers(params)
     p, k = params.shift_p, params.shift_k
-    w = omegas(params)
+    w = omegas_of(params)
     clocks = shown(params)
     dims = [pairs(params)[i] for i in clocks]
     rows = [d for pair in dims for d in pair]
@@ -255,7 +247,7 @@ def test_each_clock_tip_is_a_pe_pair_and_turning_it_by_k_omega_lands_on_pe_p_plu
     # say.clocks and say.turn
     params = CASES[case]
     p, k = params.shift_p, params.shift_k
-    for (a, b), w in zip(pairs(params), omegas(params), strict=True):
+    for (a, b), w in zip(pairs(params), omegas_of(params), strict=True):
         tip = np.array([np.sin(p * w), np.cos(p * w)])  # hand at p·ω, clockwise from 12
         np.testing.assert_allclose(tip, pe(params, p)[[a, b]])
         np.testing.assert_allclose(turn_clockwise(k * w) @ tip, pe(params, p + k)[[a, b]])
@@ -303,7 +295,7 @@ def test_the_dot_product_is_the_same_at_every_p_and_set_by_k(case):
     nums = RelativeShift.numbers(params)
     k = params.shift_k
     assert len({fmt(v, DIGITS) for v in nums.dots}) == 1
-    np.testing.assert_allclose(nums.dots, np.cos(k * omegas(params)).sum(), atol=1e-9)
+    np.testing.assert_allclose(nums.dots, np.cos(k * omegas_of(params)).sum(), atol=1e-9)
     many = pm.shifted_dots(
         np.arange(max(0, -k), 3000, 37),
         k,
@@ -332,7 +324,4 @@ def test_a_shift_is_a_rotation_and_rope_scores_see_only_the_gap():
     assert pm.rope_score(q, key, 0, 5, params.base) != pytest.approx(scores[0])
 
 
-@pytest.mark.render
-def test_real_render(tmp_path):
-    clip = render_scene(RelativeShift, tmp_path)
-    assert_lesson_clip(clip, BEATS)
+test_real_render = real_render_test(RelativeShift, BEATS)

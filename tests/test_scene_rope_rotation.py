@@ -9,7 +9,7 @@ from scenes.catalogue import caption, lookup
 from scenes.components import compact
 from scenes.rope_rotation import RopeRotation
 from scenes.theme import fmt
-from tests.scene_tools import alternating_langs, assert_lesson_clip, build_scene, render_scene
+from tests.scene_tools import alternating_langs, build_and_read, real_render_test
 
 BEATS = ["plane", "shift", "gap", "norms", "formula", "dials", "takeaway"]
 CASES = {
@@ -21,12 +21,6 @@ CASES = {
     "other q/k": Params(rope_q=(-0.2, 2.5), rope_k=(0.3, 0.25), rope_m=40, rope_n=7, rope_shift=12),
     "half": Params(rope_pairing="half", d_model=16, rope_pair=2),
 }
-
-
-def build_and_read(params: Params, lang: str):
-    """Build the scene, checking layout; the report keeps the words and live numbers at each beat."""
-    scene, report = build_scene(RopeRotation, params, lang)
-    return scene, report, report.words_at_start, report.values_at_start
 
 
 def plane(params: Params, m: float, n: float) -> dict:
@@ -48,7 +42,7 @@ def extra_steps(params: Params) -> int:
 @pytest.mark.parametrize(("case", "lang"), alternating_langs(CASES))
 def test_builds_clean_and_shows_its_numbers(case, lang):
     params = CASES[case]
-    scene, report, seen, numbers = build_and_read(params, lang)
+    scene, report, seen, numbers = build_and_read(RopeRotation, params, lang)
     report.assert_clean()
     assert [b for b, _ in scene.beats] == BEATS
     m, n, s = params.rope_m, params.rope_n, params.rope_shift
@@ -179,7 +173,7 @@ def test_defaults_angle_opens_with_the_gap():
     assert round(shifted["between_deg"], 1) == 109.5 and round(regapped["between_deg"], 1) == 135.9
     # the signed angle wraps (109.5° → −135.9°): that is why the screen shows the unsigned one
     assert shifted["angle_deg"] > 0 > regapped["angle_deg"]
-    _, report, _, values = build_and_read(params, "en")
+    _, report, _, values = build_and_read(RopeRotation, params, "en")
     assert any(abs(v - 109.5) < 0.05 for v in values["gap"])
     assert any(abs(v - 135.9) < 0.05 for v in values["norms"])
     assert not any(v < -100 for beat in ("gap", "norms") for v in values[beat])
@@ -262,7 +256,4 @@ def test_numbers_follow_the_params():
         assert RopeRotation.numbers(changed) != base
 
 
-@pytest.mark.render
-def test_real_render(tmp_path):
-    clip = render_scene(RopeRotation, tmp_path)
-    assert_lesson_clip(clip, BEATS)
+test_real_render = real_render_test(RopeRotation, BEATS)

@@ -8,7 +8,6 @@ import pytest
 
 from pe_math import Params
 from scenes import theme
-from scenes.catalogue import lookup
 from scenes.similarity import (
     BIN_DIGITS,
     FIRST,
@@ -20,9 +19,16 @@ from scenes.similarity import (
     largest_rebound,
 )
 from scenes.theme import fmt
-from tests.scene_tools import assert_lesson_clip, build_in, build_scene, render_scene, squash
+from tests.scene_tools import (
+    bits,
+    build_in,
+    build_scene,
+    catalogue_ui,
+    omegas,
+    real_render_test,
+    squash,
+)
 
-SLUG = "similarity"
 BEATS = ["matrix", "rows", "wider", "adjacent", "takeaway"]
 CHANGED = Params(d_model=16, base=100.0, similarity_d_model=32)
 CASES = {
@@ -35,22 +41,15 @@ CASES = {
     "max_len=300": Params(max_len=300, n_bits=2),
 }
 
+ui = catalogue_ui(Similarity.slug)
+
 
 # ----------------------------------------------------------------- by hand
-def omegas(d: int, params: Params) -> np.ndarray:
-    """ω_i written out: base^(-2i/d), or tensor2tensor's base^(-i/(d/2-1))."""
-    h = d // 2
-    i = np.arange(h, dtype=float)
-    if params.variant == "t2t":
-        return params.base ** (-i / max(h - 1, 1))
-    return params.base ** (-2 * i / d)
-
-
 def pe(d: int, params: Params, p: int) -> np.ndarray:
     """PE(p) dim by dim: (sin, cos) of p·ω_i in dims (2i, 2i+1), or (i, i + d/2) concat."""
     v = np.empty(d)
     h = d // 2
-    for i, w in enumerate(omegas(d, params)):
+    for i, w in enumerate(omegas(d, params.base, params.variant)):
         a, b = (i, i + h) if params.layout == "concat" else (2 * i, 2 * i + 1)
         v[a], v[b] = math.sin(p * w), math.cos(p * w)
     return v
@@ -61,10 +60,6 @@ def cos_sim(a: np.ndarray, b: np.ndarray) -> float:
     return dot / math.sqrt(sum(x * x for x in a) * sum(y * y for y in b))
 
 
-def bits(p: int, n: int) -> np.ndarray:
-    return np.array([int(c) for c in reversed(format(p, f"0{n}b"))], dtype=float)
-
-
 def climb_back(row) -> float:
     """The most a curve ever rises above the lowest point it has reached."""
     best, low = 0.0, math.inf
@@ -72,10 +67,6 @@ def climb_back(row) -> float:
         low = min(low, v)
         best = max(best, v - low)
     return best
-
-
-def ui(lang: str, key: str, **values) -> str:
-    return lookup(lang, SLUG, f"ui.{key}").format(**values)
 
 
 # ----------------------------------------------------------------- numbers
@@ -103,12 +94,13 @@ def test_numbers_match_an_independent_computation(case):
     # steps: the sinusoid's against sqrt(Σ(2 − 2cos ω_i)), binary's against its bit flips
     bars = min(2**params.n_bits, MAX_BAR_POSITIONS)
     assert nums.bar_positions == bars and nums.n_bits == params.n_bits
-    step = math.sqrt(sum(2 - 2 * math.cos(w) for w in omegas(d, params)))
+    step = math.sqrt(sum(2 - 2 * math.cos(w) for w in omegas(d, params.base, params.variant)))
     np.testing.assert_allclose(nums.sin_steps, [step] * (bars - 1), atol=1e-9)
     assert nums.sin_step == pytest.approx(step, abs=1e-12)
     assert nums.checked_steps == max(n, bars) - 1
     assert nums.wide_step == pytest.approx(
-        math.sqrt(sum(2 - 2 * math.cos(w) for w in omegas(wide, params))), abs=1e-12
+        math.sqrt(sum(2 - 2 * math.cos(w) for w in omegas(wide, params.base, params.variant))),
+        abs=1e-12,
     )
     flips = [
         np.abs(bits(p + 1, params.n_bits) - bits(p, params.n_bits)).sum() for p in range(bars - 1)
@@ -308,7 +300,4 @@ def test_binary_steps_jump_and_its_cliff_is_twice_its_first():
     assert nums.tallest == 7
 
 
-@pytest.mark.render
-def test_real_render(tmp_path):
-    clip = render_scene(Similarity, tmp_path)
-    assert_lesson_clip(clip, BEATS)
+test_real_render = real_render_test(Similarity, BEATS)

@@ -7,13 +7,7 @@ import pe_math as pm
 from pe_math import Params
 from scenes.catalogue import lookup
 from scenes.square_to_sine import SquareToSine
-from tests.scene_tools import (
-    alternating_langs,
-    assert_lesson_clip,
-    build_scene,
-    render_scene,
-    squash,
-)
+from tests.scene_tools import alternating_langs, build_and_read, real_render_test, squash
 
 BEATS = ["square", "fourier", "fundamental", "family", "slide", "heatmap", "formula", "takeaway"]
 CASES = {
@@ -21,12 +15,6 @@ CASES = {
     "base=100,d_model=16": Params(base=100.0, d_model=16),
     "d_model=4": Params(d_model=4),
 }
-
-
-def build_and_read(params: Params, lang: str):
-    """Build the scene, checking layout; the report keeps the words and live numbers at each beat."""
-    scene, report = build_scene(SquareToSine, params, lang)
-    return scene, report, report.words_at_start, report.values_at_start
 
 
 def flip_lines(words: list[str]) -> tuple[str, str]:
@@ -39,7 +27,7 @@ def flip_lines(words: list[str]) -> tuple[str, str]:
 @pytest.mark.parametrize(("case", "lang"), alternating_langs(CASES))
 def test_builds_clean_and_shows_its_numbers(case, lang):
     params = CASES[case]
-    scene, report, seen, values = build_and_read(params, lang)
+    scene, report, seen, values = build_and_read(SquareToSine, params, lang)
     report.assert_clean()
     assert [b for b, _ in scene.beats] == BEATS
     d, base = params.d_model, f"{params.base:g}"
@@ -161,15 +149,15 @@ def test_narrated_claims_why_each_sin_has_a_cos_partner(params):
 
 def test_the_new_lines_follow_width_and_base():
     """d_model=16, base=100 changes the slide's ω_i line and the formula beat's i and d."""
-    _, _, default, _ = build_and_read(Params(), "en")
-    _, _, changed, _ = build_and_read(Params(base=100.0, d_model=16), "en")
+    _, _, default, _ = build_and_read(SquareToSine, Params(), "en")
+    _, _, changed, _ = build_and_read(SquareToSine, Params(base=100.0, d_model=16), "en")
     assert flip_lines(default["heatmap"])[1] == r"\omega_i = 10000^{-2i/8}"
     assert flip_lines(changed["heatmap"])[1] == r"\omega_i = 100^{-2i/16}"
     assert "i=0…3" in squash(default["takeaway"]) and "d=d_model=8" in squash(default["takeaway"])
     assert "i=0…7" in squash(changed["takeaway"])
     assert "d=d_model=16" in squash(changed["takeaway"])
     # the t2t variant's exponent reaches the slide too
-    _, _, t2t, _ = build_and_read(Params(variant="t2t"), "zh")
+    _, _, t2t, _ = build_and_read(SquareToSine, Params(variant="t2t"), "zh")
     assert flip_lines(t2t["heatmap"])[1] == r"\omega_i = 10000^{-i/3}"
 
 
@@ -191,7 +179,4 @@ def test_numbers_follow_base_width_and_bits():
     assert two_bits.family_periods == [2.0, 4.0]
 
 
-@pytest.mark.render
-def test_renders_a_clip_of_the_right_length_with_its_beats(tmp_path):
-    clip = render_scene(SquareToSine, tmp_path)
-    assert_lesson_clip(clip, BEATS)
+test_renders_a_clip_of_the_right_length_with_its_beats = real_render_test(SquareToSine, BEATS)

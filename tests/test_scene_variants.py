@@ -8,7 +8,6 @@ import pytest
 
 import pe_math as pm
 from pe_math import Params
-from scenes.catalogue import lookup
 from scenes.components import compact
 from scenes.text_layout import listing
 from scenes.theme import digits_for, fmt
@@ -22,9 +21,8 @@ from scenes.variants import (
     Variants,
     slope_text,
 )
-from tests.scene_tools import assert_lesson_clip, build_in, build_scene, render_scene, squash
+from tests.scene_tools import build_in, build_scene, catalogue_ui, real_render_test, squash
 
-SLUG = "variants"
 BEATS = ["learned", "paper", "alibi", "t5", "rope", "table", "takeaway"]
 CHANGED = Params(
     alibi_heads=6,
@@ -46,6 +44,8 @@ CASES = {
     "t5 64 buckets, 1000": Params(t5_num_buckets=64, t5_max_distance=1000),
     "one head, one row": Params(alibi_heads=1, learned_max_len=1),
 }
+
+ui = catalogue_ui(Variants.slug)
 
 
 # ----------------------------------------------------------------- by hand
@@ -90,10 +90,6 @@ def t5_bucket(rel: int, bidirectional: bool, buckets: int, max_distance: int) ->
         return out + n
     big = exact + int(math.log(n / exact) / math.log(max_distance / exact) * (buckets - exact))
     return out + min(big, buckets - 1)
-
-
-def ui(lang: str, key: str, **values) -> str:
-    return lookup(lang, SLUG, f"ui.{key}").format(**values)
 
 
 # ----------------------------------------------------------------- numbers
@@ -347,7 +343,4 @@ def test_rope_scores_see_only_the_gap(case):
     assert np.linalg.norm(turned) == pytest.approx(np.linalg.norm(q))
 
 
-@pytest.mark.render
-def test_real_render(tmp_path):
-    clip = render_scene(Variants, tmp_path)
-    assert_lesson_clip(clip, BEATS)
+test_real_render = real_render_test(Variants, BEATS)
