@@ -25,3 +25,46 @@ def private_media_dir(tmp_path_factory):
     from manim import config
 
     config.media_dir = str(tmp_path_factory.mktemp("manim-media"))
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """Under plain `-n`, every test of one scene in one language goes to one worker.
+
+    scene_tools keeps each build for the rest of its process. The scene's own tests,
+    the frame-shape checks of test_formats and the field probe of test_registry build
+    the same scene at the same knobs: on one worker that build runs once, where spread
+    over two it would run on both. Every other test is handed out alone.
+    """
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SceneScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return scene_scope(nodeid) or nodeid
+
+    return SceneScheduling(config, log)
+
+
+BUILDING_FILES = ("test_formats", "test_registry")  # besides test_scene_*: they build scenes
+
+
+def scene_scope(nodeid: str) -> str | None:
+    """`scene:<slug>:<lang>` for a test that builds one lesson scene, else None."""
+    import scenes
+
+    path, _, name = nodeid.partition("::")
+    file = path.rpartition("/")[2].removesuffix(".py")
+    ids = name.partition("[")[2].removesuffix("]")
+    slugs = [info.slug for info in scenes.ordered()]
+    if file.startswith("test_scene_"):
+        slug = file.removeprefix("test_scene_").replace("_", "-")
+    elif file not in BUILDING_FILES:
+        return None
+    else:
+        slug = next((s for s in sorted(slugs, key=len, reverse=True) if ids.startswith(s)), None)
+    if slug not in slugs:
+        return None
+    lang = "zh" if "zh" in ids.split("-") else "en"
+    return f"scene:{slug}:{lang}"
