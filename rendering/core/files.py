@@ -35,8 +35,11 @@ def write_problem(exc: OSError) -> str:
     return f"cannot write {where} ({exc.strerror or exc}); check the folder and the disk"
 
 
-def atomic_write(path: Path, write: Callable[[BinaryIO], object]) -> None:
-    """Let `write` fill a temporary file beside `path`, then rename it into place."""
+def atomic_write(path: Path, write: Callable[[BinaryIO], object], durable: bool = True) -> None:
+    """Let `write` fill a temporary file beside `path`, then rename it into place.
+
+    `durable` also waits for the bytes to reach the disk; a cache that can be made again
+    skips that wait."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
@@ -46,7 +49,8 @@ def atomic_write(path: Path, write: Callable[[BinaryIO], object]) -> None:
         with os.fdopen(fd, "wb") as fh:
             write(fh)
             fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
         publish_mode(Path(tmp))
         os.replace(tmp, path)
     except OSError as exc:

@@ -10,8 +10,6 @@ they are; only the audio is encoded (AAC in mp4, Opus in webm).
 from __future__ import annotations
 
 import math
-import os
-import tempfile
 import wave
 from dataclasses import dataclass
 from fractions import Fraction
@@ -20,7 +18,7 @@ from pathlib import Path
 import av
 import numpy as np
 
-from rendering.core.files import publish_mode
+from rendering.core.files import atomic_write
 
 RATE = 48000
 TARGET_LUFS = -16.0
@@ -125,20 +123,15 @@ def resample(samples: np.ndarray, rate: int, to: int) -> np.ndarray:
 def write_wav(path: Path, samples: np.ndarray) -> None:
     """16-bit mono WAV at RATE, written beside `path` and renamed into place."""
     pcm = (np.clip(samples, -1.0, 1.0) * 32767.0).round().astype("<i2")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    os.close(fd)
-    try:
-        with wave.open(tmp, "wb") as w:
+
+    def write(fh) -> None:
+        with wave.open(fh, "wb") as w:
             w.setnchannels(1)
             w.setsampwidth(2)
             w.setframerate(RATE)
             w.writeframes(pcm.tobytes())
-        publish_mode(Path(tmp))  # one rule for every file the project writes
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+
+    atomic_write(path, write, durable=False)  # speech is a cache: it can be made again
 
 
 def read_wav(path: Path) -> np.ndarray:

@@ -6,13 +6,12 @@ import contextlib
 import hashlib
 import os
 import sys
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from rendering.core.files import publish_mode
+from rendering.core.files import atomic_write
 
 
 class VoiceError(RuntimeError):
@@ -51,16 +50,7 @@ def cache_folder() -> Path:
 
 def install_bytes(path: Path, blob: bytes) -> None:
     """Write a file beside its place and rename it in."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(blob)
-        publish_mode(Path(tmp))  # the mode every file of the project gets
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(path, lambda fh: fh.write(blob), durable=False)
 
 
 @contextlib.contextmanager
