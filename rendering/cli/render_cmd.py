@@ -104,6 +104,7 @@ def render(
     plan_file: Path | None,
 ) -> None:
     """Render scenes (by slug, or --all) into <output>/<lang>/<quality>/, narrated."""
+    run = Run(jobs, scheduler, force, split_long, dry_run, ctx.obj["verbose"])
     if plan_file is not None:
         given = [
             f"--{name.replace('_', '-')}"
@@ -116,7 +117,6 @@ def render(
                 "--plan takes the scenes, langs, qualities and aspects from the course file; "
                 f"drop {given[0]}"
             )
-        run = Run(jobs, scheduler, force, split_long, dry_run, ctx.obj["verbose"])
         render_course(plan_file, opts, run)
         return
     output = opts.output
@@ -132,22 +132,7 @@ def render(
         console.print(plan_table(planned, output))
         return
     _check_writable(jobs_, output)
-    try:
-        report = execute(
-            planned,
-            output,
-            jobs,
-            console,
-            verbose=ctx.obj["verbose"],
-            scheduler=scheduler,
-            split_long=split_long,
-        )
-    except PipelineError as exc:
-        raise Fail(str(exc)) from None
-    console.print(summary_table(report))
-    for o in report.outcomes:
-        if o.note:
-            click.echo(f"warning: {_named(o)}: {o.note}", err=True)
+    report = _execute(planned, output, run)
     print_voice_notes(jobs_, opts.voice, opts.fmt)
     finish_run(report, [(jobs_, output)], lesson, console, force)
 
@@ -253,6 +238,15 @@ def render_course(plan_file: Path, opts: JobOptions, run: Run) -> None:
         return
     for set_jobs, root in groups:
         _check_writable(set_jobs, root)
+    report = _execute(planned, roots, run, work_root=output / WORK)
+    first_jobs = groups[0][0]
+    for lang in course.langs:
+        print_voice_notes([j for j in first_jobs if j.lang == lang], opts.voice, fmt)
+    finish_run(report, groups, course.lesson, console, run.force)
+
+
+def _execute(planned, roots, run: Run, work_root: Path | None = None):
+    """Render what the plan says, print the summary and each job's warning."""
     try:
         report = execute(
             planned,
@@ -261,7 +255,7 @@ def render_course(plan_file: Path, opts: JobOptions, run: Run) -> None:
             console,
             verbose=run.verbose,
             scheduler=run.scheduler,
-            work_root=output / WORK,
+            work_root=work_root,
             split_long=run.split_long,
         )
     except PipelineError as exc:
@@ -270,10 +264,7 @@ def render_course(plan_file: Path, opts: JobOptions, run: Run) -> None:
     for o in report.outcomes:
         if o.note:
             click.echo(f"warning: {_named(o)}: {o.note}", err=True)
-    first_jobs = groups[0][0]
-    for lang in course.langs:
-        print_voice_notes([j for j in first_jobs if j.lang == lang], opts.voice, fmt)
-    finish_run(report, groups, course.lesson, console, run.force)
+    return report
 
 
 def _named(outcome) -> str:
