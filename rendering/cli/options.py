@@ -252,19 +252,24 @@ def into_job_options(f):
     return command
 
 
+def scene_progress(verb: str, disable: bool = False) -> Progress:
+    """A bar on stderr counting scenes, labelled `verb` and the current item."""
+    return Progress(
+        TextColumn(f"[bold]{verb} {{task.description:<20}}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} scenes"),
+        console=status_console,
+        transient=True,
+        disable=disable,
+    )
+
+
 def narrate_all(slugs, opts: JobOptions, specs, synthesize: bool) -> dict:
     """Each scene's narration, with a progress bar while new speech is synthesised."""
     from rendering.speech.narration import CACHE, NarrationError, narrate
 
     out = {}
-    with Progress(
-        TextColumn("[bold]speech {task.description:<20}"),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total} scenes"),
-        console=status_console,
-        transient=True,
-        disable=opts.voice == "none" or not synthesize,
-    ) as progress:
+    with scene_progress("speech", disable=opts.voice == "none" or not synthesize) as progress:
         task = progress.add_task(opts.lang, total=len(slugs))
         for slug in slugs:
             try:

@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import click
-from rich.progress import BarColumn, Progress, TextColumn
 from rich.table import Table
 
 import scenes
@@ -25,7 +24,7 @@ from rendering.cli.options import (
     param_options,
     quality_option,
     resolve_slugs,
-    status_console,
+    scene_progress,
     voice_dir_option,
 )
 from rendering.speech import voices
@@ -182,13 +181,7 @@ def listen(slugs, all_, lang, quality, aspect, output, voice_dir, threads) -> No
         table.add_column(head, overflow="fold")
     hearings = []
     try:
-        with Progress(
-            TextColumn("[bold]listen {task.description:<20}"),
-            BarColumn(),
-            TextColumn("{task.completed}/{task.total} scenes"),
-            console=status_console,
-            transient=True,
-        ) as progress:
+        with scene_progress("listen") as progress:
             task = progress.add_task(lang, total=len(chosen))
             for slug in chosen:
                 progress.update(task, description=slug)
