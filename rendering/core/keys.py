@@ -72,30 +72,39 @@ def _stamp(path: Path) -> tuple[int, int]:
 
 
 def _imports(path: Path, package: str) -> frozenset[str]:
-    return _imports_at(path, package, _stamp(path))
+    """Project modules the import statements of one file need to exist, and may name.
+
+    `from pkg import name` names a submodule, or a name the package binds; anything else
+    is kept, so that module_closure reports it missing. This is decided on every call,
+    since it depends on other files than this one."""
+    needed: set[str] = set()
+    for base, names in _import_statements(path, package, _stamp(path)):
+        needed.add(base)
+        if not _is_project(base):
+            continue
+        for alias in names:
+            name = f"{base}.{alias}"
+            if _origin(name) or (_is_package(base) and not _defines(base, alias)):
+                needed.add(name)
+    return frozenset(n for n in needed if _is_project(n))
 
 
 @cache  # every scene's closure shares pe_math and scenes.base: parse each file once
-def _imports_at(path: Path, package: str, stamp: tuple[int, int]) -> frozenset[str]:
-    """Project modules the import statements of one file need to exist, and may name."""
-    needed: set[str] = set()
+def _import_statements(
+    path: Path, package: str, stamp: tuple[int, int]
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(module, names imported from it) for each import that runs, relative ones resolved."""
+    out: list[tuple[str, tuple[str, ...]]] = []
     for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            needed.update(alias.name for alias in node.names)
+            out += [(alias.name, ()) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:  # relative: resolve against the importing package
                 parts = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*parts, base] if base else parts)
-            needed.add(base)
-            if not _is_project(base):
-                continue
-            for alias in node.names:
-                name = f"{base}.{alias.name}"
-                # a submodule, or a name the package binds; anything else is reported missing
-                if _origin(name) or (_is_package(base) and not _defines(base, alias.name)):
-                    needed.add(name)
-    return frozenset(n for n in needed if _is_project(n))
+            out.append((base, tuple(alias.name for alias in node.names)))
+    return tuple(out)
 
 
 def _is_package(module: str) -> bool:
