@@ -31,6 +31,7 @@ from manim import (
 import pe_math as pm
 from pe_math import Params
 from scenes import theme
+from scenes.copies import text_like
 
 
 def text(content: str, size: float = theme.BODY_SIZE, color=theme.FOREGROUND, **kwargs) -> Text:
@@ -39,7 +40,7 @@ def text(content: str, size: float = theme.BODY_SIZE, color=theme.FOREGROUND, **
     Ligatures are off: the font would join "fi" or "ff" into one glyph, and code that
     colours a word by counting characters would then colour the wrong glyphs.
     """
-    return Text(
+    return text_like(
         content, font=theme.FONT, font_size=size, color=color, disable_ligatures=True, **kwargs
     )
 

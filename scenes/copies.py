@@ -1,0 +1,44 @@
+"""Cheaper copies of text, which Manim copies at every play, drawn or skipped.
+
+Two costs dominate a scene's build, and neither changes a frame:
+- Every glyph keeps the svgelements path it was drawn from, and each copy deep-copies
+  that path (hundreds of thousands of Point objects in a long scene) although the path
+  is read only once, when the glyph's points are made. Copies share it instead.
+- Each Text parses its SVG again, even for words already set; a Text already made with
+  the same arguments, on a canvas of the same pixel size, is copied instead. (Pango sets
+  the words on a canvas the frame's size, so a line too long for a small frame loses
+  glyphs there and must not be reused in a larger one.)
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from manim import Mobject, Text, config
+from manim.mobject.svg.svg_mobject import VMobjectFromSVGPath
+
+
+def _copy_sharing_its_path(self: VMobjectFromSVGPath, memo: dict[int, Any]) -> Mobject:
+    path = self.__dict__.get("path_obj")
+    if path is not None:
+        memo[id(path)] = path  # deepcopy returns what the memo holds: the same path
+    return Mobject.__deepcopy__(self, memo)
+
+
+VMobjectFromSVGPath.__deepcopy__ = _copy_sharing_its_path
+
+
+@functools.lru_cache(maxsize=4096)
+def _made(content: str, settings: tuple[tuple[str, Any], ...], canvas: tuple[int, int]) -> Text:
+    return Text(content, **dict(settings))
+
+
+def text_like(content: str, **settings: Any) -> Text:
+    """Text(content, **settings), copied from one made before with the same arguments."""
+    try:
+        key = tuple(sorted(settings.items()))
+        hash(key)
+    except TypeError:  # e.g. a t2c dict: made afresh
+        return Text(content, **settings)
+    return _made(content, key, (config.pixel_width, config.pixel_height)).copy()
