@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from rendering.core import settings
@@ -250,36 +250,67 @@ def folder_labels(jobs: list[Job], roots: list[Path]) -> list[str]:
     return [str(f.relative_to(base)) for f in folders]
 
 
+@dataclass(eq=False)
+class Entry:
+    """One job of the run to render: where it goes, what it costs, its progress bar, and
+    the tasks (units) it is drawn by: one, or one per span when it is split."""
+
+    job: Job
+    root: Path
+    where: str  # its folder, named in a run that writes to several
+    expected: float | None  # scene seconds, for its progress bar
+    cost: float  # for ordering: expected seconds times the pixels per second
+    bar: TaskID
+    units: list[Unit] = field(default_factory=list)
+    split: Split | None = None
+    ended: bool = False
+
+
+@dataclass(eq=False)
+class Unit:
+    """What the executor runs: a whole job, or one span of a split one."""
+
+    id: int  # the executor's task index, which its events name
+    entry: Entry
+    span: Span | None
+    cost: float
+    drawn: float = 0.0  # scene seconds drawn so far
+
+
 @dataclass
 class Running:
-    """A submitted task (a whole job, or one span of a split one): its future, its local
-    work folder, and the workers that started it."""
+    """A submitted unit: its future, its local work folder, and the workers that started it."""
 
-    index: int  # the job's
-    job: Job
+    unit: Unit
     future: cf.Future
     submitted: float
     work_dir: Path | None = None
     started: float | None = None
     workers: list[str] = field(default_factory=list)
     note: str = ""
-    where: str = ""
-    span: Span | None = None
+
+    @property
+    def job(self) -> Job:
+        return self.unit.entry.job
 
     def outcome(self, status: str, since: float | None = None, **kwargs) -> Outcome:
         if since is None:
             since = self.started if self.started is not None else self.submitted
         return Outcome(
-            self.job, status, time.monotonic() - since, note=self.note, where=self.where, **kwargs
+            self.job,
+            status,
+            time.monotonic() - since,
+            note=self.note,
+            where=self.unit.entry.where,
+            **kwargs,
         )
 
 
 @dataclass
 class Split:
-    """A job drawn as spans by several tasks: the parts back so far, then their join."""
+    """A job drawn as spans by several units: the parts back so far, then their join."""
 
-    units: list[int]
-    done: dict[int, tuple[Span, RenderResult]] = field(default_factory=dict)
+    done: dict[int, tuple[Span, RenderResult]] = field(default_factory=dict)  # by unit id
     folders: list[Path] = field(default_factory=list)  # the parts' work folders, kept to join
     started: float | None = None
     join: cf.Future | None = None
@@ -310,79 +341,74 @@ class Runner:
         allow_split: bool = True,
         run_roots: Sequence[Path] = (),  # every root of the run, also those of cached jobs
     ) -> None:
-        self.todo, self.roots, self.executor, self.progress = todo, roots, executor, progress
+        self.executor, self.progress = executor, progress
         self.report, self.verbose = report, verbose
         self.work_root = work_root
-        self.labels = labels if labels is not None else folder_labels(todo, roots)
-        self.running: dict[int, Running] = {}  # by unit
+        labels = labels if labels is not None else folder_labels(todo, roots)
         # Longest first keeps the workers busy until the end: the expected scene seconds
         # (the last render's, else the same scene's in another folder, else its speech)
         # times the pixels per second of the job's frame.
-        self.expected = expected_seconds(todo, roots, run_roots)
-        self.cost = [
-            (seconds or 0.0) * pixel_rate(job)
-            for job, seconds in zip(todo, self.expected, strict=True)
+        expected = expected_seconds(todo, roots, run_roots)
+        self.entries = [
+            Entry(
+                job,
+                root,
+                where,
+                seconds,
+                (seconds or 0.0) * pixel_rate(job),
+                progress.add_task(
+                    f"{where} {job.info.stem}".strip(), total=seconds, status="waiting"
+                ),
+            )
+            for job, root, where, seconds in zip(todo, roots, labels, expected, strict=True)
         ]
-        # units: what the executor runs, (job, span); a span only for a split job's parts
-        self.units: list[tuple[int, Span | None]] = []
-        self.unit_cost: list[float] = []
-        self.splits: dict[int, Split] = {}
+        self.units: list[Unit] = []
         timings = [None] * len(todo)
         if allow_split:
             timings = previous_timings(todo, roots, run_roots)
-        for index, job in enumerate(todo):
-            self.plan_units(index, job, timings[index])
-        self.order = sorted(range(len(self.units)), key=lambda u: -self.unit_cost[u])
-        self.drawn = [0.0] * len(self.units)  # scene seconds each unit has drawn
-        self.ended: set[int] = set()  # jobs with an outcome
+        for entry, animations in zip(self.entries, timings, strict=True):
+            self.plan_units(entry, animations)
+        self.running: dict[int, Running] = {}  # by unit id
         self.joiner = cf.ThreadPoolExecutor(1, thread_name_prefix="join")
-        self.tasks = {
-            i: progress.add_task(
-                f"{self.labels[i]} {job.info.stem}".strip(),
-                total=self.expected[i],
-                status="waiting",
-            )
-            for i, job in enumerate(todo)
-        }
 
-    def plan_units(self, index: int, job: Job, animations: list[list[float]] | None) -> None:
-        """The job as one task, or as spans sized from its last timings (split.py)."""
+    def plan_units(self, entry: Entry, animations: list[list[float]] | None) -> None:
+        """The job as one unit, or as spans sized from its last timings (split.py)."""
         parts = 1
-        if animations and splittable(job):
-            per_slot = sum(self.cost) / self.executor.slots
-            share = self.cost[index] / per_slot if per_slot else 0.0
+        if animations and splittable(entry.job):
+            per_slot = sum(e.cost for e in self.entries) / self.executor.slots
+            share = entry.cost / per_slot if per_slot else 0.0
             parts = split.part_count(animations, share, self.executor.slots)
         if parts == 1:
-            self.units.append((index, None))
-            self.unit_cost.append(self.cost[index])
-            return
-        spans = split.spans(animations, parts)
-        costs = [split.part_cost(animations, *span) for span in spans]
-        first = len(self.units)
+            spans, costs = [None], [entry.cost]
+        else:
+            spans = split.spans(animations, parts)
+            weights = [split.part_cost(animations, *span) for span in spans]
+            costs = [entry.cost * w / sum(weights) for w in weights]
+            entry.split = Split()
         for span, cost in zip(spans, costs, strict=True):
-            self.units.append((index, span))
-            self.unit_cost.append(self.cost[index] * cost / sum(costs))
-        self.splits[index] = Split(list(range(first, len(self.units))))
+            unit = Unit(len(self.units), entry, span, cost)
+            self.units.append(unit)
+            entry.units.append(unit)
 
     def run(self) -> None:
         remove_stale_work(self.work_root)
         with _stop_requests() as stop:
             try:
-                for unit in self.order:
+                for unit in sorted(self.units, key=lambda u: -u.cost):
                     self.submit(unit)
                 while (self.running or self.joining()) and not stop.is_set():
-                    futures = {run.future: ("unit", u) for u, run in self.running.items()}
-                    futures.update({s.join: ("join", i) for i, s in self.joining().items()})
+                    futures = {run.future: run for run in self.running.values()}
+                    futures.update({e.split.join: e for e in self.joining()})
                     done, _ = cf.wait(futures, timeout=0.2, return_when=cf.FIRST_COMPLETED)
                     if stop.is_set():
                         break  # what finished as the signal came is not trusted either
                     for event in self.executor.events():
                         self.on_event(event)
                     for future in done:
-                        kind, which = futures[future]
-                        if kind == "join":
+                        which = futures[future]
+                        if isinstance(which, Entry):
                             self.on_joined(which)
-                        elif which in self.running:
+                        elif which.unit.id in self.running:
                             self.on_done(which)
                 if stop.is_set():
                     raise KeyboardInterrupt
@@ -392,114 +418,107 @@ class Runner:
                 self.joiner.shutdown(wait=True, cancel_futures=True)
                 _remove_if_empty(self.work_root)
 
-    def joining(self) -> dict[int, Split]:
-        return {i: s for i, s in self.splits.items() if s.join is not None and i not in self.ended}
+    def joining(self) -> list[Entry]:
+        return [e for e in self.entries if e.split and e.split.join is not None and not e.ended]
 
-    def work_dir(self, unit: int, joined: bool = False) -> Path:
+    def work_dir(self, unit: Unit, joined: bool = False) -> Path:
         """A fresh folder beside the outputs (same file system: the install is a rename)."""
-        index, span = self.units[unit]
+        span = unit.span
         part = "-joined" if joined else f"-{span[0]}-{span[1]}" if span else ""
-        folder = self.work_root / f"{os.getpid()}-{unit}-{self.todo[index].slug}{part}"
+        folder = self.work_root / f"{os.getpid()}-{unit.id}-{unit.entry.job.slug}{part}"
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
         return folder
 
-    def submit(self, unit: int) -> None:
-        index, span = self.units[unit]
-        job = self.todo[index]
+    def submit(self, unit: Unit) -> None:
+        job = unit.entry.job
         remote = self.executor.remote
         work_dir = None if remote else self.work_dir(unit)
         task = Task(
-            unit,
+            unit.id,
             job,
             job.key_parts(),
             None if remote else str(work_dir),
-            speech_files(job) if remote and span is None else None,
+            speech_files(job) if remote and unit.span is None else None,
             self.verbose,
-            span,
+            unit.span,
         )
-        future = self.executor.submit(task, priority=self.unit_cost[unit])
-        where = self.labels[index]
-        submitted = time.monotonic()
-        self.running[unit] = Running(
-            index, job, future, submitted, work_dir, where=where, span=span
-        )
+        future = self.executor.submit(task, priority=unit.cost)
+        self.running[unit.id] = Running(unit, future, time.monotonic(), work_dir)
 
     def on_event(self, event: Event) -> None:
         run = self.running.get(event.index)
         if run is None:
             return
-        task = self.tasks[run.index]
+        entry = run.unit.entry
         if isinstance(event, Progressed):
-            self.drawn[event.index] = event.seconds
-            siblings = self.splits[run.index].units if run.index in self.splits else [event.index]
-            self.progress.update(task, completed=sum(self.drawn[u] for u in siblings))
+            run.unit.drawn = event.seconds
+            self.progress.update(entry.bar, completed=sum(u.drawn for u in entry.units))
             return
         run.workers.append(event.worker)
         run.started = time.monotonic()
-        if run.index in self.splits and self.splits[run.index].started is None:
-            self.splits[run.index].started = run.started
+        if entry.split and entry.split.started is None:
+            entry.split.started = run.started
         if len(run.workers) == 1:
-            self.progress.update(task, status="rendering")
+            self.progress.update(entry.bar, status="rendering")
         elif len(run.workers) <= 1 + self.RETRIES:
             run.note = (
                 f"its worker ({run.workers[-2]}) died mid-job; rendered again on {event.worker}"
             )
-            self.drawn[event.index] = 0.0
-            self.progress.update(task, status="[yellow]retrying")
+            run.unit.drawn = 0.0
+            self.progress.update(entry.bar, status="[yellow]retrying")
         else:
             run.future.cancel()
             problem = (
                 f"worker died {len(run.workers) - 1} times on it ({', '.join(run.workers)}); "
                 "check the workers' memory and logs, then rerun"
             )
-            self.fail(event.index, problem)
+            self.fail(run, problem)
 
-    def on_done(self, unit: int) -> None:
-        run = self.running[unit]
+    def on_done(self, run: Running) -> None:
         try:
             rendered = run.future.result()
         except cf.CancelledError:
-            return self.fail(unit, "cancelled")
+            return self.fail(run, "cancelled")
         except JobFailed as exc:
-            return self.fail(unit, exc.message, exc.detail)
+            return self.fail(run, exc.message, exc.detail)
         except Exception as exc:  # noqa: BLE001 - WorkerDied, or what a backend raised
-            return self.fail(unit, str(exc) or type(exc).__name__)
+            return self.fail(run, str(exc) or type(exc).__name__)
         try:
-            result = self.receive(unit, rendered)
-            if run.span is not None:
-                return self.on_part(unit, result)
-            path = install(run.job, result, self.roots[run.index])
+            result = self.receive(run, rendered)
+            if run.unit.span is not None:
+                return self.on_part(run, result)
+            path = install(run.job, result, run.unit.entry.root)
         except InvalidOutput as exc:
-            return self.fail(unit, f"the returned file is bad: {exc}")
+            return self.fail(run, f"the returned file is bad: {exc}")
         except OSError as exc:
-            return self.fail(unit, f"could not install the output ({exc})")
+            return self.fail(run, f"could not install the output ({exc})")
         outcome = run.outcome("rendered", path=path)
         outcome.seconds = rendered.seconds or outcome.seconds  # the worker's own clock
-        self.finish(unit, outcome)
+        self.finish(run, outcome)
 
-    def on_part(self, unit: int, result: RenderResult) -> None:
+    def on_part(self, run: Running, result: RenderResult) -> None:
         """Keep a part of a split job; once all are back, join them in the client's thread."""
-        run = self.running.pop(unit)
-        split_ = self.splits[run.index]
-        split_.done[unit] = (run.span, result)
+        unit, entry = run.unit, run.unit.entry
+        del self.running[unit.id]
+        parts = entry.split
+        parts.done[unit.id] = (unit.span, result)
         if run.work_dir is not None:
-            split_.folders.append(run.work_dir)
+            parts.folders.append(run.work_dir)
         if run.note:
-            split_.notes.append(f"animations {run.span[0]}-{run.span[1]}: {run.note}")
-        if len(split_.done) < len(split_.units):
+            parts.notes.append(f"animations {unit.span[0]}-{unit.span[1]}: {run.note}")
+        if len(parts.done) < len(entry.units):
             return
-        self.progress.update(self.tasks[run.index], status="joining")
-        folder = self.work_dir(split_.units[0], joined=True)
-        split_.folders.append(folder)
-        split_.join = self.joiner.submit(join_parts, run.job, list(split_.done.values()), folder)
-        split_.run = dataclasses.replace(run, note="; ".join(split_.notes))
+        self.progress.update(entry.bar, status="joining")
+        folder = self.work_dir(entry.units[0], joined=True)
+        parts.folders.append(folder)
+        parts.join = self.joiner.submit(join_parts, entry.job, list(parts.done.values()), folder)
+        parts.run = dataclasses.replace(run, note="; ".join(parts.notes))
 
-    def on_joined(self, index: int) -> None:
-        split_ = self.splits[index]
-        run, since = split_.run, split_.started
+    def on_joined(self, entry: Entry) -> None:
+        run, since = entry.split.run, entry.split.started
         try:
-            path = install(run.job, split_.join.result(), self.roots[index])
+            path = install(entry.job, entry.split.join.result(), entry.root)
             outcome = run.outcome("rendered", since=since, path=path)
         except (JobFailed, InvalidOutput) as exc:
             outcome = run.outcome("failed", since=since, message=f"joining its parts failed: {exc}")
@@ -508,14 +527,13 @@ class Runner:
         except Exception as exc:  # noqa: BLE001 - voicing the joined clip, in one line
             message = f"joining its parts failed: {describe_error(exc)}"
             outcome = run.outcome("failed", since=since, message=message)
-        self.end(index, outcome)
+        self.end(entry, outcome)
 
-    def receive(self, unit: int, rendered: Rendered) -> RenderResult:
+    def receive(self, run: Running, rendered: Rendered) -> RenderResult:
         """A local result as it is; a remote one written beside the outputs and checked again."""
         if rendered.files is None:
             return rendered.result
-        run = self.running[unit]
-        run.work_dir = self.work_dir(unit)
+        run.work_dir = self.work_dir(run.unit)
         result = rendered.result
         clip = run.work_dir / Path(result.file).name
         clip.write_bytes(rendered.files["file"])
@@ -530,37 +548,34 @@ class Runner:
             )
         return dataclasses.replace(result, file=str(clip), poster=str(poster) if poster else None)
 
-    def fail(self, unit: int, message: str, detail: str | None = None) -> None:
-        """A task failed: its job fails, with its other parts (if split) cancelled."""
-        run = self.running[unit]
-        self.finish(unit, run.outcome("failed", message=message, detail=detail))
+    def fail(self, run: Running, message: str, detail: str | None = None) -> None:
+        """A unit failed: its job fails, with its other parts (if split) cancelled."""
+        self.finish(run, run.outcome("failed", message=message, detail=detail))
 
-    def finish(self, unit: int, outcome: Outcome) -> None:
-        """A task ended with its job's outcome; a split job's other parts go with it."""
-        index = self.running[unit].index
-        for sibling in self.splits[index].units if index in self.splits else [unit]:
-            run = self.running.pop(sibling, None)
-            if run is None:
+    def finish(self, run: Running, outcome: Outcome) -> None:
+        """A unit ended with its job's outcome; a split job's other parts go with it."""
+        for sibling in run.unit.entry.units:
+            other = self.running.pop(sibling.id, None)
+            if other is None:
                 continue
-            if sibling != unit:
-                run.future.cancel()
-            if run.work_dir is not None:
-                shutil.rmtree(run.work_dir, ignore_errors=True)
-        self.end(index, outcome)
+            if other is not run:
+                other.future.cancel()
+            if other.work_dir is not None:
+                shutil.rmtree(other.work_dir, ignore_errors=True)
+        self.end(run.unit.entry, outcome)
 
-    def end(self, index: int, outcome: Outcome) -> None:
+    def end(self, entry: Entry, outcome: Outcome) -> None:
         """Record a job's outcome once, and clear what its split parts left."""
-        if index in self.ended:
+        if entry.ended:
             return
-        self.ended.add(index)
-        if index in self.splits:
-            for folder in self.splits[index].folders:
+        entry.ended = True
+        if entry.split:
+            for folder in entry.split.folders:
                 shutil.rmtree(folder, ignore_errors=True)
         self.report.outcomes.append(outcome)
-        task = self.tasks[index]
-        total = self.progress.tasks[task].total or 1
+        total = self.progress.tasks[entry.bar].total or 1
         style = {"rendered": "[green]rendered", "failed": "[red]failed"}[outcome.status]
-        self.progress.update(task, completed=total, total=total, status=style)
+        self.progress.update(entry.bar, completed=total, total=total, status=style)
 
     def stop_all(self) -> None:
         """Ctrl-C or SIGTERM: stop every job; the published files stay as they were."""
@@ -569,12 +584,12 @@ class Runner:
         for event in self.executor.events():  # which jobs had started, for the summary
             if isinstance(event, Started) and event.index in self.running:
                 self.running[event.index].workers.append(event.worker)
-        for unit, run in list(self.running.items()):
-            if unit in self.running:
+        for run in list(self.running.values()):
+            if run.unit.id in self.running:
                 message = "interrupted" if run.workers else "not started (interrupted)"
-                self.fail(unit, message)
-        for index, split_ in self.joining().items():
-            self.end(index, split_.run.outcome("failed", message="interrupted"))
+                self.fail(run, message)
+        for entry in self.joining():
+            self.end(entry, entry.split.run.outcome("failed", message="interrupted"))
 
 
 def splittable(job: Job) -> bool:
