@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from render import cli
-from rendering.core.files import atomic_write_text
+from rendering.core.files import atomic_write_text, replacing
 from rendering.core.manifest import BACKUP, NAME, ClipEntry, Manifest
 
 
@@ -139,6 +139,30 @@ def test_published_files_get_the_umask_mode_not_0600(tmp_path):
     finally:
         os.umask(old)
     assert stat.S_IMODE((tmp_path / "index.html").stat().st_mode) == 0o644
+
+
+def test_a_file_written_by_name_replaces_the_old_one_only_when_its_writer_succeeds(tmp_path):
+    target = tmp_path / "lesson.mp4"
+    target.write_bytes(b"last good")
+    with replacing(target, suffix=".mp4") as tmp:
+        assert tmp.parent == tmp_path and tmp.suffix == ".mp4" and tmp != target
+        tmp.write_bytes(b"new")
+    assert target.read_bytes() == b"new" and os.listdir(tmp_path) == ["lesson.mp4"]
+
+    with pytest.raises(ValueError), replacing(target) as tmp:
+        tmp.write_bytes(b"half")
+        raise ValueError("the writer failed")
+    assert target.read_bytes() == b"new" and os.listdir(tmp_path) == ["lesson.mp4"]
+
+    # an error about the temporary file names the file a person knows; one about
+    # another file (an input the writer reads) keeps its own name
+    with pytest.raises(OSError) as caught, replacing(target) as tmp:
+        raise OSError(28, "No space left on device", str(tmp))
+    assert caught.value.filename == str(target)
+    with pytest.raises(OSError) as caught, replacing(target):
+        raise OSError(2, "No such file or directory", str(tmp_path / "01-clip.mp4"))
+    assert caught.value.filename == str(tmp_path / "01-clip.mp4")
+    assert os.listdir(tmp_path) == ["lesson.mp4"]
 
 
 def test_an_unwritable_clip_folder_stops_the_run_before_rendering(tmp_path):

@@ -35,30 +35,43 @@ def write_problem(exc: OSError) -> str:
     return f"cannot write {where} ({exc.strerror or exc}); check the folder and the disk"
 
 
+@contextlib.contextmanager
+def replacing(path: Path, suffix: str = "") -> Iterator[Path]:
+    """A temporary file beside `path` for a writer that takes a file name; it replaces
+    `path` when the block ends without error, and is removed when it raises.
+
+    `suffix` keeps the extension a writer may choose its format by."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=path.parent)
+        os.close(fd)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(path)) from None  # name the file, not a temp
+    tmp = Path(name)
+    try:
+        yield tmp
+        publish_mode(tmp)
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        if exc.filename not in (None, str(tmp)):
+            raise  # about another file, e.g. one the writer reads
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
 def atomic_write(path: Path, write: Callable[[BinaryIO], object], durable: bool = True) -> None:
     """Let `write` fill a temporary file beside `path`, then rename it into place.
 
     `durable` also waits for the bytes to reach the disk; a cache that can be made again
     skips that wait."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    except OSError as exc:
-        raise OSError(exc.errno, exc.strerror, str(path)) from None  # name the file, not a temp
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            write(fh)
-            fh.flush()
-            if durable:
-                os.fsync(fh.fileno())
-        publish_mode(Path(tmp))
-        os.replace(tmp, path)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise OSError(exc.errno, exc.strerror, str(path)) from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with replacing(path) as tmp, open(tmp, "wb") as fh:
+        write(fh)
+        fh.flush()
+        if durable:
+            os.fsync(fh.fileno())
 
 
 def atomic_write_text(path: Path, text: str) -> None:

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -22,7 +20,7 @@ from pathlib import Path
 import av
 import numpy as np
 
-from rendering.core.files import atomic_write_text, publish_mode
+from rendering.core.files import atomic_write_text, replacing
 from rendering.core.jobs import by_folder
 from rendering.core.manifest import ChapterMark, ClipEntry, LessonRecord, Manifest
 from rendering.core.validate import InvalidOutput, check_video
@@ -104,10 +102,7 @@ def build(
         t += length
 
     target = folder / name
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{STEM}.", suffix=f".{fmt}", dir=folder)
-    os.close(fd)
-    tmp = Path(tmp_name)
-    try:
+    with replacing(target, suffix=f".{fmt}") as tmp:  # PyAV picks the container by name
         files = [folder / e.file for e in entries]
         starts = [Fraction(c.start).limit_denominator(10**6) for c in chapters]
         track = lesson_track(folder, entries)
@@ -122,11 +117,6 @@ def build(
         found = read_chapters(tmp)
         if [title for _, _, title in found] != [c.title for c in chapters]:
             raise InvalidOutput(f"{name}: chapters read back as {found}")
-        publish_mode(tmp)
-        os.replace(tmp, target)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
     subtitles = write_subtitles(folder, entries, chapters, lang)
     atomic_write_text(
