@@ -23,3 +23,29 @@ def test_a_unit_follows_the_digits():
     assert len(digits) == len("109.5")
     assert degree.get_left()[0] > max(d.get_right()[0] for d in digits)
     assert degree.get_bottom()[1] > digits[-1].get_center()[1]  # raised, as a degree sign
+
+
+def test_text_is_copied_from_words_set_before_and_each_copy_is_its_own():
+    from manim import Text, tempconfig
+
+    from scenes import copies
+    from scenes.components import text
+
+    first, second = text("PE(p) · 位置"), text("PE(p) · 位置")
+    fresh = Text("PE(p) · 位置", font=theme.FONT, font_size=theme.BODY_SIZE, disable_ligatures=True)
+    assert first is not second
+    assert np.array_equal(first.get_all_points(), fresh.get_all_points())
+    assert np.array_equal(second.get_all_points(), fresh.get_all_points())
+    first.shift(np.array([1.0, 0.0, 0.0])).set_color(theme.ACCENT)  # a scene moves its copy
+    assert np.array_equal(second.get_all_points(), fresh.get_all_points())
+    assert second.get_color() == theme.FOREGROUND
+    # glyph copies share the path they were drawn from instead of copying it again
+    glyph = first[0]
+    assert glyph.copy().path_obj is glyph.path_obj
+    # words set on a smaller canvas (where Pango may drop glyphs) are not reused on a larger one
+    made = copies._made.cache_info().misses
+    text("PE(p) · 位置")
+    assert copies._made.cache_info().misses == made
+    with tempconfig({"pixel_width": 256, "pixel_height": 144}):
+        text("PE(p) · 位置")
+    assert copies._made.cache_info().misses == made + 1
