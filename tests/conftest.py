@@ -17,14 +17,19 @@ def plugin_scenes(monkeypatch):
 
 @pytest.fixture(scope="session", autouse=True)
 def private_media_dir(tmp_path_factory):
-    """Each test process builds Text and TeX in its own Manim media_dir.
+    """Each test process builds Text and TeX in its own Manim media_dir, in one frame.
 
     Two xdist workers writing the same cached SVG at once can leave it cut short, and
     every later Text with those words then fails to load.
     """
     from manim import config
 
+    from rendering.core import settings
+
     config.media_dir = str(tmp_path_factory.mktemp("manim-media"))
+    # Builds run in the 16:9 frame of the 480-line preset, the one test_formats checks
+    # 16:9 in: a scene's own tests, its field probe and that check then share one build.
+    config.update(settings.geometry("l", "16:9").manim_frame())
 
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import pytest
 from manim import (
     DecimalNumber,
     MarkupText,
@@ -259,68 +258,6 @@ def _build(cls, params, lang, tmp, speech) -> tuple[LessonScene, LayoutReport]:
         LessonScene.beat_hooks.remove(hook)
         _TRACE.pop()
     return scene, report
-
-
-@dataclass
-class RenderedClip:
-    path: Path
-    duration: float
-    frames: int
-    width: int
-    height: int
-    beats: list[tuple[str, float]]
-
-
-def render_scene(
-    cls: type[LessonScene],
-    tmp: Path,
-    params: Params | None = None,
-    lang: str = "en",
-    width: int = 256,
-    height: int = 144,
-    fps: int = 10,
-) -> RenderedClip:
-    """A real render at a tiny size, decoded end to end with PyAV."""
-    import av
-
-    with tempconfig(
-        {
-            "media_dir": str(tmp),
-            "pixel_width": width,
-            "pixel_height": height,
-            "frame_rate": fps,
-            "disable_caching": True,
-            "progress_bar": "none",
-            "verbosity": "WARNING",
-        }
-    ):
-        scene = cls(params=params if params is not None else Params(), lang=lang)
-        scene.render()
-        path = Path(scene.renderer.file_writer.movie_file_path)
-    with av.open(str(path)) as container:
-        stream = container.streams.video[0]
-        frames = sum(1 for _ in container.decode(stream))
-        w, h = stream.codec_context.width, stream.codec_context.height
-    return RenderedClip(path, frames / fps, frames, w, h, scene.beats)
-
-
-def assert_lesson_clip(clip: RenderedClip, beats: list[str]) -> None:
-    """A rendered lesson scene: decodes at the test size, paced 30–90 s, beats in order after the title card."""
-    assert clip.frames > 0 and (clip.width, clip.height) == (256, 144)
-    assert 30 <= clip.duration <= 90
-    assert [b for b, _ in clip.beats] == beats
-    times = [t for _, t in clip.beats]
-    assert times == sorted(times) and 0 < times[0] and times[-1] < clip.duration
-
-
-def real_render_test(cls: type[LessonScene], beats: list[str]) -> Callable:
-    """A test (marked render) that renders the scene at the test size and checks the clip."""
-
-    @pytest.mark.render
-    def test(tmp_path):
-        assert_lesson_clip(render_scene(cls, tmp_path), beats)
-
-    return test
 
 
 def build_and_read(

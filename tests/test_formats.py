@@ -17,6 +17,7 @@ from rendering.draw import encoders
 from rendering.publish import gallery
 from scenes import theme
 from scenes.base import LessonScene
+from scenes.catalogue import catalogue
 from scenes.lesson_cards import LessonIntro, LessonOutro
 from tests import test_lesson
 from tests.scene_tools import LayoutReport, build_in, build_scene, check_layout
@@ -212,10 +213,15 @@ def test_a_16_9_only_scene_keeps_its_layout_whole_in_other_frames(aspect):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("info", MISSION_CLASSES)
 def test_mission_scenes_are_readable_and_fill_the_16_9_stage(info, lang):
-    _, report = build_in(info.load(), "16:9", lang)
+    scene, report = build_in(info.load(), "16:9", lang)
     report.assert_clean()
     report.assert_readable()
     report.assert_fills_the_stage()
+    # paced for a lesson even without a voice, its beats in the order they are narrated
+    assert [key for key, _ in scene.beats] == list(catalogue(lang, info.slug)["say"])
+    times = [t for _, t in scene.beats]
+    assert times == sorted(times) and 0 < times[0] and times[-1] < scene.renderer.time
+    assert 30 <= scene.renderer.time <= 90
 
 
 def test_every_mission_scene_composes_for_every_frame_shape():

@@ -13,7 +13,7 @@ from pe_math.params import MAX_TOKEN_CHARS
 from scenes import theme
 from scenes.attention_shuffle import EVEN_TOLERANCE, AttentionShuffle, sci_tex
 from scenes.base import LessonScene
-from tests.scene_tools import build_scene, real_render_test
+from tests.scene_tools import build_scene
 
 BEATS = [
     "show_tokens",
@@ -121,9 +121,6 @@ def test_builds_clean_and_shows_the_swapped_tokens_digits(params, lang):
     glue = "" if lang == "zh" else " "
     swapped = glue.join(words[t] for t in n.order)
     assert any(swapped in s for s in shown)
-
-
-test_renders_and_decodes = real_render_test(AttentionShuffle, BEATS)
 
 
 def test_each_word_of_the_sentence_is_coloured_on_its_own_glyphs():

@@ -8,7 +8,7 @@ from pe_math import Params
 from scenes.binary_bits import BinaryBits
 from scenes.catalogue import lookup
 from scenes.components import compact
-from tests.scene_tools import alternating_langs, build_and_read, real_render_test
+from tests.scene_tools import alternating_langs, build_and_read
 
 BEATS = ["counter", "rhythm", "cliff", "distances", "verdict", "takeaway"]
 CASES = {"defaults": Params(), "n_bits=2": Params(n_bits=2), "n_bits=8": Params(n_bits=8)}
@@ -117,6 +117,3 @@ def test_numbers_follow_n_bits_and_cap_the_animated_count():
     cliff = pm.adjacent_distances(pm.binary_encoding([127, 128], 8))[0]
     assert wide.bar_heights[-1] == pytest.approx(cliff) == pytest.approx(np.sqrt(8))
     assert wide.cliff_flips == 8
-
-
-test_renders_a_clip_of_the_right_length_with_its_beats = real_render_test(BinaryBits, BEATS)

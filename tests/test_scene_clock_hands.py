@@ -9,7 +9,7 @@ from scenes.clock_hands import MAX_CLOCKS, ClockHands
 from scenes.components import compact
 from scenes.text_layout import listing
 from scenes.theme import fmt
-from tests.scene_tools import alternating_langs, build_and_read, catalogue_ui, real_render_test
+from tests.scene_tools import alternating_langs, build_and_read, catalogue_ui
 
 BEATS = ["clocks", "tick", "repeat", "fingerprint", "periods", "takeaway"]
 CASES = {
@@ -190,6 +190,3 @@ def test_numbers_follow_the_params():
     # a wide model shows an evenly spread subset, fastest and slowest included
     wide = ClockHands.numbers(Params(d_model=64))
     assert wide.shown == [0, 10, 21, 31] and wide.n_clocks == 32
-
-
-test_real_render = real_render_test(ClockHands, BEATS)

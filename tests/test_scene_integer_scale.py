@@ -17,7 +17,7 @@ from scenes.integer_scale import (
     truncate,
     truncated,
 )
-from tests.scene_tools import build_scene, real_render_test
+from tests.scene_tools import build_scene
 
 BEATS = ["show_words", "add_position", "sliver", "table", "takeaway"]
 
@@ -110,6 +110,3 @@ def test_builds_clean_and_shows_pe_maths_values(params, lang):
     for vec in (n.table["a"], n.table["b"]):
         assert "[" + ", ".join(theme.fmt(v, digits) for v in vec) + "]" in texts
     assert truncated(n.table["cosine"], COS_DIGITS) in texts
-
-
-test_renders_and_decodes = real_render_test(IntegerScale, BEATS)

@@ -22,7 +22,6 @@ from tests.scene_tools import (
     build_scene,
     catalogue_ui,
     omegas,
-    real_render_test,
     squash,
 )
 
@@ -290,6 +289,3 @@ def test_a_large_base_keeps_the_slowest_hand_from_lapping_a_gpt2_context():
     assert math.degrees(miss) < 0.1  # ui.lap_short: within a tenth of a degree
     nums = PeHeatmap.numbers(DEFAULTS)
     assert compact(nums.repeat_deg[1]) == compact(math.degrees(miss))
-
-
-test_real_render = real_render_test(PeHeatmap, BEATS)

@@ -22,7 +22,6 @@ from tests.scene_tools import (
     build_scene,
     catalogue_ui,
     omegas,
-    real_render_test,
     squash,
 )
 
@@ -304,6 +303,3 @@ def test_adding_keeps_the_width_and_concatenating_widens_every_later_layer():
     nums = Recap.numbers(Params())
     assert nums.add_width == d and nums.concat_width == 2 * d
     assert nums.concat_width * d > nums.add_width * d
-
-
-test_real_render = real_render_test(Recap, BEATS)

@@ -23,7 +23,6 @@ from tests.scene_tools import (
     build_scene,
     catalogue_ui,
     omegas,
-    real_render_test,
     squash,
 )
 
@@ -322,6 +321,3 @@ def test_a_shift_is_a_rotation_and_rope_scores_see_only_the_gap():
     scores = [pm.rope_score(q, key, m, m + 4, params.base) for m in (0, 3, 10, 100)]
     np.testing.assert_allclose(scores, scores[0])
     assert pm.rope_score(q, key, 0, 5, params.base) != pytest.approx(scores[0])
-
-
-test_real_render = real_render_test(RelativeShift, BEATS)

@@ -9,7 +9,7 @@ from scenes.catalogue import caption, lookup
 from scenes.components import compact
 from scenes.rope_rotation import RopeRotation
 from scenes.theme import fmt
-from tests.scene_tools import alternating_langs, build_and_read, real_render_test
+from tests.scene_tools import alternating_langs, build_and_read
 
 BEATS = ["plane", "shift", "gap", "norms", "formula", "dials", "takeaway"]
 CASES = {
@@ -254,6 +254,3 @@ def test_numbers_follow_the_params():
         Params(rope_shift=5),
     ):
         assert RopeRotation.numbers(changed) != base
-
-
-test_real_render = real_render_test(RopeRotation, BEATS)

@@ -25,7 +25,6 @@ from tests.scene_tools import (
     build_scene,
     catalogue_ui,
     omegas,
-    real_render_test,
     squash,
 )
 
@@ -298,6 +297,3 @@ def test_binary_steps_jump_and_its_cliff_is_twice_its_first():
     assert len({fmt(v, BIN_DIGITS) for v in nums.bin_steps}) == 4
     assert nums.bin_steps[nums.tallest] == 2 * nums.bin_steps[0]
     assert nums.tallest == 7
-
-
-test_real_render = real_render_test(Similarity, BEATS)

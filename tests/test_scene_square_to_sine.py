@@ -7,7 +7,7 @@ import pe_math as pm
 from pe_math import Params
 from scenes.catalogue import lookup
 from scenes.square_to_sine import SquareToSine
-from tests.scene_tools import alternating_langs, build_and_read, real_render_test, squash
+from tests.scene_tools import alternating_langs, build_and_read, squash
 
 BEATS = ["square", "fourier", "fundamental", "family", "slide", "heatmap", "formula", "takeaway"]
 CASES = {
@@ -177,6 +177,3 @@ def test_numbers_follow_base_width_and_bits():
     two_bits = SquareToSine.numbers(Params(n_bits=2))
     assert (two_bits.bit, two_bits.period, two_bits.window) == (1, 4.0, 8)
     assert two_bits.family_periods == [2.0, 4.0]
-
-
-test_renders_a_clip_of_the_right_length_with_its_beats = real_render_test(SquareToSine, BEATS)

@@ -21,7 +21,7 @@ from scenes.variants import (
     Variants,
     slope_text,
 )
-from tests.scene_tools import build_in, build_scene, catalogue_ui, real_render_test, squash
+from tests.scene_tools import build_in, build_scene, catalogue_ui, squash
 
 BEATS = ["learned", "paper", "alibi", "t5", "rope", "table", "takeaway"]
 CHANGED = Params(
@@ -341,6 +341,3 @@ def test_rope_scores_see_only_the_gap(case):
     # a turn keeps the length of q
     turned = pm.rope(q, [1234], params.base)[0]
     assert np.linalg.norm(turned) == pytest.approx(np.linalg.norm(q))
-
-
-test_real_render = real_render_test(Variants, BEATS)

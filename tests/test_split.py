@@ -1,8 +1,10 @@
 """Long scenes drawn in spans of animations by several workers, then joined.
 
-The joined clip must be the whole render, frame for frame: every mission scene is drawn
-whole and in two spans at a tiny frame size, with speech lengths that are not whole
-frames, so that a scene whose state or clock depends on the plays it skipped shows up.
+A span that starts late skips every play before it (they end without drawing), so a
+scene whose state or clock depends on those plays would draw it differently. Every
+mission scene is drawn whole, then from a late span alone, at a tiny frame size with
+speech lengths that are not whole frames: the span must be the whole render's last
+frames exactly. Joining spans by packet copy is checked through the driver.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from rendering.core.jobs import Job
 from rendering.draw import join
 from rendering.draw.scene import draw
 from rendering.run import split
+from scenes.base import LessonScene
 from scenes.catalogue import catalogue
 
 TINY_FRAME = {"pixel_width": 256, "pixel_height": 144, "frame_rate": 10}
@@ -76,27 +79,29 @@ def test_merged_timings_take_each_animation_from_the_part_that_drew_it():
 # ----------------------------------------------------------------- frame for frame
 @pytest.mark.render
 @pytest.mark.parametrize("slug", MISSION)
-def test_a_scene_drawn_in_spans_and_joined_is_the_whole_render(slug, tmp_path):
+def test_a_late_span_drawn_alone_is_the_end_of_the_whole_render(slug, tmp_path):
     job = Job(slug, Params.load())
     # speech that is no whole number of frames: the waits after skipped plays must match
     speech = {key: 1.37 + 0.71 * i for i, key in enumerate(catalogue("en", slug)["say"])}
-    whole = draw(job, tmp_path / "whole", frame=TINY_FRAME, speech=speech)
-    spans = split.spans(whole.animations, 2)  # the first span stops early, the second starts late
-    assert len(spans) == 2
-    parts = [
-        draw(job, tmp_path / f"part{i}", span=span, frame=TINY_FRAME, speech=speech)
-        for i, span in enumerate(spans)
-    ]
-    joined = tmp_path / "joined.mp4"
-    join.join([p.file for p in parts], joined)
+    ends: list[float] = []  # the scene clock after each animation of the whole render
+    LessonScene.play_hooks.append(lambda scene: ends.append(float(scene.renderer.time)))
+    try:
+        whole = draw(job, tmp_path / "whole", frame=TINY_FRAME, speech=speech)
+    finally:
+        LessonScene.play_hooks.pop()
+    first, last = split.spans(whole.animations, 4)[-1]  # the last quarter of the drawing
+    assert 0 < first <= last == len(ends) - 1
+    tail = draw(job, tmp_path / "tail", span=(first, last), frame=TINY_FRAME, speech=speech)
 
-    assert parts[-1].beats == whole.beats  # the last part saw every beat, at the same time
-    expected, got = decoded(whole.file), decoded(joined)
-    assert len(got) == len(expected)
-    differing = [i for i, (a, b) in enumerate(zip(expected, got, strict=True)) if (a != b).any()]
-    assert not differing, f"{len(differing)} frames differ, from frame {differing[0]}"
-    # each part drew only its own span: the frames before it were not drawn again
-    assert sum(len(decoded(p.file)) for p in parts) == len(expected)
+    assert tail.beats == whole.beats  # every beat seen, at the same time, drawn or skipped
+    expected, got = decoded(whole.file), decoded(tail.file)
+    assert expected[0].shape == (TINY_FRAME["pixel_height"], TINY_FRAME["pixel_width"], 3)
+    skipped = round(ends[first - 1] * TINY_FRAME["frame_rate"])  # frames the span must not draw
+    assert len(got) == len(expected) - skipped
+    differing = [
+        i for i, (a, b) in enumerate(zip(expected[skipped:], got, strict=True)) if (a != b).any()
+    ]
+    assert not differing, f"{len(differing)} frames differ, from frame {skipped + differing[0]}"
 
 
 # ----------------------------------------------------------------- through the driver
