@@ -4,7 +4,7 @@ A span that starts late skips every play before it (they end without drawing), s
 scene whose state or clock depends on those plays would draw it differently. Every
 mission scene is drawn whole, then from a late span alone, at a tiny frame size with
 speech lengths that are not whole frames: the span must be the whole render's last
-frames exactly. Joining spans by packet copy is checked through the driver.
+frames exactly. Joining by packet copy is checked on one scene and through the driver.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from scenes.catalogue import catalogue
 TINY_FRAME = {"pixel_width": 256, "pixel_height": 144, "frame_rate": 10}
 MISSION = [info.slug for info in scenes.ordered() if info.module.startswith("scenes.")]
 FOLDER = Path("en") / "480p15"
+JOINED = "clock-hands"  # its hands are redrawn every frame from the scene clock
 
 
 def decoded(*paths: Path) -> list[np.ndarray]:
@@ -102,6 +103,14 @@ def test_a_late_span_drawn_alone_is_the_end_of_the_whole_render(slug, tmp_path):
         i for i, (a, b) in enumerate(zip(expected[skipped:], got, strict=True)) if (a != b).any()
     ]
     assert not differing, f"{len(differing)} frames differ, from frame {skipped + differing[0]}"
+
+    if slug == JOINED:  # and the head drawn apart, joined to the tail: the whole render again
+        head = draw(job, tmp_path / "head", span=(0, first - 1), frame=TINY_FRAME, speech=speech)
+        join.join([head.file, tail.file], tmp_path / "joined.mp4")
+        assert len(decoded(head.file)) == skipped
+        joined = decoded(tmp_path / "joined.mp4")
+        assert len(joined) == len(expected)
+        assert all((a == b).all() for a, b in zip(expected, joined, strict=True))
 
 
 # ----------------------------------------------------------------- through the driver
