@@ -25,8 +25,8 @@ from manim import (
 )
 
 from pe_math import Params
-from scenes import theme
-from scenes.catalogue import caption, fill, lookup
+from scenes import say, theme
+from scenes.catalogue import fill, lookup
 from scenes.components import text
 from scenes.text_layout import balanced_rows, break_units, listing, wrap
 from scenes.timing import BREATH
@@ -83,6 +83,9 @@ class LessonScene(Scene):
     def numbers(cls, params: Params) -> Any:
         """Every number this scene shows, from pe_math: a frozen dataclass of plain JSON values."""
         raise NotImplementedError
+
+    def _numbers(self) -> Any:
+        return self.numbers(self.params)
 
     # ----------------------------------------------------------------- words
     def ui(self, key: str, **values: Any) -> str:
@@ -141,7 +144,7 @@ class LessonScene(Scene):
         if key in self.speech:
             self._speech_until = start + self.speech[key] + BREATH
         if self.burn_captions:
-            self._show_caption(caption(self.lang, self.slug, key))
+            self._show_caption(say.fill(self.lang, self.slug, key, self._numbers))
 
     def play(self, *args: Any, **kwargs: Any) -> None:
         self.play_started = time.perf_counter()  # play hooks time the render per animation

@@ -86,8 +86,3 @@ def fill(lang: str, slug: str, key: str, **values: object) -> str:
             f"{path_for(lang, slug)}: {key} has a broken placeholder ({exc}); "
             "write slots as {name}, and braces as {{ }}"
         ) from None
-
-
-def caption(lang: str, slug: str, key: str) -> str:
-    """The narration line of one beat."""
-    return lookup(lang, slug, f"say.{key}")

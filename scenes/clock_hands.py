@@ -83,6 +83,7 @@ class ClockHandsNumbers:
     fast_distance: float
     pe_distance: float
     step_distance: float  # ‖PE(p+1) − PE(p)‖, the same for every p: the yardstick for pe_distance
+    lines: dict[str, str]  # beat -> which of its narration alternatives holds here
 
 
 class ClockHands(LessonScene):
@@ -105,6 +106,7 @@ class ClockHands(LessonScene):
         tips_a = pm.clock_hand_tips(a, d, base, variant)
         tips_b = pm.clock_hand_tips(b, d, base, variant)
         return ClockHandsNumbers(
+            lines={"periods": "many" if d > 2 else "one"},
             d_model=d,
             n_clocks=d // 2,
             shown=shown,

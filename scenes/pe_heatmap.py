@@ -120,6 +120,9 @@ class PeHeatmapNumbers:
     context_angle: list[float]  # its angle at position context − 1 (radians), per base
     repeat_gap: list[int]  # round(lap) if that fits in the context, else 0
     repeat_deg: list[float]  # how far apart the hand is at 0 and at repeat_gap, in degrees
+    fastest_laps: float  # the most and fewest laps among the chosen dims
+    slowest_laps: float
+    lines: dict[str, str]  # beat -> which of its narration alternatives holds here
 
 
 def contrast_base(base: float) -> float:
@@ -205,7 +208,12 @@ class PeHeatmap(LessonScene):
             ctx_angle.append(angle)
             gaps.append(gap)
             degs.append(abs(math.degrees(miss)))
+        dim_laps = [float((n - 1) * omega[pair_of[j]] / (2 * np.pi)) for j in dims]
+        fewest = min(dim_laps)
         return PeHeatmapNumbers(
+            fastest_laps=max(dim_laps),
+            slowest_laps=fewest,
+            lines={"curves": "tenth" if fewest < 0.1 else "part" if fewest < 1 else "laps"},
             max_len=params.max_len,
             shown_len=n,
             d_model=d,
@@ -222,7 +230,7 @@ class PeHeatmap(LessonScene):
             dim_fn=["sin" if pairs[pair_of[j], 0] == j else "cos" for j in dims],
             dim_pair=[int(pair_of[j]) for j in dims],
             dim_period=[float(period[pair_of[j]]) for j in dims],
-            dim_laps=[float((n - 1) * omega[pair_of[j]] / (2 * np.pi)) for j in dims],
+            dim_laps=dim_laps,
             dim_lo=[float(full[:, j].min()) for j in dims],
             dim_hi=[float(full[:, j].max()) for j in dims],
             curve_x=xs.tolist(),

@@ -52,6 +52,8 @@ MAP_SIDE_ALONE = 3.8  # 1:1: map A on its own, over its notes
 PLOT = {"wide": (5.6, 2.1), "tall": (6.3, 2.3), "square": (6.3, 1.9)}
 BARS = {"wide": (11.0, 1.55), "tall": (6.3, 4.0), "square": (6.3, 1.45)}
 
+FAR_FROM_ZERO = 0.1  # a lowest similarity above this is "still far from 0"
+
 
 @dataclass(frozen=True)
 class SimilarityNumbers:
@@ -83,6 +85,7 @@ class SimilarityNumbers:
     bin_steps: list[float]
     tallest: int
     tallest_ratio: float
+    lines: dict[str, str]  # beat -> which of its narration alternatives holds here
 
 
 def largest_rebound(row: Sequence[float]) -> tuple[float, int, int]:
@@ -204,6 +207,10 @@ class Similarity(LessonScene):
             bin_steps=bin_steps.tolist(),
             tallest=tallest,
             tallest_ratio=float(bin_steps[tallest] / bin_steps[0]),
+            lines={
+                "rows": "cleaner" if rebound_wide[0] < rebound[0] else "not_cleaner",
+                "wider": "above" if min(rows[1]) > FAR_FROM_ZERO else "near",
+            },
         )
 
     # ---------------------------------------------------------------- construct
@@ -235,7 +242,7 @@ class Similarity(LessonScene):
         self.notes = self.build_notes(self.stage_width() if square else self.slot_w)
         self.map_b = self.heat_block(n.matrix_wide, n.wide_d, self.color_b, MAP_SIDE[self.shape])
         self.floor = self.label(
-            "floor_above" if n.lowest_wide > 0.1 else "floor",
+            "floor_above" if n.lines["wider"] == "above" else "floor",
             theme.LABEL_SIZE,
             self.color_b,
             max_width=self.slot_w,
@@ -400,9 +407,8 @@ class Similarity(LessonScene):
             ]
         ).arrange(DOWN, buff=0.12, aligned_edge=LEFT)
         table = self.first_values()
-        cleaner = n.rebound_wide < n.rebound
         verdict = self.label(
-            "cleaner" if cleaner else "not_cleaner",
+            n.lines["rows"],
             theme.LABEL_SIZE,
             theme.ACCENT,
             max_width=line_w,

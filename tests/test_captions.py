@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from rendering.speech import captions
 from rendering.speech.captions import MERGE_BELOW, MIN_CUE
-from scenes.catalogue import caption, catalogue
+from scenes.catalogue import catalogue
+from scenes.say import line as caption
 from scenes.text_layout import LINE_CHARS, MAX_LINES, cell_width, wrap
 
 ZH = (

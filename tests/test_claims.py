@@ -11,8 +11,10 @@ import numpy as np
 import pytest
 
 import pe_math as pm
+import scenes
 from pe_math import Params
-from scenes.catalogue import caption
+from scenes.say import line as caption
+from scenes.similarity import MAX_BAR_POSITIONS
 from tests.scene_tools import bits
 
 P = Params()
@@ -136,3 +138,161 @@ def test_an_integer_position_keeps_the_word_but_dwarfs_it():
 def test_the_heat_map_is_wider_than_the_toy_model_and_narrower_than_the_paper():
     assert "512" in said("pe-heatmap", "matrix")
     assert P.d_model < P.heat_d_model < 512
+
+
+# ------------------------------------------------- narration that follows the knobs
+def _sweep(count: int = 40) -> list[Params]:
+    """The defaults, the corners the lines turn on, and random knobs across their range."""
+    rng = np.random.default_rng(24)
+    cases = [
+        P,
+        Params(d_model=2),
+        Params(n_bits=9),
+        Params(max_len=1024),
+        Params(base=100.0),
+        Params(base=500000.0),
+        Params(d_model=64, similarity_d_model=16),
+        Params(d_model=512, similarity_d_model=2, max_len=16),
+    ]
+    while len(cases) < count:
+        heat = int(rng.choice([16, 64, 128, 512]))
+        cases.append(
+            Params(
+                d_model=int(rng.choice([2, 4, 8, 16, 64, 128, 512])),
+                base=float(rng.choice([100.0, 1000.0, 10000.0, 100000.0, 500000.0])),
+                max_len=int(rng.choice([8, 16, 64, 256, 1024])),
+                n_bits=int(rng.integers(2, 13)),
+                similarity_d_model=int(rng.choice([2, 8, 16, 64, 128, 512])),
+                heat_d_model=heat,
+                heat_dims=tuple(sorted(rng.choice(heat, size=3, replace=False).tolist())),
+            )
+        )
+    return cases
+
+
+def climb(row: np.ndarray) -> float:
+    """How far a curve climbs back above its lowest point so far (by hand)."""
+    return float(np.max(row - np.minimum.accumulate(row)))
+
+
+def numbers_in(line: str) -> list[float]:
+    import re
+
+    return [float(x) for x in re.findall(r"-?\d+(?:\.\d+)?", line)]
+
+
+@pytest.mark.parametrize("params", _sweep(), ids=lambda p: p.digest()[:6])
+def test_every_knob_dependent_line_says_what_its_numbers_show(params):
+    from scenes.say import line
+
+    lines = {
+        (lang, slug, beat): line(lang, slug, beat, params)
+        for lang in ("en", "zh")
+        for slug, beat in [
+            ("similarity", "rows"),
+            ("similarity", "wider"),
+            ("similarity", "adjacent"),
+            ("pe-heatmap", "curves"),
+            ("clock-hands", "periods"),
+        ]
+    }
+    assert not any("{" in text for text in lines.values())
+    n, wide = params.max_len, params.similarity_d_model
+
+    def row0(d: int) -> np.ndarray:
+        table = pm.sinusoidal(np.arange(n), d, params.base)
+        return table @ table[0] / (np.linalg.norm(table, axis=1) * np.linalg.norm(table[0]))
+
+    narrow_climb, wide_climb = climb(row0(params.d_model)), climb(row0(wide))
+    lowest_wide = float(row0(wide).min())
+    bars = min(2**params.n_bits, MAX_BAR_POSITIONS)  # the steps the scene draws
+    steps = pm.adjacent_distances(pm.binary_encoding(np.arange(bars), params.n_bits))
+    omega = pm.frequencies(params.heat_d_model, params.base)
+    drawn = scenes.get("pe-heatmap").load().numbers(params).shown_len  # positions on screen
+    laps = [(drawn - 1) * omega[dim // 2] / (2 * np.pi) for dim in params.heat_dims]
+
+    for lang in ("en", "zh"):
+        rows = lines[lang, "similarity", "rows"]
+        cleaner = ("only" in rows) if lang == "en" else ("只回升" in rows)
+        assert cleaner == (wide_climb < narrow_climb), rows
+        assert numbers_in(rows)[1:3] == pytest.approx([narrow_climb, wide_climb], abs=0.006)
+        wider = lines[lang, "similarity", "wider"]
+        above = ("never falls below" in wider) if lang == "en" else ("不低于" in wider)
+        assert above == (lowest_wide > 0.1), wider
+        assert numbers_in(wider)[-1] == pytest.approx(round(lowest_wide, 2), abs=0.006)
+        adjacent = lines[lang, "similarity", "adjacent"]
+        assert numbers_in(adjacent)[-1] == pytest.approx(steps.max() / steps[0], rel=0.01)
+        curves = lines[lang, "pe-heatmap", "curves"]
+        tenth = ("a tenth" in curves) if lang == "en" else ("十分之一" in curves)
+        assert tenth == (min(laps) < 0.1), curves
+        if not tenth:
+            assert numbers_in(curves)[-1] == pytest.approx(min(laps), rel=0.01, abs=0.006)
+        periods = lines[lang, "clock-hands", "periods"]
+        one = ("only one hand" in periods) if lang == "en" else ("只有一根针" in periods)
+        assert one == (params.d_model == 2), periods
+
+
+def test_the_recording_script_shows_the_lines_a_teacher_would_read_at_those_knobs(tmp_path):
+    import csv
+    import io
+
+    from click.testing import CliRunner
+
+    from render import cli
+
+    def periods(*knobs: str) -> str:
+        args = ["script", "clock-hands", "--format", "csv", "--output", str(tmp_path), *knobs]
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 0, result.output
+        rows = {r[1]: r[2] for r in csv.reader(io.StringIO(result.stdout))}
+        return rows["periods"]
+
+    assert periods("--set", "d_model=2") == caption(
+        "en", "clock-hands", "periods", Params(d_model=2)
+    )
+    assert "only one hand" in periods("--set", "d_model=2")
+    assert "only one hand" not in periods()
+
+
+def test_subtitles_say_the_line_at_the_clip_s_knobs():
+    from rendering.speech import captions
+
+    cues = captions.cues_for([("adjacent", 0.0)], 30.0, "similarity", "en", None, Params(n_bits=9))
+    words = " ".join(c.text.replace("\n", " ") for c in cues)
+    assert caption("en", "similarity", "adjacent", Params(n_bits=9)) == words
+    assert "2.24 times" in words
+
+
+def test_a_bad_spoken_slot_or_choice_names_the_file_and_the_line(tmp_path):
+    from dataclasses import dataclass
+
+    from scenes import catalogue as catalogue_mod
+    from scenes.catalogue import CatalogueError
+    from scenes.say import fill
+
+    (tmp_path / "en").mkdir()
+    (tmp_path / "en" / "say-probe.toml").write_text(
+        '[say]\nslot = "a gap of {n.gap} and {n.nope}"\n'
+        'pick = { near = "near", far = "far" }\nplain = "no slots, {{braces}} as written"\n',
+        encoding="utf-8",
+    )
+
+    @dataclass
+    class Numbers:
+        gap: int
+        lines: dict
+
+    catalogue_mod.add_root(tmp_path)
+    try:
+        where = tmp_path / "en" / "say-probe.toml"
+        with pytest.raises(CatalogueError, match="nope"):
+            fill("en", "say-probe", "slot", lambda: Numbers(3, {}))
+        with pytest.raises(CatalogueError) as caught:
+            fill("en", "say-probe", "pick", lambda: Numbers(3, {"pick": "middle"}))
+        assert str(where) in str(caught.value) and "'middle'" in str(caught.value)
+        assert fill("en", "say-probe", "pick", lambda: Numbers(3, {"pick": "far"})) == "far"
+        never = lambda: pytest.fail("a line without slots needs no numbers")  # noqa: E731
+        assert fill("en", "say-probe", "plain", never) == "no slots, {braces} as written"
+    finally:
+        catalogue_mod.ROOTS.remove(tmp_path)
+        catalogue_mod.catalogue.cache_clear()

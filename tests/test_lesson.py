@@ -28,6 +28,7 @@ from rendering.run.pipeline import install
 from rendering.speech import captions
 from scenes import catalogue as catalogue_mod
 from scenes.base import LessonScene
+from scenes.say import line as say_line
 
 TINY = ("low_quality", 144, 10)  # 256x144 at 10 fps
 
@@ -184,7 +185,7 @@ def test_lesson_joins_clips_in_order_with_chapters_and_shifted_subtitles(lesson_
         assert np.allclose([g[:2] for g in got], [x[:2] for x in expected], atol=2e-3)
         assert got[-1][1] <= record.duration + 1e-3
         tiny_b = [t for a, _, t in got if a >= starts[2] - 1e-3 and a < starts[3]]
-        assert tiny_b == [catalogue_mod.caption(lang, "tiny-b", "draw")]
+        assert tiny_b == [say_line(lang, "tiny-b", "draw")]
 
 
 @pytest.mark.render

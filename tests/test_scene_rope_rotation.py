@@ -5,9 +5,10 @@ import pytest
 
 import pe_math as pm
 from pe_math import Params
-from scenes.catalogue import caption, lookup
+from scenes.catalogue import lookup
 from scenes.components import compact
 from scenes.rope_rotation import RopeRotation
+from scenes.say import line as caption
 from scenes.theme import fmt
 from tests.scene_tools import alternating_langs, build_and_read
 

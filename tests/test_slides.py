@@ -19,7 +19,7 @@ from PIL import Image
 
 from rendering.core.manifest import Manifest
 from rendering.publish import lesson, slides
-from scenes.catalogue import caption
+from scenes.say import line as caption
 from tests.test_lesson import render_clips
 from tests.test_presenter import SLUGS, expected_beats, tiny_scenes_for_module
 

@@ -221,7 +221,7 @@ class JobOptions:
             settings.check_format(self.fmt, self.transparent)
         except settings.SettingsError as exc:
             raise Fail(str(exc)) from None
-        speech = narrate_all(slugs, self, self.voices(), synthesize)
+        speech = narrate_all(slugs, self, self.voices(), synthesize, params)
         return [
             Job(
                 s,
@@ -264,8 +264,8 @@ def scene_progress(verb: str, disable: bool = False) -> Progress:
     )
 
 
-def narrate_all(slugs, opts: JobOptions, specs, synthesize: bool) -> dict:
-    """Each scene's narration, with a progress bar while new speech is synthesised."""
+def narrate_all(slugs, opts: JobOptions, specs, synthesize: bool, params: Params) -> dict:
+    """Each scene's narration at `params`, with a progress bar while new speech is synthesised."""
     from rendering.speech.narration import CACHE, NarrationError, narrate
 
     out = {}
@@ -281,6 +281,7 @@ def narrate_all(slugs, opts: JobOptions, specs, synthesize: bool) -> dict:
                     opts.voice_dir,
                     opts.output / CACHE,
                     synthesize=synthesize,
+                    params=params,
                 )
             except NarrationError as exc:
                 raise Fail(str(exc)) from None

@@ -202,10 +202,12 @@ def render_course(plan_file: Path, opts: JobOptions, run: Run) -> None:
     if not run.dry_run:
         ready(output)
     specs = opts.voices()
+    # per set: a line may say the set's numbers (the same words are synthesised once)
     speech = {
-        lang: narrate_all(
-            course.slugs, dataclasses.replace(opts, lang=lang), specs, not run.dry_run
+        (name, lang): narrate_all(
+            course.slugs, dataclasses.replace(opts, lang=lang), specs, not run.dry_run, params
         )
+        for name, params in course.sets.items()
         for lang in course.langs
     }
     groups: list[tuple[list[Job], Path]] = []  # one per set: its jobs and its root
@@ -220,7 +222,7 @@ def render_course(plan_file: Path, opts: JobOptions, run: Run) -> None:
                 aspect,
                 opts.transparent,
                 opts.burn_captions,
-                speech[lang][slug],
+                speech[name, lang][slug],
             )
             for lang in course.langs
             for q in course.qualities

@@ -66,7 +66,7 @@ def script(slugs: tuple[str, ...], all_: bool, opts: JobOptions, table_format: s
             timing = animation_times(job, Path(tmp))
             try:
                 rows += script_rows(
-                    job.slug, lang, job.narration, voice_dir, output / CACHE, timing
+                    job.slug, lang, job.narration, voice_dir, output / CACHE, timing, job.params
                 )
             except NarrationError as exc:
                 raise Fail(str(exc)) from None
@@ -186,7 +186,8 @@ def listen(slugs, all_, lang, quality, aspect, output, voice_dir, threads) -> No
             for slug in chosen:
                 progress.update(task, description=slug)
                 hearings += review.clip_hearings(slug, lang, folder, threads)
-                hearings += review.recording_hearings(slug, lang, voice_dir, threads)
+                knobs = review.clip_knobs(slug, folder)  # the lines as the clip says them
+                hearings += review.recording_hearings(slug, lang, voice_dir, threads, knobs)
                 progress.advance(task)
     except (voices.VoiceError, NarrationError) as exc:
         raise Fail(str(exc)) from None

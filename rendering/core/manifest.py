@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from pe_math import ParamError, Params
 from rendering.core.files import atomic_write_text, locked
 
 SCHEMA = 1
@@ -124,6 +125,14 @@ class ClipEntry:
     sound: dict[str, Any] | None = None  # codec, rate, seconds, lufs, true_peak_dbtp
     animations: list[list[float]] = field(default_factory=list)  # per play: [build, draw] s
     parts: int = 1  # ranges of animations drawn by different workers, then joined
+
+    def knobs(self) -> Params:
+        """The knobs the clip was rendered at: its recorded fields, the rest at their
+        defaults (the scene reads no other field)."""
+        try:
+            return Params().replace(**self.params)
+        except (ParamError, TypeError, ValueError):
+            return Params()  # a hand-edited entry: its lines are read at the defaults
 
     @classmethod
     def from_dict(cls, data: object) -> ClipEntry | None:

@@ -196,7 +196,7 @@ def write_subtitles(
         for e, chapter in zip(entries, chapters, strict=True):
             spoken = e.speech if lang == voice_lang else None
             clip = captions.cues_for(
-                [(k, float(t)) for k, t in e.beats], e.duration, e.slug, lang, spoken
+                [(k, float(t)) for k, t in e.beats], e.duration, e.slug, lang, spoken, e.knobs()
             )
             cues.extend(c.shifted(chapter.start) for c in clip)
         by_lang[lang] = cues

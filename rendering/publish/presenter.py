@@ -20,7 +20,8 @@ from pathlib import Path
 from rendering.core.files import atomic_write_text
 from rendering.core.manifest import ClipEntry, Manifest
 from rendering.publish import web
-from scenes.catalogue import LANGS, CatalogueError, caption
+from scenes.catalogue import LANGS, CatalogueError
+from scenes.say import line as narration_line
 
 NAME = web.PRESENT
 TEMPLATE = "present.html"  # in templates/; {{head}} and /*DATA*/ are filled in
@@ -96,10 +97,11 @@ class Timeline:
 
 
 # ------------------------------------------------------------------ timelines
-def _say(lang: str, slug: str, key: str, start: float, end: float, cues) -> str:
-    """A beat's narration line: the catalogue's, else the subtitle text shown during it."""
+def _say(lang: str, slug: str, key: str, start: float, end: float, cues, knobs) -> str:
+    """A beat's narration line at the clip's knobs: the catalogue's, else the subtitle
+    text shown during it."""
     try:
-        return caption(lang, slug, key)
+        return narration_line(lang, slug, key, knobs.get(slug))
     except CatalogueError:
         inside = [text for a, _, text in cues if start - 1e-3 <= a < end - 1e-3]
         sep = "" if lang == "zh" else " "
@@ -119,14 +121,22 @@ def _fix_beats(raw, slug: str, offset: float, chapter: int, length: float) -> li
     return beats or [["start", slug, round(offset, 6), chapter]]
 
 
-def _number(beats: list[list], lang: str, cues, duration: float) -> list[Beat]:
+def _number(beats: list[list], lang: str, cues, duration: float, knobs: dict) -> list[Beat]:
     out = []
     for i, (key, slug, start, chapter) in enumerate(beats):
         same = [b for b in beats if b[3] == chapter]
         end = beats[i + 1][2] if i + 1 < len(beats) else duration
         n = next(j for j, b in enumerate(same, 1) if b is beats[i])
         out.append(
-            Beat(key, slug, start, chapter, n, len(same), _say(lang, slug, key, start, end, cues))
+            Beat(
+                key,
+                slug,
+                start,
+                chapter,
+                n,
+                len(same),
+                _say(lang, slug, key, start, end, cues, knobs),
+            )
         )
     return out
 
@@ -194,9 +204,14 @@ def clip_timeline(folder: Path, manifest: Manifest, slug: str) -> Timeline:
         entry.fps,
         entry.duration,
         [{"slug": slug, "title": title, "start": 0.0, "end": entry.duration}],
-        _number(raw, lang, cues.get(lang, []), entry.duration),
+        _number(raw, lang, cues.get(lang, []), entry.duration, {slug: entry.knobs()}),
         cues,
     )
+
+
+def _knobs(manifest: Manifest) -> dict:
+    """slug -> the knobs its mp4 was rendered at."""
+    return {slug: e["mp4"].knobs() for slug, e in manifest.entries().items() if "mp4" in e}
 
 
 def lesson_timeline(folder: Path, manifest: Manifest) -> Timeline:
@@ -245,7 +260,7 @@ def lesson_timeline(folder: Path, manifest: Manifest) -> Timeline:
         fps,
         duration,
         chapters,
-        _number(beats, lang, cues.get(lang, []), duration),
+        _number(beats, lang, cues.get(lang, []), duration, _knobs(manifest)),
         cues,
     )
 

@@ -122,7 +122,7 @@ def install(job: Job, result: RenderResult, root: Path) -> Path:
     if job.fmt != "png":
         spoken = {job.lang: result.speech} if result.speech else None
         subtitle_files = captions.write_sidecars(
-            folder, job.info.stem, job.slug, result.beats, result.duration, spoken
+            folder, job.info.stem, job.slug, result.beats, result.duration, spoken, job.params
         )
     narration = job.narration if result.speech else None
     entry = ClipEntry(
@@ -168,7 +168,9 @@ def refresh_sidecars(job: Job, root: Path) -> None:
     if entry is None or job.fmt == "png":
         return
     spoken = {job.lang: entry.speech} if entry.speech else None
-    captions.write_sidecars(folder, job.info.stem, job.slug, entry.beats, entry.duration, spoken)
+    captions.write_sidecars(
+        folder, job.info.stem, job.slug, entry.beats, entry.duration, spoken, job.params
+    )
 
 
 # ----------------------------------------------------------------- running

@@ -17,8 +17,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from pe_math import Params
 from rendering.core.files import atomic_write_text
-from scenes.catalogue import LANGS, caption
+from scenes.catalogue import LANGS
+from scenes.say import line as narration_line
 from scenes.text_layout import (
     cell_width,
     chunks,
@@ -54,13 +56,14 @@ def cues_for(
     slug: str,
     lang: str,
     spoken: dict[str, list[list[float]]] | None = None,
+    params: Params | None = None,
 ) -> list[Cue]:
-    """Cues for every beat of one clip, all inside [0, duration].
+    """Cues for every beat of one clip, all inside [0, duration], its lines at `params`.
 
     With `spoken` (beat key -> [start, end] of each spoken sentence, from the voice
     of this language), every cue sits inside the sentence it shows.
     """
-    lines = [(key, start, caption(lang, slug, key)) for key, start in beats]
+    lines = [(key, start, narration_line(lang, slug, key, params)) for key, start in beats]
     if spoken:
         return spoken_cues(lines, spoken, duration, lang)
     return timed_cues(lines, duration, lang)
@@ -253,8 +256,9 @@ def write_sidecars(
     beats,
     duration: float,
     spoken: dict[str, dict[str, list[list[float]]]] | None = None,
+    params: Params | None = None,
 ) -> dict[str, dict[str, str]]:
-    """Write STEM.<lang>.vtt and .srt for both languages of one clip.
+    """Write STEM.<lang>.vtt and .srt for both languages of one clip, its lines at `params`.
 
     `spoken` maps a language to its sentence spans (the voiced language has them);
     the other language keeps the same beat boundaries.
@@ -264,7 +268,7 @@ def write_sidecars(
     return write_cues(
         folder,
         stem,
-        {lang: cues_for(beats, duration, slug, lang, spoken.get(lang)) for lang in LANGS},
+        {lang: cues_for(beats, duration, slug, lang, spoken.get(lang), params) for lang in LANGS},
     )
 
 

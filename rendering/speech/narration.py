@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pe_math import Params
 from rendering.core import keys
 from rendering.core.files import atomic_write_text
 from rendering.speech import audio, listen, voices
@@ -31,7 +32,7 @@ from rendering.speech.synthesis import (
     spoken,
     synthesised,
 )
-from scenes.catalogue import catalogue
+from scenes import say
 from scenes.text_layout import sentences
 from scenes.timing import BREATH
 
@@ -171,10 +172,9 @@ def recording_name(voice_dir: Path, lang: str, slug: str, key: str) -> str:
     return str(voice_dir / lang / slug / f"{key}.wav")
 
 
-def beat_lines(slug: str, lang: str) -> dict[str, str]:
-    """Beat key → narration line, in the catalogue's order."""
-    say = catalogue(lang, slug).get("say", {})
-    return {k: v for k, v in say.items() if isinstance(v, str)}
+def beat_lines(slug: str, lang: str, params: Params | None = None) -> dict[str, str]:
+    """Beat key → narration line at `params` (slots filled), in the catalogue's order."""
+    return say.lines(slug, lang, params)
 
 
 def recorded(
@@ -254,6 +254,7 @@ def narrate(
     voice_dir: Path,
     cache_dir: Path,
     synthesize: bool = True,
+    params: Params | None = None,
 ) -> Narration | None:
     """The speech of every beat of `slug` in `lang`, or None for a silent render.
 
@@ -263,7 +264,7 @@ def narrate(
     """
     if choice == "none":
         return None
-    lines = beat_lines(slug, lang)
+    lines = beat_lines(slug, lang, params)
     if not lines:
         return None
     use_recordings = choice in ("auto", "recorded")
@@ -313,12 +314,14 @@ def script_rows(
     voice_dir: Path,
     cache_dir: Path,
     animation: dict[str, float],
+    params: Params | None = None,
 ) -> list[ScriptRow]:
     """Every beat of `slug`: what to read, where to save it, and how it fits the animation."""
     rows = []
+    lines = beat_lines(slug, lang, params)
     for speech in engine_narration.beats:
         key = speech.key
-        text = beat_lines(slug, lang)[key]
+        text = lines[key]
         anim = animation.get(key)
         path = recording_for(voice_dir, lang, slug, key)
         if path is None:

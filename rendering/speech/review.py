@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from pe_math import Params
 from rendering.core import settings
 from rendering.core.manifest import Manifest
 from rendering.speech import audio, listen, narration
@@ -43,6 +44,12 @@ def clip_folder(output: Path, lang: str, quality: str, aspect: str) -> Path:
     return output / lang / settings.folder_name(quality, aspect)
 
 
+def clip_knobs(slug: str, folder: Path) -> Params:
+    """The knobs the clip of `slug` in `folder` was rendered at, else the lesson's."""
+    entry = Manifest.load(folder).entry(slug, "mp4")
+    return entry.knobs() if entry is not None else Params.load()
+
+
 def clip_hearings(slug: str, lang: str, folder: Path, threads: int = 1) -> Iterator[Hearing]:
     """Each spoken beat of the rendered clip of `slug`, cut out and transcribed."""
     entry = Manifest.load(folder).entry(slug, "mp4")
@@ -50,7 +57,7 @@ def clip_hearings(slug: str, lang: str, folder: Path, threads: int = 1) -> Itera
         return
     clip = folder / entry.file
     samples = audio.decode(clip)
-    lines = narration.beat_lines(slug, lang)
+    lines = narration.beat_lines(slug, lang, entry.knobs())
     for beat in lines:  # in the order the beats are spoken
         spans = entry.speech.get(beat)
         if not spans:
@@ -62,10 +69,10 @@ def clip_hearings(slug: str, lang: str, folder: Path, threads: int = 1) -> Itera
 
 
 def recording_hearings(
-    slug: str, lang: str, voice_dir: Path, threads: int = 1
+    slug: str, lang: str, voice_dir: Path, threads: int = 1, params: Params | None = None
 ) -> Iterator[Hearing]:
-    """Each of the teacher's recordings of `slug`, transcribed."""
-    for beat, line in narration.beat_lines(slug, lang).items():
+    """Each of the teacher's recordings of `slug`, transcribed against its lines at `params`."""
+    for beat, line in narration.beat_lines(slug, lang, params).items():
         path = narration.recording_for(voice_dir, lang, slug, beat)
         if path is None:
             continue

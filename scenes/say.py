@@ -1,0 +1,75 @@
+"""The narration lines of a scene at given knobs.
+
+A `[say]` line may depend on the numbers: its `{n.field}` slots are filled from the
+scene's `numbers(params)`, and a line written as an inline table of alternatives is the
+one that `numbers().lines[beat]` names. So what the voice says follows the knobs the way
+the screen does.
+"""
+
+from __future__ import annotations
+
+import functools
+import string
+from collections.abc import Callable
+from typing import Any
+
+import scenes
+from pe_math import Params
+from scenes.catalogue import CatalogueError, catalogue, path_for
+
+
+@functools.lru_cache(maxsize=64)
+def numbers_for(slug: str, params: Params) -> Any:
+    """The registered scene's numbers() at `params` (kept: narration asks once per beat)."""
+    return scenes.get(slug).load().numbers(params)
+
+
+def line(lang: str, slug: str, key: str, params: Params | None = None) -> str:
+    """The narration line of one beat at `params` (the lesson's defaults if None)."""
+    return fill(lang, slug, key, lambda: numbers_for(slug, params or Params()))
+
+
+def lines(slug: str, lang: str, params: Params | None = None) -> dict[str, str]:
+    """Beat key → narration line at `params`, in the catalogue's order."""
+    say = catalogue(lang, slug).get("say", {})
+    return {key: line(lang, slug, key, params) for key in say}
+
+
+def fill(lang: str, slug: str, key: str, numbers: Callable[[], Any]) -> str:
+    """Beat `key`'s line, its alternative chosen and slots filled from `numbers()`,
+    which is asked only when the line needs it."""
+    where = f"{path_for(lang, slug)}: say.{key}"
+    node = catalogue(lang, slug).get("say", {}).get(key)
+    if node is None:
+        raise CatalogueError(
+            f"{lang}/{slug}.toml has no 'say.{key}'; add it to both zh and en catalogues"
+        )
+    n = None
+    if isinstance(node, dict):
+        n = numbers()
+        choice = getattr(n, "lines", {}).get(key)
+        if choice not in node:
+            raise CatalogueError(
+                f"{where} has the alternatives {', '.join(sorted(node))}, but the scene's "
+                f"numbers choose {choice!r}; give the line one alternative per choice"
+            )
+        node = node[choice]
+    if not isinstance(node, str):
+        raise CatalogueError(f"{where} must be text or a table of texts")
+    try:
+        if "{" not in node and "}" not in node:
+            return node
+        if not any(name for _, name, _, _ in string.Formatter().parse(node)):
+            return node.format()  # only {{ }} braces
+        return node.format(n=n if n is not None else numbers())
+    except (KeyError, IndexError) as exc:
+        raise CatalogueError(
+            f"{where} has the slot {{{exc.args[0]}}}; a spoken slot is written {{n.<field>}}, "
+            "a field of the scene's numbers()"
+        ) from None
+    except AttributeError as exc:
+        raise CatalogueError(f"{where}: {exc.args[0]}; fix the slot's name") from None
+    except ValueError as exc:
+        raise CatalogueError(
+            f"{where} has a broken slot ({exc}); write slots as {{n.field}}, and braces as {{{{ }}}}"
+        ) from None
