@@ -38,7 +38,7 @@ from manim import (
 
 import pe_math as pm
 from pe_math import Params
-from scenes import theme
+from scenes import REGISTRY, theme
 from scenes.base import LessonScene
 from scenes.components import (
     ClockFace,
@@ -213,7 +213,11 @@ class PeHeatmap(LessonScene):
         return PeHeatmapNumbers(
             fastest_laps=max(dim_laps),
             slowest_laps=fewest,
-            lines={"curves": "tenth" if fewest < 0.1 else "part" if fewest < 1 else "laps"},
+            lines={
+                "curves": "tenth" if fewest < 0.1 else "part" if fewest < 1 else "laps",
+                # whether the slowest lap fits in GPT-2's context, at this base and the other
+                "base": "_".join("short" if gap else "long" for gap in gaps),
+            },
             max_len=params.max_len,
             shown_len=n,
             d_model=d,
@@ -416,6 +420,7 @@ class PeHeatmap(LessonScene):
             max_width=w,
             value=compact(n.int_last),
             last=n.shown_len - 1,
+            order=REGISTRY["integer-scale"].order,  # its place in the lesson, which may move
         )
         body = VGroup(row, bounded, integer).arrange(DOWN, buff=0.3)
         return body

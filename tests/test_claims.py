@@ -194,6 +194,7 @@ def test_every_knob_dependent_line_says_what_its_numbers_show(params):
             ("similarity", "adjacent"),
             ("pe-heatmap", "curves"),
             ("clock-hands", "periods"),
+            ("pe-heatmap", "base"),
         ]
     }
     assert not any("{" in text for text in lines.values())
@@ -210,6 +211,9 @@ def test_every_knob_dependent_line_says_what_its_numbers_show(params):
     omega = pm.frequencies(params.heat_d_model, params.base)
     drawn = scenes.get("pe-heatmap").load().numbers(params).shown_len  # positions on screen
     laps = [(drawn - 1) * omega[dim // 2] / (2 * np.pi) for dim in params.heat_dims]
+    lap = 2 * np.pi / omega.min()  # the slowest pair's lap, against GPT-2's 1024 positions
+    other_base = 100.0 if params.base > 100 else 10000.0
+    lap_other = 2 * np.pi / pm.frequencies(params.heat_d_model, other_base).min()
 
     for lang in ("en", "zh"):
         rows = lines[lang, "similarity", "rows"]
@@ -227,6 +231,11 @@ def test_every_knob_dependent_line_says_what_its_numbers_show(params):
         assert tenth == (min(laps) < 0.1), curves
         if not tenth:
             assert numbers_in(curves)[-1] == pytest.approx(min(laps), rel=0.01, abs=0.006)
+        base_line = lines[lang, "pe-heatmap", "base"]
+        this, other = base_line.split("GPT-2", 1)  # this base's lap, then the other base's
+        assert (f"{lap:,.0f}" if lang == "en" else f"{lap:.0f}") in this, base_line
+        assert ("beyond" in this if lang == "en" else "超过" in this) == (round(lap) >= 1024)
+        assert (f"{lap_other:,.0f}" if lang == "en" else f"{lap_other:.0f}") in other, base_line
         periods = lines[lang, "clock-hands", "periods"]
         one = ("only one hand" in periods) if lang == "en" else ("只有一根针" in periods)
         assert one == (params.d_model == 2), periods
@@ -296,3 +305,18 @@ def test_a_bad_spoken_slot_or_choice_names_the_file_and_the_line(tmp_path):
     finally:
         catalogue_mod.ROOTS.remove(tmp_path)
         catalogue_mod.catalogue.cache_clear()
+
+
+def test_no_narration_line_names_a_chapter_by_its_number():
+    # chapters may move; a line points back by name or by "earlier", a label by {order}
+    import re
+
+    from scenes.say import lines
+
+    numbered = re.compile(
+        r"chapters? (\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b|第.{1,3}章"
+    )
+    for info in scenes.ordered():
+        for lang in ("en", "zh"):
+            for beat, text in lines(info.slug, lang).items():
+                assert not numbered.search(text), (lang, info.slug, beat, text)

@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 
+import scenes
 from pe_math import Params
 from scenes.components import compact
 from scenes.facts import GPT2_POSITIONS
@@ -180,7 +181,13 @@ def test_builds_clean_and_shows_its_numbers(case, lang):
     after = seen["curves"]
     assert fmt(nums.value_min, DIGITS) in after and fmt(nums.value_max, DIGITS) in after
     assert squash(
-        ui(lang, "integer", value=compact(nums.int_last), last=nums.shown_len - 1)
+        ui(
+            lang,
+            "integer",
+            value=compact(nums.int_last),
+            last=nums.shown_len - 1,
+            order=scenes.get("integer-scale").order,
+        )
     ) in squash(after)
     # the end of "curves": each chosen dim named with its pair, its laps or its range
     after = squash(seen["movement"])
