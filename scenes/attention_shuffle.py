@@ -86,6 +86,7 @@ class AttentionShuffleNumbers:
     weight_max: float
     # every weight within EVEN_TOLERANCE of 1/n: what the random projections give at small scale
     nearly_even: bool
+    n_tokens: int  # words in the sentence
 
 
 QK_TEX = r"\tfrac{QK^{\top}}{\sqrt{d}}"
@@ -104,6 +105,7 @@ class AttentionShuffle(LessonScene):
         order = pm.swap_order(len(case.X), *params.swap)
         n = len(case.X)
         return AttentionShuffleNumbers(
+            n_tokens=len(case.X),
             X=case.X.tolist(),
             swap=[int(i) for i in params.swap],
             order=[int(i) for i in order],

@@ -65,6 +65,7 @@ class BinaryBitsNumbers:
     bar_heights: list[float]
     first_distance: float
     cliff_ratio: float  # the cliff step over the first step: sqrt(n_bits), every bit flips
+    lines: dict[str, str]  # beat -> which of its narration alternatives holds here
 
 
 class BinaryBits(LessonScene):
@@ -86,6 +87,7 @@ class BinaryBits(LessonScene):
             bar_steps.append(cliff - 1)
             bar_heights.append(cliff_distance)
         return BinaryBitsNumbers(
+            lines={"distances": "many" if params.n_bits > 1 else "one"},
             n_bits=n,
             positions=shown,
             total_positions=2**n,

@@ -66,6 +66,8 @@ SWEEP = 4.0  # seconds for the slowest hands to run through GPT-2's context
 # Outline colours that stand out on the blue–orange heat map.
 DIM_COLORS = (theme.WORD_C, theme.ACCENT, ManimColor("#f7a8d8"), theme.WORD_A)
 
+PAPER_WIDTH = 512  # d_model of the base Transformer in Vaswani et al. 2017
+
 
 @dataclass(frozen=True)
 class Sizes:
@@ -123,6 +125,7 @@ class PeHeatmapNumbers:
     fastest_laps: float  # the most and fewest laps among the chosen dims
     slowest_laps: float
     lines: dict[str, str]  # beat -> which of its narration alternatives holds here
+    paper_width: int  # the width of the paper's base model
 
 
 def contrast_base(base: float) -> float:
@@ -211,6 +214,7 @@ class PeHeatmap(LessonScene):
         dim_laps = [float((n - 1) * omega[pair_of[j]] / (2 * np.pi)) for j in dims]
         fewest = min(dim_laps)
         return PeHeatmapNumbers(
+            paper_width=PAPER_WIDTH,
             fastest_laps=max(dim_laps),
             slowest_laps=fewest,
             lines={

@@ -135,9 +135,9 @@ def test_an_integer_position_keeps_the_word_but_dwarfs_it():
     assert mix["ratio"][0] > 100  # the position's size against the word's
 
 
-def test_the_heat_map_is_wider_than_the_toy_model_and_narrower_than_the_paper():
-    assert "512" in said("pe-heatmap", "matrix")
-    assert P.d_model < P.heat_d_model < 512
+def test_the_heat_map_says_its_width_beside_the_paper_s():
+    line = said("pe-heatmap", "matrix")
+    assert f"width of {P.heat_d_model}" in line and "model is 512 wide" in line
 
 
 # ------------------------------------------------- narration that follows the knobs
@@ -153,6 +153,7 @@ def _sweep(count: int = 40) -> list[Params]:
         Params(base=500000.0),
         Params(d_model=64, similarity_d_model=16),
         Params(d_model=512, similarity_d_model=2, max_len=16),
+        Params(n_bits=1, max_len=1, int_position=7),
     ]
     while len(cases) < count:
         heat = int(rng.choice([16, 64, 128, 512]))
@@ -195,6 +196,10 @@ def test_every_knob_dependent_line_says_what_its_numbers_show(params):
             ("pe-heatmap", "curves"),
             ("clock-hands", "periods"),
             ("pe-heatmap", "base"),
+            ("pe-heatmap", "range"),
+            ("binary-bits", "distances"),
+            ("recap", "bounded"),
+            ("attention-shuffle", "show_tokens"),
         ]
     }
     assert not any("{" in text for text in lines.values())
@@ -236,6 +241,17 @@ def test_every_knob_dependent_line_says_what_its_numbers_show(params):
         assert (f"{lap:,.0f}" if lang == "en" else f"{lap:.0f}") in this, base_line
         assert ("beyond" in this if lang == "en" else "超过" in this) == (round(lap) >= 1024)
         assert (f"{lap_other:,.0f}" if lang == "en" else f"{lap_other:.0f}") in other, base_line
+        table = pm.sinusoidal(np.arange(drawn), params.heat_d_model, params.base)
+        assert numbers_in(lines[lang, "pe-heatmap", "range"])[0] == pytest.approx(
+            table.min(), abs=0.006
+        )
+        distances = lines[lang, "binary-bits", "distances"]
+        if params.n_bits > 1:  # the cliff flips every bit: √n_bits times the first step
+            assert f"{np.sqrt(params.n_bits):.3g}" in distances and str(params.n_bits) in distances
+        else:
+            assert ("single bit" in distances) if lang == "en" else ("只有一位" in distances)
+        assert str(params.int_position) in lines[lang, "recap", "bounded"]
+        assert str(len(params.tokens)) in lines[lang, "attention-shuffle", "show_tokens"]
         periods = lines[lang, "clock-hands", "periods"]
         one = ("only one hand" in periods) if lang == "en" else ("只有一根针" in periods)
         assert one == (params.d_model == 2), periods
