@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import time
@@ -84,7 +85,9 @@ class LessonScene(Scene):
         """Every number this scene shows, from pe_math: a frozen dataclass of plain JSON values."""
         raise NotImplementedError
 
-    def _numbers(self) -> Any:
+    @functools.cached_property
+    def _spoken_numbers(self) -> Any:
+        """numbers() for burned captions that say a number: made once, when first asked."""
         return self.numbers(self.params)
 
     # ----------------------------------------------------------------- words
@@ -144,7 +147,7 @@ class LessonScene(Scene):
         if key in self.speech:
             self._speech_until = start + self.speech[key] + BREATH
         if self.burn_captions:
-            self._show_caption(say.fill(self.lang, self.slug, key, self._numbers))
+            self._show_caption(say.fill(self.lang, self.slug, key, lambda: self._spoken_numbers))
 
     def play(self, *args: Any, **kwargs: Any) -> None:
         self.play_started = time.perf_counter()  # play hooks time the render per animation

@@ -53,18 +53,24 @@ def catalogue(lang: str, slug: str) -> dict:
         raise CatalogueError(f"{path} is not valid TOML ({exc}); fix the syntax") from None
 
 
-def lookup(lang: str, slug: str, key: str) -> str:
-    """A dotted key such as 'title', 'ui.swap' or 'say.intro'."""
-    node: object = catalogue(lang, slug)
+def node(lang: str, slug: str, key: str) -> object:
+    """What a dotted key such as 'ui.swap' holds: text, or a table."""
+    found: object = catalogue(lang, slug)
     for part in key.split("."):
-        if not isinstance(node, dict) or part not in node:
+        if not isinstance(found, dict) or part not in found:
             raise CatalogueError(
                 f"{lang}/{slug}.toml has no {key!r}; add it to both zh and en catalogues"
             )
-        node = node[part]
-    if not isinstance(node, str):
+        found = found[part]
+    return found
+
+
+def lookup(lang: str, slug: str, key: str) -> str:
+    """The text of a dotted key such as 'title', 'ui.swap' or 'say.intro'."""
+    text = node(lang, slug, key)
+    if not isinstance(text, str):
         raise CatalogueError(f"{lang}/{slug}.toml: {key!r} is a table, not text")
-    return node
+    return text
 
 
 def fill(lang: str, slug: str, key: str, **values: object) -> str:

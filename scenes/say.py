@@ -16,6 +16,7 @@ from typing import Any
 import scenes
 from pe_math import Params
 from scenes.catalogue import CatalogueError, catalogue, path_for
+from scenes.catalogue import node as catalogue_node
 
 
 @functools.lru_cache(maxsize=64)
@@ -39,11 +40,7 @@ def fill(lang: str, slug: str, key: str, numbers: Callable[[], Any]) -> str:
     """Beat `key`'s line, its alternative chosen and slots filled from `numbers()`,
     which is asked only when the line needs it."""
     where = f"{path_for(lang, slug)}: say.{key}"
-    node = catalogue(lang, slug).get("say", {}).get(key)
-    if node is None:
-        raise CatalogueError(
-            f"{lang}/{slug}.toml has no 'say.{key}'; add it to both zh and en catalogues"
-        )
+    node = catalogue_node(lang, slug, f"say.{key}")
     n = None
     if isinstance(node, dict):
         n = numbers()

@@ -260,7 +260,6 @@ class Entry:
     job: Job
     root: Path
     where: str  # its folder, named in a run that writes to several
-    expected: float | None  # scene seconds, for its progress bar
     cost: float  # for ordering: expected seconds times the pixels per second
     bar: TaskID
     units: list[Unit] = field(default_factory=list)
@@ -356,7 +355,6 @@ class Runner:
                 job,
                 root,
                 where,
-                seconds,
                 (seconds or 0.0) * pixel_rate(job),
                 progress.add_task(
                     f"{where} {job.info.stem}".strip(), total=seconds, status="waiting"
@@ -368,16 +366,19 @@ class Runner:
         timings = [None] * len(todo)
         if allow_split:
             timings = previous_timings(todo, roots, run_roots)
+        per_slot = sum(e.cost for e in self.entries) / executor.slots
         for entry, animations in zip(self.entries, timings, strict=True):
-            self.plan_units(entry, animations)
+            self.plan_units(entry, animations, per_slot)
         self.running: dict[int, Running] = {}  # by unit id
         self.joiner = cf.ThreadPoolExecutor(1, thread_name_prefix="join")
 
-    def plan_units(self, entry: Entry, animations: list[list[float]] | None) -> None:
-        """The job as one unit, or as spans sized from its last timings (split.py)."""
+    def plan_units(
+        self, entry: Entry, animations: list[list[float]] | None, per_slot: float
+    ) -> None:
+        """The job as one unit, or as spans sized from its last timings (split.py);
+        `per_slot` is the run's cost per executor slot."""
         parts = 1
         if animations and splittable(entry.job):
-            per_slot = sum(e.cost for e in self.entries) / self.executor.slots
             share = entry.cost / per_slot if per_slot else 0.0
             parts = split.part_count(animations, share, self.executor.slots)
         if parts == 1:
