@@ -12,6 +12,7 @@ from .attention import (
     softmax,
     swap_order,
 )
+from .combine import concat_as_sum, random_projection, typical_abs_cosine
 from .encodings import (
     adjacent_distances,
     binary_encoding,
@@ -21,6 +22,7 @@ from .encodings import (
     frequency_slide,
     integer_encoding,
     integer_mix,
+    ladder_path,
     layout_permutation,
     mixed_frequency_encoding,
     pair_waves,
@@ -54,9 +56,19 @@ from .relative import (
     rope_score,
     t5_bucket,
 )
+from .requirements import REQUIREMENTS, SCHEMES, Verdict, verdict, verdicts
 from .scales import nice_step, nice_ticks
 
 __all__ = [
+    "concat_as_sum",
+    "ladder_path",
+    "random_projection",
+    "typical_abs_cosine",
+    "REQUIREMENTS",
+    "SCHEMES",
+    "Verdict",
+    "verdict",
+    "verdicts",
     "ParamError",
     "Params",
     "field_names",

@@ -163,6 +163,27 @@ def frequency_slide(
     return np.exp(np.multiply.outer(1.0 - tt, start) + np.multiply.outer(tt, end))
 
 
+def ladder_path(
+    n_rows: int, d_model: int, base: float = 10000.0, variant: str = "paper", t=0.0
+) -> np.ndarray:
+    """The speeds ω_i(t) as the bits' ladder becomes PE's, one change at a time.
+
+    From t=0 to 1 every speed is divided by π^t: the fastest goes from π (a sine that is
+    zero at every whole position) to 1, and the ladder still halves. From t=1 to 2 the
+    halving ladder 2^(-i) slides log-linearly to PE's ω_i = base^(-2i/d). Shapes as in
+    frequency_slide.
+    """
+    tt = np.asarray(t, dtype=np.float64)
+    if np.any((tt < 0) | (tt > 2)):
+        raise ValueError("t must be from 0 to 2")
+    halving = frequency_slide(n_rows, d_model, base, variant, 0.0) / np.pi
+    start = np.log(halving)
+    end = np.log(frequency_slide(n_rows, d_model, base, variant, 1.0))
+    first = np.multiply.outer(np.clip(tt, 0, 1), np.full(n_rows, -np.log(np.pi)))
+    second = np.multiply.outer(np.clip(tt - 1, 0, 1), end - start)
+    return np.exp(np.log(halving * np.pi) + first + second)
+
+
 def pair_waves(positions, omegas) -> tuple[np.ndarray, np.ndarray]:
     """sin(ω_i·p) and cos(ω_i·p), each of shape (len(positions), len(omegas))."""
     angles = np.outer(_positions(positions), np.atleast_1d(np.asarray(omegas, dtype=np.float64)))

@@ -11,7 +11,7 @@ import importlib
 import os
 from dataclasses import dataclass
 
-from scenes.catalogue import lookup
+from scenes.catalogue import COMMON, lookup, path_for
 
 
 class UnknownScene(KeyError):
@@ -78,17 +78,31 @@ MISSION = (
         ("clock_max_position", "clocks_shown", "ambiguity_positions") + SINUSOID,
     ),
     SceneInfo(
+        "similarity",
+        "scenes.similarity",
+        "Similarity",
+        6,
+        ("max_len", "similarity_d_model", "n_bits") + SINUSOID,
+    ),
+    SceneInfo(
+        "pe-heatmap",
+        "scenes.pe_heatmap",
+        "PeHeatmap",
+        7,
+        ("max_len", "heat_d_model", "heat_dims", "base", "layout", "variant"),
+    ),
+    SceneInfo(
         "relative-shift",
         "scenes.relative_shift",
         "RelativeShift",
-        6,
+        8,
         ("shift_p", "shift_k", "shift_dot_positions") + SINUSOID,
     ),
     SceneInfo(
         "rope-rotation",
         "scenes.rope_rotation",
         "RopeRotation",
-        7,
+        9,
         (
             "rope_q",
             "rope_k",
@@ -100,20 +114,6 @@ MISSION = (
             "d_model",
             "base",
         ),
-    ),
-    SceneInfo(
-        "similarity",
-        "scenes.similarity",
-        "Similarity",
-        8,
-        ("max_len", "similarity_d_model", "n_bits") + SINUSOID,
-    ),
-    SceneInfo(
-        "pe-heatmap",
-        "scenes.pe_heatmap",
-        "PeHeatmap",
-        9,
-        ("max_len", "heat_d_model", "heat_dims", "base", "layout", "variant"),
     ),
     SceneInfo(
         "variants",
@@ -159,6 +159,27 @@ def unregister(slug: str) -> None:
 
 def ordered() -> list[SceneInfo]:
     return sorted(REGISTRY.values(), key=lambda i: (i.order, i.slug))
+
+
+def chapters() -> list[SceneInfo]:
+    """The lesson's chapters (every registered scene between the cards), in order."""
+    first, last = (card.order for card in CARDS)
+    return [info for info in ordered() if first < info.order < last]
+
+
+def next_chapter(slug: str) -> SceneInfo | None:
+    """The chapter after `slug` in the lesson, or None after the last."""
+    slugs = [info.slug for info in chapters()]
+    at = slugs.index(slug) + 1 if slug in slugs else len(slugs)
+    return chapters()[at] if at < len(slugs) else None
+
+
+def catalogue_files(slug: str, lang: str) -> tuple:
+    """The catalogues a scene's frames read in `lang`: its own, the shared words, and
+    the next chapter's (its title appears in the bridge)."""
+    following = next_chapter(slug)
+    slugs = (slug, COMMON) + ((following.slug,) if following else ())
+    return tuple(path_for(lang, s) for s in slugs)
 
 
 def get(slug: str) -> SceneInfo:

@@ -31,7 +31,7 @@ import pe_math as pm
 from pe_math import Params
 from scenes import theme
 from scenes.base import LessonScene
-from scenes.components import HeatGrid, VectorColumn, arrow, formula
+from scenes.components import Checklist, HeatGrid, VectorColumn, arrow, formula
 
 CELL = 0.55  # height of one matrix row, shared by the X rows, the weight grid and the outputs
 CELL_W = 0.8  # width of one weight-grid cell
@@ -136,6 +136,7 @@ class AttentionShuffle(LessonScene):
         self.swap_tokens()
         self.compare_outputs()
         self.inject_position()
+        self.requirements()
         self.takeaway()
 
     def show_tokens(self) -> None:
@@ -174,7 +175,7 @@ class AttentionShuffle(LessonScene):
         self.cards, self.note = cards, note
 
     def compute_attention(self) -> None:
-        self.beat("compute_attention")
+        self.beat("score_primer")
         n = self.n
         self.stage = self._stage(self.identity, n.weights, n.output, perm=False)
         st = self.stage
@@ -198,7 +199,10 @@ class AttentionShuffle(LessonScene):
         )
         self.play(FadeIn(st["qk"]), FadeIn(st["seed"][:2]), run_time=theme.SHORT)
         self.play(FadeIn(scores, shift=0.2 * RIGHT), FadeIn(scores_head), run_time=theme.NORMAL)
+        # one score: this row's query dotted with that column's key
+        self.play(Circumscribe(scores.cells[1], color=theme.ACCENT), run_time=theme.NORMAL)
         self.wait(theme.SHORT)
+        self.beat("compute_attention")
         self.play(
             ReplacementTransform(scores, st["grid"]),
             ReplacementTransform(scores_head, st["grid_head"]),
@@ -383,6 +387,23 @@ class AttentionShuffle(LessonScene):
             run_time=theme.NORMAL,
         )
         self.play(Write(pieces), run_time=theme.NORMAL)
+        self.wait(theme.READ)
+
+    def requirements(self) -> None:
+        """What the position vector should be like: the list every later scheme is judged by."""
+        self.beat("requirements")
+        self.play(*[FadeOut(m) for m in self.stage_mobjects()], run_time=theme.SHORT)
+        heading = self.text(self.common("needs"), size=theme.HEADING_SIZE, color=theme.ACCENT)
+        width = self.stage_width() - 0.8
+        names = [self.lines(n, width, size=theme.BODY_SIZE) for n in self.requirement_names()]
+        needs = Checklist(names)
+        board = VGroup(heading, needs).arrange(DOWN, buff=0.5)
+        self.fit_to_stage(board)
+        self.play(Write(heading), run_time=theme.NORMAL)
+        self.play(
+            LaggedStart(*[FadeIn(row, shift=0.2 * RIGHT) for row in needs], lag_ratio=0.6),
+            run_time=theme.LONG * 2,
+        )
         self.wait(theme.READ)
 
     # ---------------------------------------------------------------- layout

@@ -13,9 +13,11 @@ import numpy as np
 from manim import (
     DOWN,
     LEFT,
+    RIGHT,
     UP,
     FadeIn,
     FadeOut,
+    LaggedStart,
     Mobject,
     Rectangle,
     Scene,
@@ -25,10 +27,11 @@ from manim import (
     config,
 )
 
+import pe_math as pm
 from pe_math import Params
 from scenes import say, theme
-from scenes.catalogue import fill, lookup
-from scenes.components import text
+from scenes.catalogue import COMMON, catalogue, fill, lookup
+from scenes.components import Checklist, text
 from scenes.text_layout import balanced_rows, break_units, listing, wrap
 from scenes.timing import BREATH
 
@@ -244,8 +247,10 @@ class LessonScene(Scene):
         self.wait(theme.READ)
         self.play(FadeOut(card, shift=0.3 * UP), run_time=theme.SHORT)
 
-    def takeaway(self, key: str = "takeaway") -> Mobject:
-        """Start the `key` beat, clear the stage and leave the one-line takeaway on screen."""
+    def takeaway(self, key: str = "takeaway", verdict: str | None = None) -> Mobject:
+        """Start the `key` beat, clear the stage and leave the one-line takeaway on screen;
+        with `verdict`, that scheme's marks against the requirements under it. Then the
+        bridge beat, when the catalogue has one: the next chapter's number and title."""
         self.beat(key)
         if self.stage_mobjects():
             self.play(*[FadeOut(m) for m in self.stage_mobjects()], run_time=theme.SHORT)
@@ -253,9 +258,59 @@ class LessonScene(Scene):
             lookup(self.lang, self.slug, key), self.stage_width(), theme.HEADING_SIZE, theme.ACCENT
         )
         line.scale_to_fit_width(min(line.width, self.stage_width()))  # one unbreakable word
+        board = VGroup(line)
+        if verdict is not None:
+            board.add(self.verdict_card(verdict))
+        following = self.bridge_target()
+        if following is not None:
+            board.add(self.next_line(following))
+        board.arrange(DOWN, buff=0.6)
+        self.fit_to_stage(board)
         self.play(Write(line), run_time=theme.NORMAL)
+        if verdict is not None:
+            card = board[1]
+            self.play(FadeIn(card[0]), run_time=theme.SHORT)
+            self.play(
+                LaggedStart(*[FadeIn(row, shift=0.2 * RIGHT) for row in card[1]], lag_ratio=0.3),
+                run_time=theme.LONG,
+            )
         self.wait(theme.LONG)
+        if following is not None:
+            self.beat("bridge")
+            self.play(FadeIn(board[-1], shift=0.2 * UP), run_time=theme.NORMAL)
+            self.wait(theme.READ)
         return line
+
+    # ------------------------------------------------------------- shared words
+    def common(self, key: str, **values: Any) -> str:
+        """A label from the catalogue of words several scenes share."""
+        return fill(self.lang, COMMON, f"ui.{key}", **values)
+
+    def requirement_names(self, short: bool = False) -> list[str]:
+        return [self.common(f"short_{r}" if short else r) for r in pm.REQUIREMENTS]
+
+    def verdict_card(self, scheme: str) -> VGroup:
+        """`scheme` against every requirement, marked from pe_math at the scene's knobs."""
+        checks = pm.verdict(scheme, self.params).checks
+        head = self.text(
+            self.common("verdict", scheme=self.common(scheme)), theme.LABEL_SIZE, theme.MUTED
+        )
+        names = [self.text(n, size=theme.LABEL_SIZE) for n in self.requirement_names(short=True)]
+        cols = 1 if self.shape == "tall" else 2
+        marks = Checklist(names, [checks[r] for r in pm.REQUIREMENTS], cols=cols)
+        return VGroup(head, marks).arrange(DOWN, buff=0.3)
+
+    def bridge_target(self):
+        """The next chapter, when this scene's catalogue has a bridge line to it."""
+        import scenes  # the registry imports scene modules lazily
+
+        if "bridge" not in catalogue(self.lang, self.slug).get("say", {}):
+            return None
+        return scenes.next_chapter(self.slug)
+
+    def next_line(self, info) -> Mobject:
+        words = self.common("next", order=f"{info.order:02d}", title=info.title(self.lang))
+        return self.lines(words, self.stage_width(), theme.BODY_SIZE, theme.MUTED)
 
     # ----------------------------------------------------------------- stage
     @property

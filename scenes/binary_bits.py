@@ -113,7 +113,7 @@ class BinaryBits(LessonScene):
         self.show_cliff()
         self.show_distances()
         self.show_verdict()
-        self.takeaway()
+        self.takeaway(verdict="binary")
 
     def show_counter(self) -> None:
         self.beat("counter")

@@ -11,6 +11,7 @@ from functools import cache
 from pathlib import Path
 
 LANGS = ("zh", "en")
+COMMON = "common"  # the catalogue of words several scenes share
 ROOT = Path(__file__).resolve().parent / "captions"
 ROOTS: list[Path] = [ROOT]  # scene plugins may add their own catalogue folders
 

@@ -19,6 +19,7 @@ from manim import (
     Dot,
     Line,
     MathTex,
+    Mobject,
     Rectangle,
     RoundedRectangle,
     Square,
@@ -438,3 +439,43 @@ class PixelMap(VGroup):
             cells = VMobject(stroke_width=0, fill_color=color, fill_opacity=1)
             cells.set_points(curves.reshape(-1, 3))
             self.add(cells)
+
+
+class Mark(VGroup):
+    """A tick (a requirement met) or a cross (missed), drawn with lines so that no font
+    has to carry the glyph."""
+
+    def __init__(self, ok: bool, size: float = 0.3) -> None:
+        h = size / 2
+        if ok:
+            strokes = [VMobject().set_points_as_corners([[-h, 0, 0], [-h / 3, -h, 0], [h, h, 0]])]
+        else:
+            strokes = [Line([-h, -h, 0], [h, h, 0]), Line([-h, h, 0], [h, -h, 0])]
+        color = theme.WORD_C if ok else theme.WORD_B
+        super().__init__(*[s.set_stroke(color, width=5) for s in strokes])
+        self.ok = ok
+
+
+class Checklist(VGroup):
+    """Requirement names, each after its mark (or its number while nothing is judged yet),
+    in `cols` columns that read downwards."""
+
+    def __init__(
+        self,
+        names: Sequence[Mobject],
+        checks: Sequence[bool] | None = None,
+        cols: int = 1,
+        mark_size: float = 0.3,
+    ) -> None:
+        rows = VGroup()
+        for i, name in enumerate(names):
+            head = text(f"{i + 1}", size=theme.LABEL_SIZE, color=theme.ACCENT)
+            if checks is not None:
+                head = Mark(checks[i], mark_size)
+            rows.add(VGroup(head, name).arrange(RIGHT, buff=0.25))
+        n_rows = -(-len(rows) // cols)
+        rows.arrange_in_grid(
+            rows=n_rows, cols=cols, flow_order="dr", col_alignments="l" * cols, buff=(0.6, 0.2)
+        )
+        super().__init__(*rows)
+        self.marks = [row[0] for row in rows]

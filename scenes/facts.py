@@ -7,3 +7,6 @@ They are facts about released models, not knobs: no lesson parameter changes the
 # 1,024 rows are also the longest text it reads at once.
 GPT2_POSITIONS = 1024
 GPT2_WIDTH = 768
+
+# The original Transformer's model width (Vaswani et al. 2017, base model).
+PAPER_WIDTH = 512

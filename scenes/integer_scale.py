@@ -30,6 +30,7 @@ from pe_math import Params
 from scenes import theme
 from scenes.base import LessonScene
 from scenes.components import LiveNumber, arrow, formula
+from scenes.facts import PAPER_WIDTH
 
 SAMPLES = 500  # at most this many positions are sampled between 0 and int_max_position
 CHART_W, CHART_H = 6.4, 4.2  # the plot box, before the stage is fitted to the frame
@@ -70,6 +71,14 @@ class IntegerScaleNumbers:
     cosine: list[float]
     ratio: list[float]
     table: dict
+    # why add rather than set side by side: W·[x; p] = W₁x + W₂p
+    joined_error: float  # max |W·[cat; PE(p)] − (W₁·cat + W₂·PE(p))| at the table's p
+    word_width: int
+    paper_width: int
+    narrow_cosine: float  # typical |cos| of two random directions, at the words' width
+    wide_cosine: float  # ... and at the paper's width
+    paper_scale: float  # √d_model, the paper's factor on every embedding
+    paper_pe_norm: float  # ‖PE(p)‖ at the paper's width, the same for every p
 
 
 class IntegerScale(LessonScene):
@@ -90,7 +99,18 @@ class IntegerScale(LessonScene):
         d = len(params.word_a)
         run = pm.integer_mix(params.word_a, params.word_b, positions)
         at = pm.integer_mix(params.word_a, params.word_b, [params.int_position])
+        pe_at = pm.integer_encoding([params.int_position], d)[0]
+        W = pm.random_projection(d, 2 * d, params.proj_seed, params.proj_scale)
         return IntegerScaleNumbers(
+            joined_error=pm.concat_as_sum(params.word_a, pe_at, W)["error"],
+            word_width=d,
+            paper_width=PAPER_WIDTH,
+            narrow_cosine=pm.typical_abs_cosine(d),
+            wide_cosine=pm.typical_abs_cosine(PAPER_WIDTH),
+            paper_scale=math.sqrt(PAPER_WIDTH),
+            paper_pe_norm=float(
+                np.linalg.norm(pm.sinusoidal([params.int_position], PAPER_WIDTH, params.base)[0])
+            ),
             word_a=[float(v) for v in params.word_a],
             word_b=[float(v) for v in params.word_b],
             positions=positions.tolist(),
@@ -123,7 +143,8 @@ class IntegerScale(LessonScene):
         self.add_position()
         self.sliver()
         self.table()
-        self.takeaway()
+        self.concat()
+        self.takeaway(verdict="integer")
 
     def show_words(self) -> None:
         self.beat("show_words")
@@ -234,6 +255,51 @@ class IntegerScale(LessonScene):
         self.play(
             *[Circumscribe(rows[r][3], color=theme.ACCENT) for r in (1, 2)], run_time=theme.LONG
         )
+        self.wait(theme.READ)
+
+    def concat(self) -> None:
+        """Why the lesson adds: setting p beside the word only hands the next layer a sum."""
+        self.beat("concat")
+        n = self.n
+        self.play(*[FadeOut(m) for m in self.stage_mobjects()], run_time=theme.SHORT)
+        width = self.stage_width()
+        question = self.label("concat_q", theme.HEADING_SIZE, theme.ACCENT, max_width=width)
+        identity = formula(r"W\begin{bmatrix} x \\ p \end{bmatrix} = W_1\,x + W_2\,p", size=48)
+        check = self.label(
+            "concat_check",
+            theme.LABEL_SIZE,
+            theme.MUTED,
+            max_width=width,
+            p=n.table["position"],
+            e=f"{n.joined_error:.0e}",
+        )
+        cosines = self.label(
+            "concat_cosines",
+            theme.BODY_SIZE,
+            theme.FOREGROUND,
+            max_width=width,
+            d=n.word_width,
+            c=theme.fmt(n.narrow_cosine, 2),
+            D=n.paper_width,
+            C=theme.fmt(n.wide_cosine, 3),
+        )
+        scale = self.label(
+            "concat_scale",
+            theme.BODY_SIZE,
+            theme.FOREGROUND,
+            max_width=width,
+            D=n.paper_width,
+            s=theme.fmt(n.paper_scale, 1),
+            p=n.table["position"],
+            r=theme.fmt(n.paper_pe_norm, 1),
+        )
+        board = VGroup(question, VGroup(identity, check).arrange(DOWN, buff=0.25), cosines, scale)
+        self.fit_to_stage(board.arrange(DOWN, buff=0.55))
+        self.play(FadeIn(question, shift=0.2 * DOWN), run_time=theme.NORMAL)
+        self.play(Write(identity), run_time=theme.LONG)
+        self.play(FadeIn(check), run_time=theme.SHORT)
+        self.play(FadeIn(cosines, shift=0.1 * UP), run_time=theme.NORMAL)
+        self.play(FadeIn(scale, shift=0.1 * UP), run_time=theme.NORMAL)
         self.wait(theme.READ)
 
     # ---------------------------------------------------------------- layout

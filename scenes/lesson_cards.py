@@ -23,14 +23,12 @@ from pe_math import Params
 from scenes import theme
 from scenes.base import LessonScene
 
-FIRST, LAST = 0, 99  # the cards' places in the lesson order; chapters sit in between
-
 
 def chapters() -> list:
-    """The lesson's chapters (every registered scene between the cards), in order."""
+    """The lesson's chapters, in order."""
     import scenes
 
-    return [info for info in scenes.ordered() if FIRST < info.order < LAST]
+    return scenes.chapters()
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Scene 9, pe-heatmap: the whole PE matrix at a realistic width, read three ways.
+"""Scene 7, pe-heatmap: the whole PE matrix at a wider width, read three ways.
 
 The table (positions × dims, pe_math.sinusoidal) is drawn with dims down and positions
 across. "dim j" is column j of the table in the lesson's layout: interleaved puts pair i
@@ -50,7 +50,7 @@ from scenes.components import (
     compact,
     formula,
 )
-from scenes.facts import GPT2_POSITIONS
+from scenes.facts import GPT2_POSITIONS, PAPER_WIDTH
 
 PAPER_BASE = 10000.0  # Vaswani et al. (2017)
 SMALL_BASE = 100.0  # the contrast: a base this small gives the slowest hand a short lap
@@ -65,8 +65,6 @@ SWEEP = 4.0  # seconds for the slowest hands to run through GPT-2's context
 
 # Outline colours that stand out on the blue–orange heat map.
 DIM_COLORS = (theme.WORD_C, theme.ACCENT, ManimColor("#f7a8d8"), theme.WORD_A)
-
-PAPER_WIDTH = 512  # d_model of the base Transformer in Vaswani et al. 2017
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,9 @@
 """Scene 11, recap: the five properties of the sinusoidal encoding, one small card each.
 
-Bounded (against chapter 2's integer position), smooth (against chapter 3's binary
-cliff), no parameters (against a learned table), extrapolates (a learned table has no
-row past its end), precomputable (one table, looked up and added). Then two side notes:
-the experimental mixed-frequency ladder, and adding versus concatenating.
+Bounded (against the integer position), smooth (against binary's cliff), no parameters
+(against a learned table), extrapolates (a learned table has no row past its end),
+precomputable (one table, looked up and added). Then the list of requirements from the
+first chapter, ticked off for every scheme the lesson met.
 """
 
 from __future__ import annotations
@@ -25,13 +25,14 @@ from manim import (
     Mobject,
     Rectangle,
     VGroup,
+    Write,
 )
 
 import pe_math as pm
 from pe_math import Params
 from scenes import theme
 from scenes.base import LessonScene
-from scenes.components import PixelMap, compact, formula, panel, spread_indices
+from scenes.components import Mark, PixelMap, compact, formula, panel, spread_indices
 from scenes.facts import GPT2_POSITIONS, GPT2_WIDTH
 
 SIN_PARAMETERS = 0  # the formula has nothing to train: no seed, no weights
@@ -46,12 +47,10 @@ TITLE_BUFF = 0.15  # under a card's title
 LINE_BUFF = 0.1  # between the lines of a card
 
 # Per frame shape: grid columns and the card size before the page is fitted to the stage.
-# A square frame has no room for a sixth cell tall enough for the side notes: they take
-# the whole page in their beat.
 SIZES = {
-    "wide": dict(cols=3, card_w=4.35, card_h=3.5, pad=PAD, gap=GAP, notes_in_grid=True),
-    "tall": dict(cols=2, card_w=3.55, card_h=4.3, pad=PAD, gap=GAP, notes_in_grid=True),
-    "square": dict(cols=2, card_w=3.6, card_h=2.33, pad=0.12, gap=0.15, notes_in_grid=False),
+    "wide": dict(cols=3, card_w=4.35, card_h=3.5, pad=PAD, gap=GAP),
+    "tall": dict(cols=2, card_w=3.55, card_h=4.3, pad=PAD, gap=GAP),
+    "square": dict(cols=2, card_w=3.6, card_h=2.33, pad=0.12, gap=0.15),
 }
 PROPERTIES = ("bounded", "smooth", "params", "extrapolate", "precompute")
 
@@ -98,11 +97,10 @@ class RecapNumbers:
     heat_positions: list[int]
     heat_dims: list[int]
     heat: list[list[float]]  # dims × positions
-    # side notes
-    mixed_slowest: float
-    paper_slowest: float
-    add_width: int
-    concat_width: int
+    # the list from the first chapter, ticked off
+    checks: dict[str, dict[str, bool]]  # scheme → requirement → met
+    misses: dict[str, int]  # scheme → requirements missed
+    lines: dict[str, str]  # beat → the narration alternative these numbers make true
 
 
 def probe_position(learned_max_len: int) -> int:
@@ -111,7 +109,7 @@ def probe_position(learned_max_len: int) -> int:
 
 
 class Recap(LessonScene):
-    """Five cards, one per property of the sinusoidal encoding, then two side notes."""
+    """Five cards, one per property of the sinusoidal encoding, then the requirements ticked off."""
 
     slug: ClassVar[str] = "recap"
     SHAPES: ClassVar[frozenset[str]] = frozenset({"wide", "tall", "square"})
@@ -152,11 +150,8 @@ class Recap(LessonScene):
 
         heat_positions = spread_indices(n_pos, MAX_HEAT)
         heat_dims = spread_indices(d, MAX_HEAT)
-        # the mixed ladder's ω_i is the angle its pair turns in one step (all ω_i < π)
-        one_step = pm.mixed_frequency_encoding([1], d, base)[0]
-        mixed = np.arctan2(one_step[0::2], one_step[1::2])
-        embedding = np.zeros((1, d))  # a stand-in word vector, as wide as PE
-        pe0 = pm.sinusoidal([0], d, base, layout, variant)
+        verdicts = pm.verdicts(params)
+        all_met = [s for s, v in verdicts.items() if v.met == len(pm.REQUIREMENTS)]
         return RecapNumbers(
             d_model=d,
             max_len=n_pos,
@@ -191,10 +186,9 @@ class Recap(LessonScene):
             heat_positions=heat_positions,
             heat_dims=heat_dims,
             heat=table[np.ix_(heat_positions, heat_dims)].T.tolist(),
-            mixed_slowest=float(mixed[-1]),
-            paper_slowest=float(pm.frequencies(d, base)[-1]),
-            add_width=int((embedding + pe0).shape[1]),
-            concat_width=int(np.concatenate([embedding, pe0], axis=1).shape[1]),
+            checks={s: v.checks for s, v in verdicts.items()},
+            misses={s: len(pm.REQUIREMENTS) - v.met for s, v in verdicts.items()},
+            lines={"checklist": "+".join(all_met) or "none"},
         )
 
     # ---------------------------------------------------------------- construct
@@ -207,7 +201,7 @@ class Recap(LessonScene):
         self.show_property("params")
         self.show_property("extrapolate")
         self.show_property("precompute")
-        self.side_notes()
+        self.checklist()
         self.takeaway()
 
     # ------------------------------------------------------------------- layout
@@ -220,8 +214,7 @@ class Recap(LessonScene):
         return self.size["card_w"] - 2 * self.size["pad"]
 
     def build_stage(self) -> None:
-        """Five cards (a frame, a title, a body) in a grid; the side notes in a sixth cell,
-        or over the whole page in a square frame."""
+        """Five cards (a frame, a title, a body) in a grid."""
         builders = {
             "bounded": self.bounded_body,
             "smooth": self.smooth_body,
@@ -243,20 +236,8 @@ class Recap(LessonScene):
             body.next_to(title, DOWN, buff=TITLE_BUFF).align_to(title, LEFT)
             self.cards[key] = (frame, title, body)
             cells.add(VGroup(frame, title, body))
-        self.notes_frame = panel(w, h)
-        in_grid = self.size["notes_in_grid"]
-        if in_grid:
-            cells.add(self.notes_frame)
         cells.arrange_in_grid(cols=self.size["cols"], buff=self.size["gap"])
-        page = VGroup(cells)
-        self.notes = self.notes_body(self.inner_width() if in_grid else self.stage_width() - 0.8)
-        if in_grid:
-            self.notes.move_to(self.notes_frame)
-            page.add(self.notes)
-        self.fit_to_stage(page)
-        if not in_grid:
-            self.notes_frame = panel(self.notes.width + 0.5, self.notes.height + 0.5)
-            VGroup(self.notes_frame, self.notes).move_to(page)
+        self.fit_to_stage(cells)
 
     # ------------------------------------------------------------- card bodies
     def line(self, key: str, width: float, color=theme.ACCENT, **values) -> Mobject:
@@ -486,19 +467,25 @@ class Recap(LessonScene):
         heat = PixelMap(np.asarray(n.heat), width=w, height=heat_h)
         return VGroup(heat, *parts).arrange(DOWN, buff=LINE_BUFF, aligned_edge=LEFT)
 
-    def notes_body(self, w: float) -> VGroup:
+    def checklist_table(self) -> VGroup:
+        """Requirements down, schemes across, each cell marked from pe_math."""
         n = self.n
-        head = self.label("notes_title", theme.LABEL_SIZE, theme.FOREGROUND, max_width=w)
-        mixed = self.line("notes_mixed", w, theme.FOREGROUND)
-        mixed_num = self.line(
-            "notes_mixed_value",
-            w,
-            m=compact(n.mixed_slowest),
-            p=compact(n.paper_slowest),
+        names = [self.text(t, size=theme.LABEL_SIZE) for t in self.requirement_names(short=True)]
+        heads = [
+            self.lines(self.common(s), 1.6, size=theme.SMALL_SIZE, color=theme.MUTED)
+            for s in pm.SCHEMES
+        ]
+        cells = [VGroup(), *heads]
+        for r, name in zip(pm.REQUIREMENTS, names, strict=True):
+            cells += [name, *[Mark(n.checks[s][r]) for s in pm.SCHEMES]]
+        table = VGroup(*cells).arrange_in_grid(
+            rows=len(names) + 1,
+            cols=len(heads) + 1,
+            buff=(0.35, 0.28),
+            col_alignments="l" + "c" * len(heads),
         )
-        concat = self.line("notes_concat", w, theme.FOREGROUND, a=n.add_width, c=n.concat_width)
-        mixed_part = VGroup(mixed, mixed_num).arrange(DOWN, buff=LINE_BUFF, aligned_edge=LEFT)
-        return VGroup(head, mixed_part, concat).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
+        heading = self.text(self.common("needs"), size=theme.HEADING_SIZE, color=theme.ACCENT)
+        return VGroup(heading, table).arrange(DOWN, buff=0.4)
 
     # -------------------------------------------------------------------- beats
     def reveal(self, key: str) -> None:
@@ -529,12 +516,17 @@ class Recap(LessonScene):
         self.beat(key)
         self.reveal(key)
 
-    def side_notes(self) -> None:
-        self.beat("beyond")
-        if not self.size["notes_in_grid"]:
-            self.play(*[FadeOut(VGroup(*c)) for c in self.cards.values()], run_time=theme.SHORT)
-        head, *parts = self.notes
-        self.play(FadeIn(self.notes_frame), FadeIn(head), run_time=theme.SHORT)
-        for part in parts:
-            self.play(FadeIn(part, shift=0.1 * UP), run_time=theme.NORMAL)
+    def checklist(self) -> None:
+        """The list from the first chapter, ticked off for every scheme of the lesson."""
+        self.beat("checklist")
+        board = self.fit_to_stage(self.checklist_table())
+        heading, table = board
+        self.play(*[FadeOut(VGroup(*c)) for c in self.cards.values()], run_time=theme.SHORT)
+        self.play(Write(heading), run_time=theme.NORMAL)
+        rows = len(pm.REQUIREMENTS) + 1
+        cols = len(pm.SCHEMES) + 1
+        columns = [VGroup(*[table[r * cols + c] for r in range(rows)]) for c in range(cols)]
+        self.play(FadeIn(columns[0]), run_time=theme.SHORT)
+        for column in columns[1:]:  # one scheme at a time, as the voice names them
+            self.play(FadeIn(column, shift=0.1 * DOWN), run_time=theme.NORMAL)
         self.wait(theme.LONG)

@@ -1,4 +1,4 @@
-"""Scene 6, relative-shift: moving k positions turns every clock hand by k·ω_i.
+"""Scene 8, relative-shift: moving k positions turns every clock hand by k·ω_i.
 
 PE(p+k) = M_k·PE(p), where M_k holds one 2×2 rotation per (sin, cos) pair and zeros
 elsewhere (pe_math.shift_matrix, laid out on the pair's dims for either layout). Hands
@@ -145,8 +145,8 @@ class RelativeShift(LessonScene):
         self.show_matrix()
         self.check_numbers()
         self.dot_product()
-        self.bridge()
-        self.takeaway()
+        self.to_rope()
+        self.takeaway(verdict="sinusoid")
 
     # ------------------------------------------------------------------- layout
     def build_stage(self) -> None:
@@ -608,8 +608,8 @@ class RelativeShift(LessonScene):
         self.play(FadeIn(total, shift=0.1 * UP), run_time=theme.NORMAL)
         self.wait(theme.LONG)
 
-    def bridge(self) -> None:
-        self.beat("bridge")
+    def to_rope(self) -> None:
+        self.beat("rotation")
         self.play(
             FadeOut(self.dots), FadeOut(self.arcs), FadeOut(self.ghosts), run_time=theme.SHORT
         )

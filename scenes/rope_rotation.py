@@ -1,4 +1,4 @@
-"""Scene 7, rope-rotation: RoPE turns q and k instead of adding a position vector.
+"""Scene 9, rope-rotation: RoPE turns q and k instead of adding a position vector.
 
 One frequency pair is drawn as a 2-d plane with the clock-hands scene's axes: the
 pair's first dim to the right, its second dim up. q at position m is turned by m·θ
@@ -165,7 +165,7 @@ class RopeRotation(LessonScene):
         self.keep_norms()
         self.show_formula()
         self.show_dials()
-        self.takeaway()
+        self.takeaway(verdict="rope")
 
     def plane_now(self) -> dict[str, Any]:
         """The pair's plane at the trackers' positions, straight from pe_math."""

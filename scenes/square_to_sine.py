@@ -86,6 +86,7 @@ class SquareToSineNumbers:
     max_len: int
     table: list[list[float]]
     table_range: list[float]
+    slowest_lap: float  # 2π/ω of the table's slowest pair: positions per lap
 
 
 class SquareToSine(LessonScene):
@@ -144,6 +145,7 @@ class SquareToSine(LessonScene):
             max_len=params.max_len,
             table=table.tolist(),
             table_range=[float(table.min()), float(table.max())],
+            slowest_lap=float(pm.periods(params.d_model, params.base, params.variant)[-1]),
         )
 
     # ----------------------------------------------------------------- layout
@@ -307,7 +309,9 @@ class SquareToSine(LessonScene):
         self.family_rows = rows
 
     def show_slide(self) -> None:
-        self.beat("slide")
+        """Four beats, one change each: tidy the waves, start at ω = 1, the base's ladder,
+        the cosine partner."""
+        self.beat("tidy")
         nums = self.n
         R = nums.pairs
         xs = self.row_xs
@@ -315,7 +319,7 @@ class SquareToSine(LessonScene):
         t = ValueTracker(0.0)
 
         def omegas() -> np.ndarray:
-            return pm.frequency_slide(R, p.d_model, p.base, p.variant, t.get_value())
+            return pm.ladder_path(R, p.d_model, p.base, p.variant, t.get_value())
 
         def waves(i: int, which: int):
             def draw():
@@ -356,11 +360,31 @@ class SquareToSine(LessonScene):
             notes.add(self.label("more_pairs", theme.SMALL_SIZE, shown=R, total=p.d_model // 2))
         # The legend, and beside it (or under it) how many pairs of the table the rows show.
         keys = self.stack_if_wide(VGroup(legend, notes), buff=0.6) if len(notes) else legend
+        # each later beat's reason, one at a time, in one slot under the legend
+        width = self.stage_width()
+        reasons = [
+            self.label("why_start", theme.LABEL_SIZE, theme.ACCENT, max_width=width),
+            self.label(
+                "why_ladder",
+                theme.LABEL_SIZE,
+                theme.ACCENT,
+                max_width=width,
+                lap=number_text(round(nums.slowest_lap)),
+            ),
+            formula(
+                r"\sin\omega(p+k) = \sin\omega p\,\cos\omega k + \cos\omega p\,\sin\omega k",
+                size=theme.HEADING_SIZE,
+                color=theme.ACCENT,
+            ),
+        ]
+        slot = max(r.height for r in reasons)
         header = VGroup(flip, keys).arrange(DOWN, buff=0.2)
-        header.next_to(kept, UP, buff=0.25)
+        header.next_to(kept, UP, buff=0.45 + slot)
         # Where the rows reach the top of the stage, lower them (the footer leaves room below).
         drop = max(0.0, header.get_top()[1] - (self.stage_bottom() + self.stage_height()))
         header.shift(drop * DOWN)
+        for reason in reasons:
+            reason.next_to(header, DOWN, buff=0.2)
         moving = VGroup(plots, *self.fundamentals[:R], *self.names[:R], *self.right_tags[:R])
         # Unpack the family so every part below has exactly one animation.
         self.remove(self.family)
@@ -403,24 +427,30 @@ class SquareToSine(LessonScene):
         )
         self.remove(*self.fundamentals[:R])
         self.add(sines)
-        self.play(FadeIn(cosines), run_time=theme.SHORT)
         if len(notes):
             self.play(FadeIn(notes), run_time=theme.SHORT)
-        self.play(FadeIn(flip[1]), run_time=theme.SHORT)
-        self.play(t.animate.set_value(1.0), run_time=4.0, rate_func=linear)
+        self.wait(theme.READ)
+
+        self.beat("start")  # every speed divided by π: the fastest turns 1 radian a position
+        self.play(FadeIn(reasons[0], shift=0.1 * UP), run_time=theme.SHORT)
+        self.play(t.animate.set_value(1.0), run_time=3.0, rate_func=linear)
+        self.wait(theme.READ)
+
+        self.beat("ladder")  # halving gives way to one fixed factor, set by the base and d
+        self.play(
+            FadeIn(flip[1]), ReplacementTransform(reasons[0], reasons[1]), run_time=theme.SHORT
+        )
+        self.play(t.animate.set_value(2.0), run_time=4.0, rate_func=linear)
+        self.wait(theme.READ)
+
+        self.beat("cosine")  # the partner that makes a fixed map from p to p+k possible
+        self.play(ReplacementTransform(reasons[1], reasons[2]), run_time=theme.NORMAL)
+        self.play(FadeIn(cosines), run_time=theme.NORMAL)
         self.wait(theme.READ)
         sines.clear_updaters()
         cosines.clear_updaters()
         readouts.clear_updaters()
-        self.slide_group = VGroup(
-            sines,
-            cosines,
-            names,
-            readouts,
-            header,
-            notes,
-            plots,
-        )
+        self.slide_group = VGroup(sines, cosines, names, readouts, header, notes, plots, reasons[2])
 
     def heat_map(self, height: float) -> tuple[VGroup, PixelMap]:
         """The PE table as a titled, labelled heat map whose image is `height` tall, at the top."""

@@ -2,7 +2,7 @@
 
 A learned table (one trained row per position, and none past the end), ALiBi (a bias on
 the attention scores, a slope per head), T5's relative buckets (exact nearby, then ever
-wider, the far ones shared) and RoPE (chapter 7: q and k turned inside attention), then
+wider, the far ones shared) and RoPE (q and k turned inside attention), then
 a comparison of the five ways. Every number comes from pe_math through numbers().
 """
 
@@ -102,6 +102,8 @@ class VariantsNumbers:
     t5_buckets: list[int]
     t5_after: list[int]
     rope_theta: float
+    learned_misses: list[str]  # the requirements a learned table misses at these knobs
+    lines: dict[str, str]  # beat → the narration alternative these numbers make true
 
 
 def shown_rows(n: int) -> list[int]:
@@ -138,6 +140,8 @@ class Variants(LessonScene):
         d, base = params.d_model, params.base
         n_rows, seed = params.learned_max_len, params.learned_seed
         table = pm.learned_table(n_rows, d, seed=seed)
+        checks = pm.verdict("learned", params).checks
+        misses = [r for r in pm.REQUIREMENTS if not checks[r]]
         rows = shown_rows(n_rows)
         dims = min(d, MAX_DIMS)
         values = pm.learned_lookup(table, rows)[:, :dims]
@@ -193,6 +197,8 @@ class Variants(LessonScene):
             t5_buckets=[int(b) for b in pm.t5_bucket(-np.asarray(distances), bi, nb, far)],
             t5_after=[int(after.min()), int(after.max())],
             rope_theta=float(pm.frequencies(d, base)[0]),
+            learned_misses=misses,
+            lines={"takeaway": "few_rows" if "shift_map" not in misses else "misses_map"},
         )
 
     # ---------------------------------------------------------------- construct
@@ -205,7 +211,7 @@ class Variants(LessonScene):
         self.t5()
         self.rope()
         self.table()
-        self.takeaway()
+        self.takeaway(verdict="learned")
 
     # ------------------------------------------------------------------ helpers
     def text_width(self) -> float:
@@ -575,7 +581,9 @@ class Variants(LessonScene):
         dial = Circle(radius=radius, stroke_color=theme.MUTED, stroke_width=2)
         self.dial = dial
 
-        def tip(angle: float) -> np.ndarray:  # counter-clockwise from the x axis, as in chapter 7
+        def tip(
+            angle: float,
+        ) -> np.ndarray:  # counter-clockwise from the x axis, as in rope-rotation
             return dial.get_center() + 0.9 * dial.width / 2 * np.array(
                 [np.cos(angle), np.sin(angle), 0]
             )

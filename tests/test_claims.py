@@ -13,6 +13,7 @@ import pytest
 import pe_math as pm
 import scenes
 from pe_math import Params
+from scenes.catalogue import catalogue
 from scenes.say import line as caption
 from scenes.similarity import MAX_BAR_POSITIONS
 from tests.scene_tools import bits
@@ -26,7 +27,7 @@ def said(slug: str, beat: str) -> str:
 
 def test_a_causal_mask_alone_lets_attention_tell_the_swapped_sentences_apart():
     # attention-shuffle: "with no causal mask, [attention] cannot see order"
-    assert "no causal mask" in said("attention-shuffle", "inject_position")
+    assert "without a causal mask" in said("attention-shuffle", "inject_position")
     X = np.asarray(P.X[: len(P.tokens)], dtype=float)
     W_q, W_k, W_v = pm.projection_matrices(X.shape[1], P.proj_seed, P.proj_scale)
     order = list(range(len(X)))
@@ -96,9 +97,9 @@ def test_binary_code_distance_does_not_follow_position_distance(n):
 
 def test_no_fixed_matrix_moves_a_binary_code_by_k_but_one_moves_the_sinusoid():
     # binary-bits: "no fixed matrix turns the code of p into the code of p plus k";
-    # square-to-sine: "from the sine alone, no fixed matrix can do it", but the pair can
+    # square-to-sine: "only with the pair can one fixed rotation" move every position
     assert "no fixed matrix" in said("binary-bits", "verdict")
-    assert "From the sine alone, no fixed matrix" in said("square-to-sine", "formula")
+    assert "only with the pair can one fixed rotation" in said("square-to-sine", "cosine")
     n, k = P.n_bits, 1
     positions = np.arange(2**n - k)
 
@@ -255,6 +256,88 @@ def test_every_knob_dependent_line_says_what_its_numbers_show(params):
         periods = lines[lang, "clock-hands", "periods"]
         one = ("only one hand" in periods) if lang == "en" else ("只有一根针" in periods)
         assert one == (params.d_model == 2), periods
+
+
+@pytest.mark.parametrize("params", _sweep(12), ids=lambda p: p.digest()[:6])
+def test_the_requirement_verdicts_the_narration_states_hold_at_every_knob(params):
+    # integer-scale, binary-bits, relative-shift and rope-rotation state their verdicts as
+    # fixed sentences; variants and recap choose theirs from the numbers
+    params = params.replace(
+        learned_max_len=int(np.random.default_rng(params.d_model).integers(2, 40))
+    )
+    v = pm.verdicts(params)
+    missed = {s: {r for r, ok in x.checks.items() if not ok} for s, x in v.items()}
+    assert missed["integer"] == {"bounded", "shift_map"}
+    assert missed["binary"] == {"shift_map", "any_length"}
+    assert missed["sinusoid"] == missed["rope"] == set()
+    assert {"any_length", "no_training"} <= missed["learned"]
+    variants = scenes.get("variants").load().numbers(params)
+    assert set(variants.learned_misses) == missed["learned"]
+    for lang in ("en", "zh"):
+        takeaway = caption(lang, "variants", "takeaway", params)
+        count = ("three" if lang == "en" else "三条") if len(missed["learned"]) == 3 else None
+        assert count is None or count in takeaway
+        recap = caption(lang, "recap", "checklist", params)
+        assert numbers_in(recap)[:3] == [len(missed[s]) for s in ("integer", "binary", "learned")]
+
+
+def test_a_few_learned_rows_can_be_fitted_by_one_linear_map_and_the_narration_says_so():
+    # variants' takeaway: with no more rows than the width plus one, lstsq fits them exactly
+    few = Params(learned_max_len=4)
+    assert pm.verdict("learned", few).checks["shift_map"]
+    assert not pm.verdict("learned", P).checks["shift_map"]
+    assert "happens to fit" in caption("en", "variants", "takeaway", few)
+    assert "misses three" in caption("en", "variants", "takeaway", P)
+
+
+def test_square_to_sine_gives_each_change_its_reason():
+    # start: at ω = π the fastest sine is zero at every whole position
+    p = np.arange(64)
+    assert np.abs(np.sin(np.pi * p)).max() < 1e-12
+    assert np.abs(np.sin(1.0 * p[1:])).min() > 0.008  # p = 44 comes closest to a whole lap
+    # the path divides by π first (halving, fastest at 1), then slides to PE's ladder
+    np.testing.assert_allclose(pm.ladder_path(4, 8, 1e4, "paper", 1.0), 2.0 ** -np.arange(4))
+    np.testing.assert_allclose(pm.ladder_path(4, 8, 1e4, "paper", 2.0), pm.frequencies(8)[:4])
+    # ladder: halving at the paper's width would leave the last pair frozen
+    assert np.pi * 2.0**-255 < 1e-70
+    # ... and the line says this lesson's slowest lap, which grows with the base
+    lap = 2 * np.pi / pm.frequencies(P.d_model, P.base).min()
+    assert f"{lap:.0f} positions" in caption("en", "square-to-sine", "ladder")
+    assert 2 * np.pi / pm.frequencies(8, 1e5).min() > lap
+    # cosine: sin ω(p+k) needs both the sine and the cosine of ωp
+    w, k = 0.3, 5
+    np.testing.assert_allclose(
+        np.sin(w * (p + k)), np.sin(w * p) * np.cos(w * k) + np.cos(w * p) * np.sin(w * k)
+    )
+    assert "cosine partner" in caption("en", "square-to-sine", "cosine")
+
+
+def test_setting_p_beside_the_word_hands_the_next_layer_a_sum():
+    # integer-scale's concat beat: W·[x; p] = W₁x + W₂p, and wide random directions are
+    # nearly orthogonal (E|cos| ≈ 0.035 at 512 against 0.5 at 3)
+    rng = np.random.default_rng(0)
+    x, p, W = rng.normal(size=3), rng.normal(size=3), rng.normal(size=(3, 6))
+    assert pm.concat_as_sum(x, p, W)["error"] < 1e-12
+    assert pm.typical_abs_cosine(3) == pytest.approx(0.5)
+    assert pm.typical_abs_cosine(512) == pytest.approx(np.sqrt(2 / (np.pi * 512)), rel=1e-3)
+    v = rng.normal(size=(4000, 2, 512))
+    cos = np.abs(np.einsum("ij,ij->i", v[:, 0], v[:, 1])) / np.prod(
+        np.linalg.norm(v, axis=2), axis=1
+    )
+    assert cos.mean() == pytest.approx(pm.typical_abs_cosine(512), rel=0.05)
+    nums = scenes.get("integer-scale").load().numbers(P)
+    assert nums.joined_error < 1e-9 and nums.wide_cosine < 0.04 < nums.narrow_cosine
+    assert "512 dimensions are nearly orthogonal" in caption("en", "integer-scale", "concat")
+
+
+def test_every_chapter_but_the_last_ends_with_a_bridge_to_the_next():
+    chapters = scenes.chapters()
+    for info, following in zip(chapters, chapters[1:], strict=False):
+        for lang in ("en", "zh"):
+            say_keys = list(catalogue(lang, info.slug)["say"])
+            assert say_keys[-1] == "bridge", (info.slug, lang)
+        assert scenes.next_chapter(info.slug) == following
+    assert "bridge" not in catalogue("en", chapters[-1].slug)["say"]
 
 
 def test_the_recording_script_shows_the_lines_a_teacher_would_read_at_those_knobs(tmp_path):

@@ -17,11 +17,14 @@ from tests.scene_tools import build_scene
 
 BEATS = [
     "show_tokens",
+    "score_primer",
     "compute_attention",
     "swap_tokens",
     "compare_outputs",
     "inject_position",
+    "requirements",
     "takeaway",
+    "bridge",
 ]
 
 # four tokens of six dims, other projections, the middle pair swapped

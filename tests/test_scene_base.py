@@ -9,19 +9,27 @@ from scenes.catalogue import LANGS, CatalogueError, catalogue, lookup
 from tests.scene_tools import build_scene
 
 
-def test_registry_orders_the_mission_arc():
-    slugs = [i.slug for i in scenes.ordered() if 1 <= i.order <= 7]
-    assert slugs == [
+def test_registry_orders_the_lesson_as_a_design_story():
+    # the sinusoid's own properties come before relative position; RoPE and the variants
+    # are the climax, and the recap ticks off the requirements last
+    assert [i.slug for i in scenes.chapters()] == [
         "attention-shuffle",
         "integer-scale",
         "binary-bits",
         "square-to-sine",
         "clock-hands",
+        "similarity",
+        "pe-heatmap",
         "relative-shift",
         "rope-rotation",
+        "variants",
+        "recap",
     ]
+    assert [i.order for i in scenes.chapters()] == list(range(1, 12))
     assert scenes.get("clock-hands").stem == "05-clock-hands"
-    assert scenes.get("rope-rotation").stem == "07-rope-rotation"
+    assert scenes.get("rope-rotation").stem == "09-rope-rotation"
+    assert scenes.next_chapter("pe-heatmap").slug == "relative-shift"
+    assert scenes.next_chapter("recap") is None
 
 
 def test_unknown_slug_suggests_the_closest():

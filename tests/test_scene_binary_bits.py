@@ -10,7 +10,7 @@ from scenes.catalogue import lookup
 from scenes.components import compact
 from tests.scene_tools import alternating_langs, build_and_read
 
-BEATS = ["counter", "rhythm", "cliff", "distances", "verdict", "takeaway"]
+BEATS = ["counter", "rhythm", "cliff", "distances", "verdict", "takeaway", "bridge"]
 CASES = {"defaults": Params(), "n_bits=2": Params(n_bits=2), "n_bits=8": Params(n_bits=8)}
 
 

@@ -11,7 +11,7 @@ from scenes.text_layout import listing
 from scenes.theme import fmt
 from tests.scene_tools import alternating_langs, build_and_read, catalogue_ui
 
-BEATS = ["clocks", "tick", "repeat", "fingerprint", "periods", "takeaway"]
+BEATS = ["clocks", "tick", "repeat", "fingerprint", "periods", "takeaway", "bridge"]
 CASES = {
     "defaults": Params(),
     "base=100": Params(base=100.0),

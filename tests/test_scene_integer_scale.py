@@ -19,7 +19,7 @@ from scenes.integer_scale import (
 )
 from tests.scene_tools import build_scene
 
-BEATS = ["show_words", "add_position", "sliver", "table", "takeaway"]
+BEATS = ["show_words", "add_position", "sliver", "table", "concat", "takeaway", "bridge"]
 
 # five dims with large values, and a short run
 WIDE = Params(

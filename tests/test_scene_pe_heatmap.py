@@ -26,7 +26,7 @@ from tests.scene_tools import (
     squash,
 )
 
-BEATS = ["matrix", "range", "curves", "movement", "base", "takeaway"]
+BEATS = ["matrix", "range", "curves", "movement", "base", "takeaway", "bridge"]
 DEFAULTS = Params()
 CHANGED = Params(heat_d_model=128, heat_dims=(0, 2, 100), layout="concat", base=100.0)
 CASES = {

@@ -6,6 +6,7 @@ import pytest
 
 import pe_math as pm
 from pe_math import Params
+from scenes.catalogue import lookup
 from scenes.components import compact
 from scenes.facts import GPT2_POSITIONS, GPT2_WIDTH
 from scenes.recap import (
@@ -25,7 +26,7 @@ from tests.scene_tools import (
     squash,
 )
 
-BEATS = ["bounded", "smooth", "params", "extrapolate", "precompute", "beyond", "takeaway"]
+BEATS = ["bounded", "smooth", "params", "extrapolate", "precompute", "checklist", "takeaway"]
 CHANGED = Params(d_model=16, base=100.0, learned_max_len=8, n_bits=6, max_len=40, int_position=120)
 CASES = {
     "defaults": Params(),
@@ -95,12 +96,10 @@ def test_numbers_match_an_independent_computation(case):
     np.testing.assert_allclose(
         nums.heat, t[np.ix_(nums.heat_positions, nums.heat_dims)].T, atol=1e-12
     )
-    # side notes: ω_i = ½ linear + ½ the paper's geometric ladder; widths
-    paper = omegas(d, params.base)
-    mixed = 0.5 * np.linspace(1, 0.01, d // 2) + 0.5 * paper
-    assert nums.mixed_slowest == pytest.approx(mixed[-1], rel=1e-9)
-    assert nums.paper_slowest == pytest.approx(paper[-1])
-    assert (nums.add_width, nums.concat_width) == (d, 2 * d)
+    # the checklist: pe_math's verdict on every scheme
+    for scheme, verdict in pm.verdicts(params).items():
+        assert nums.checks[scheme] == verdict.checks
+        assert nums.misses[scheme] == len(pm.REQUIREMENTS) - verdict.met
 
 
 def test_defaults_tell_the_recap_story():
@@ -110,7 +109,8 @@ def test_defaults_tell_the_recap_story():
     assert nums.sin_step == pytest.approx(0.9641, abs=1e-4)
     assert nums.cliff == [7, 8] and nums.cliff_flips == 4 and nums.cliff_distance == 2.0
     assert nums.learned_params == 128 and nums.probe == 20
-    assert nums.mixed_slowest == pytest.approx(0.0055) and nums.paper_slowest == 0.001
+    assert nums.misses == {"integer": 2, "binary": 2, "sinusoid": 0, "learned": 3, "rope": 0}
+    assert nums.lines == {"checklist": "sinusoid+rope"}
 
 
 def test_numbers_follow_the_params():
@@ -173,18 +173,12 @@ def expected_words(params: Params, lang: str) -> dict[str, list[str]]:
             str(nums.probe),
             str(params.learned_max_len),
         ],
-        "beyond": [
+        "checklist": [
             ui(lang, "pre_table", N=params.max_len, d=params.d_model, k=f"{nums.table_values:,}"),
         ],
-        "takeaway": [
-            ui(
-                lang,
-                "notes_mixed_value",
-                m=compact(nums.mixed_slowest),
-                p=compact(nums.paper_slowest),
-            ),
-            ui(lang, "notes_concat", a=params.d_model, c=2 * params.d_model),
-        ],
+        # the table: every requirement down, every scheme across
+        "takeaway": [lookup(lang, "common", f"ui.short_{r}") for r in pm.REQUIREMENTS]
+        + [lookup(lang, "common", "ui.needs"), lookup(lang, "common", "ui.integer")],
     }
 
 
@@ -209,9 +203,9 @@ def test_builds_clean_and_shows_its_numbers(case, lang):
 def test_knobs_change_what_the_scene_reports():
     _, default = build_scene(Recap, Params(), "en")
     _, changed = build_scene(Recap, CHANGED, "en")
-    for beat in ("smooth", "params", "extrapolate", "precompute", "beyond", "takeaway"):
+    for beat in ("smooth", "params", "extrapolate", "precompute", "checklist"):
         assert default.words_at_start[beat] != changed.words_at_start[beat], beat
-    words = squash(changed.words_at_start["takeaway"])
+    words = squash(changed.words_at_start["checklist"])
     assert squash("binary 31 → 32: step 2.45, 2.4 × the first") in words
     assert squash("learned: 8 × 16 = 128") in words
     assert squash("PE(10) =") in words and squash("integer scheme: position 120") in words
@@ -294,12 +288,3 @@ def test_the_precomputed_table_equals_the_formula_row_by_row(case):
     for p in {0, params.max_len // 2, params.max_len - 1}:
         np.testing.assert_allclose(whole[p], pe(params, p), atol=1e-12)
         np.testing.assert_allclose(whole[p], pm.sinusoidal([p], *args)[0], atol=1e-12)
-
-
-def test_adding_keeps_the_width_and_concatenating_widens_every_later_layer():
-    # say.beyond and ui.notes_concat: a d-wide layer reading the input has d·d weights;
-    # reading the concatenation it has 2d·d
-    d = Params().d_model
-    nums = Recap.numbers(Params())
-    assert nums.add_width == d and nums.concat_width == 2 * d
-    assert nums.concat_width * d > nums.add_width * d

@@ -26,7 +26,7 @@ from tests.scene_tools import (
     squash,
 )
 
-BEATS = ["clocks", "turn", "matrix", "check", "dot", "bridge", "takeaway"]
+BEATS = ["clocks", "turn", "matrix", "check", "dot", "rotation", "takeaway", "bridge"]
 CASES = {
     "defaults": Params(),
     "d_model=16": Params(d_model=16),
@@ -195,10 +195,10 @@ def test_builds_clean_and_shows_its_numbers(case, lang):
         assert fmt(value, DIGITS) in after_check
     assert sci_tex(nums.max_error) in after_check
     # the end of "dot": the dot product at every listed p, and Σ cos(kω_i)
-    after_dot = " | ".join(seen["bridge"])
+    after_dot = " | ".join(seen["rotation"])
     for q, value in zip(nums.dot_positions, nums.dots, strict=True):
-        assert f"{q}" in report.words_at_start["bridge"]
-        assert fmt(value, DIGITS) in report.words_at_start["bridge"]
+        assert f"{q}" in report.words_at_start["rotation"]
+        assert fmt(value, DIGITS) in report.words_at_start["rotation"]
     assert f"= {fmt(nums.dot_sum, DIGITS).replace('−', '-')}" in after_dot
     # the bridge ends with the hands turned once more by k
     assert report.values_at_start["takeaway"] == [params.shift_p + 2 * params.shift_k]
@@ -214,7 +214,7 @@ def test_knobs_change_what_the_scene_reports():
     words, values = on_screen(Params())
     for params in (Params(d_model=16), Params(base=100.0), Params(shift_k=12)):
         other_words, _ = on_screen(params)
-        for beat in ("matrix", "check", "dot", "bridge"):
+        for beat in ("matrix", "check", "dot", "rotation"):
             assert other_words[beat] != words[beat], (params, beat)
     # a wider model shows 4 of its 8 clocks and says so; the table says 8 of 16 dims
     wide_words, _ = on_screen(Params(d_model=16))

@@ -12,7 +12,7 @@ from scenes.say import line as caption
 from scenes.theme import fmt
 from tests.scene_tools import alternating_langs, build_and_read
 
-BEATS = ["plane", "shift", "gap", "norms", "formula", "dials", "takeaway"]
+BEATS = ["plane", "shift", "gap", "norms", "formula", "dials", "takeaway", "bridge"]
 CASES = {
     "defaults": Params(),
     "base=100": Params(base=100.0),

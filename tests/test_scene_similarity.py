@@ -28,7 +28,7 @@ from tests.scene_tools import (
     squash,
 )
 
-BEATS = ["matrix", "rows", "wider", "adjacent", "takeaway"]
+BEATS = ["matrix", "rows", "wider", "adjacent", "takeaway", "bridge"]
 CHANGED = Params(d_model=16, base=100.0, similarity_d_model=32)
 CASES = {
     "defaults": Params(),

@@ -9,7 +9,20 @@ from scenes.catalogue import lookup
 from scenes.square_to_sine import SquareToSine
 from tests.scene_tools import alternating_langs, build_and_read, squash
 
-BEATS = ["square", "fourier", "fundamental", "family", "slide", "heatmap", "formula", "takeaway"]
+BEATS = [
+    "square",
+    "fourier",
+    "fundamental",
+    "family",
+    "tidy",
+    "start",
+    "ladder",
+    "cosine",
+    "heatmap",
+    "formula",
+    "takeaway",
+    "bridge",
+]
 CASES = {
     "defaults": Params(),
     "base=100,d_model=16": Params(base=100.0, d_model=16),

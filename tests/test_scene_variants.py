@@ -23,7 +23,7 @@ from scenes.variants import (
 )
 from tests.scene_tools import build_in, build_scene, catalogue_ui, squash
 
-BEATS = ["learned", "paper", "alibi", "t5", "rope", "table", "takeaway"]
+BEATS = ["learned", "paper", "alibi", "t5", "rope", "table", "takeaway", "bridge"]
 CHANGED = Params(
     alibi_heads=6,
     t5_bidirectional=False,

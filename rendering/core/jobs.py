@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 import scenes
 from pe_math import Params
 from rendering.core import keys, settings
-from scenes.catalogue import path_for
 
 if TYPE_CHECKING:
     from rendering.speech.narration import Narration
@@ -59,7 +58,7 @@ class Job:
         """The digest of every file behind the scene code and behind the renderer."""
         info = self.info
         # only this language's words shape the clip; the other's subtitles are rewritten cheaply
-        catalogues = (path_for(self.lang, info.slug),)
+        catalogues = scenes.catalogue_files(info.slug, self.lang)
         return {
             "code": keys.sources(info.module, extra_files=catalogues),
             "renderer": keys.sources(*RENDERER_MODULES),
