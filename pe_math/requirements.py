@@ -40,20 +40,19 @@ class Verdict:
 def _codes(scheme: str, params: Params, n: int) -> np.ndarray:
     """The scheme's codes of positions 0..n-1 (rows); PositionOutOfRange past a table's end."""
     p = np.arange(n)
-    d = params.d_model
     if scheme == "integer":
-        return integer_encoding(p, d)
+        return integer_encoding(p, params.d_model)
     if scheme == "binary":
         return binary_encoding(p, params.n_bits)
     if scheme == "sinusoid":
-        return sinusoidal(p, d, params.base, params.layout, params.variant)
+        return sinusoidal(p, params.d_model, params.base, params.layout, params.variant)
     if scheme == "learned":
-        table = learned_table(params.learned_max_len, d, params.learned_seed)
+        table = learned_table(params.learned_max_len, params.d_model, params.learned_seed)
         return learned_lookup(table, p)
     if scheme == "rope":
         # R_m is fixed by the cos and sin of its angles m·θ_i, so those are its code:
         # a linear map between the codes of m and m+k is one between R_m and R_(m+k)
-        return sinusoidal(p, d, params.base, "interleaved", "paper")
+        return sinusoidal(p, params.d_model, params.base, "interleaved", "paper")
     raise ValueError(f"unknown scheme {scheme!r}; use one of {', '.join(SCHEMES)}")
 
 

@@ -60,7 +60,18 @@ MISSION = (
         "scenes.integer_scale",
         "IntegerScale",
         2,
-        ("word_a", "word_b", "int_position", "int_max_position"),
+        # the verdict's integer codes and the concat beat's layer and paper-width PE too
+        (
+            "word_a",
+            "word_b",
+            "int_position",
+            "int_max_position",
+            "d_model",
+            "max_len",
+            "base",
+            "proj_seed",
+            "proj_scale",
+        ),
     ),
     SceneInfo("binary-bits", "scenes.binary_bits", "BinaryBits", 3, ("n_bits",)),
     SceneInfo(
@@ -96,7 +107,7 @@ MISSION = (
         "scenes.relative_shift",
         "RelativeShift",
         8,
-        ("shift_p", "shift_k", "shift_dot_positions") + SINUSOID,
+        ("shift_p", "shift_k", "shift_dot_positions", "max_len") + SINUSOID,
     ),
     SceneInfo(
         "rope-rotation",
@@ -113,6 +124,7 @@ MISSION = (
             "rope_pairing",
             "d_model",
             "base",
+            "max_len",
         ),
     ),
     SceneInfo(
@@ -136,7 +148,7 @@ MISSION = (
         "scenes.recap",
         "Recap",
         11,
-        ("max_len", "learned_max_len", "n_bits", "int_position") + SINUSOID,
+        ("max_len", "learned_max_len", "learned_seed", "n_bits", "int_position") + SINUSOID,
     ),
 )
 

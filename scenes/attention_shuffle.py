@@ -395,8 +395,13 @@ class AttentionShuffle(LessonScene):
         self.play(*[FadeOut(m) for m in self.stage_mobjects()], run_time=theme.SHORT)
         heading = self.text(self.common("needs"), size=theme.HEADING_SIZE, color=theme.ACCENT)
         width = self.stage_width() - 0.8
-        names = [self.lines(n, width, size=theme.BODY_SIZE) for n in self.requirement_names()]
+        size = (
+            theme.HEADING_SIZE if self.shape == "tall" else theme.BODY_SIZE
+        )  # a tall frame has rows to spare
+        names = [self.lines(n, width, size=size) for n in self.requirement_names()]
         needs = Checklist(names)
+        if self.shape == "tall":
+            needs.arrange(DOWN, buff=0.5, aligned_edge=LEFT)
         board = VGroup(heading, needs).arrange(DOWN, buff=0.5)
         self.fit_to_stage(board)
         self.play(Write(heading), run_time=theme.NORMAL)

@@ -32,7 +32,7 @@ import pe_math as pm
 from pe_math import Params
 from scenes import theme
 from scenes.base import LessonScene
-from scenes.components import Mark, PixelMap, compact, formula, panel, spread_indices
+from scenes.components import Checklist, Mark, PixelMap, compact, formula, panel, spread_indices
 from scenes.facts import GPT2_POSITIONS, GPT2_WIDTH
 
 SIN_PARAMETERS = 0  # the formula has nothing to train: no seed, no weights
@@ -468,24 +468,27 @@ class Recap(LessonScene):
         return VGroup(heat, *parts).arrange(DOWN, buff=LINE_BUFF, aligned_edge=LEFT)
 
     def checklist_table(self) -> VGroup:
-        """Requirements down, schemes across, each cell marked from pe_math."""
+        """Schemes down, the numbered requirements across, each cell marked from pe_math;
+        the numbers' names in a legend below, as the first chapter listed them."""
         n = self.n
-        names = [self.text(t, size=theme.LABEL_SIZE) for t in self.requirement_names(short=True)]
-        heads = [
-            self.lines(self.common(s), 1.6, size=theme.SMALL_SIZE, color=theme.MUTED)
-            for s in pm.SCHEMES
+        numbers = [
+            self.text(str(i + 1), theme.LABEL_SIZE, theme.ACCENT)
+            for i in range(len(pm.REQUIREMENTS))
         ]
-        cells = [VGroup(), *heads]
-        for r, name in zip(pm.REQUIREMENTS, names, strict=True):
-            cells += [name, *[Mark(n.checks[s][r]) for s in pm.SCHEMES]]
+        cells = [VGroup(), *numbers]
+        for scheme in pm.SCHEMES:
+            cells.append(self.text(self.common(scheme), size=theme.LABEL_SIZE))
+            cells += [Mark(n.checks[scheme][r]) for r in pm.REQUIREMENTS]
         table = VGroup(*cells).arrange_in_grid(
-            rows=len(names) + 1,
-            cols=len(heads) + 1,
-            buff=(0.35, 0.28),
-            col_alignments="l" + "c" * len(heads),
+            rows=len(pm.SCHEMES) + 1,
+            cols=len(numbers) + 1,
+            buff=(0.45, 0.3),
+            col_alignments="l" + "c" * len(numbers),
         )
+        names = [self.text(t, size=theme.LABEL_SIZE) for t in self.requirement_names(short=True)]
+        legend = Checklist(names, cols=1 if self.shape == "tall" else 2)
         heading = self.text(self.common("needs"), size=theme.HEADING_SIZE, color=theme.ACCENT)
-        return VGroup(heading, table).arrange(DOWN, buff=0.4)
+        return VGroup(heading, table, legend).arrange(DOWN, buff=0.45)
 
     # -------------------------------------------------------------------- beats
     def reveal(self, key: str) -> None:
@@ -520,13 +523,10 @@ class Recap(LessonScene):
         """The list from the first chapter, ticked off for every scheme of the lesson."""
         self.beat("checklist")
         board = self.fit_to_stage(self.checklist_table())
-        heading, table = board
+        heading, table, legend = board
+        cols = len(pm.REQUIREMENTS) + 1
         self.play(*[FadeOut(VGroup(*c)) for c in self.cards.values()], run_time=theme.SHORT)
-        self.play(Write(heading), run_time=theme.NORMAL)
-        rows = len(pm.REQUIREMENTS) + 1
-        cols = len(pm.SCHEMES) + 1
-        columns = [VGroup(*[table[r * cols + c] for r in range(rows)]) for c in range(cols)]
-        self.play(FadeIn(columns[0]), run_time=theme.SHORT)
-        for column in columns[1:]:  # one scheme at a time, as the voice names them
-            self.play(FadeIn(column, shift=0.1 * DOWN), run_time=theme.NORMAL)
+        self.play(Write(heading), FadeIn(legend), FadeIn(table[:cols]), run_time=theme.NORMAL)
+        for row in range(1, len(pm.SCHEMES) + 1):  # one scheme at a time, as the voice names them
+            self.play(FadeIn(table[row * cols : (row + 1) * cols], shift=0.1 * RIGHT))
         self.wait(theme.LONG)

@@ -330,6 +330,26 @@ def test_setting_p_beside_the_word_hands_the_next_layer_a_sum():
     assert "512 dimensions are nearly orthogonal" in caption("en", "integer-scale", "concat")
 
 
+def test_rope_turns_q_and_k_after_the_projections_or_the_gap_does_not_come_out_alone():
+    # rope-rotation's formula beat: rotated after W_q and W_k, the score depends on n − m;
+    # rotated once at the input, before them, it does not
+    rng = np.random.default_rng(3)
+    d = P.d_model
+    x, y = rng.normal(size=d), rng.normal(size=d)
+    Wq, Wk = rng.normal(size=(d, d)), rng.normal(size=(d, d))
+
+    def after(m, n):
+        return pm.rope_score(Wq @ x, Wk @ y, m, n, P.base)
+
+    def before(m, n):
+        R = pm.rope_matrix
+        return float((Wq @ R(m, d, P.base) @ x) @ (Wk @ R(n, d, P.base) @ y))
+
+    assert after(2, 5) == pytest.approx(after(12, 15), abs=1e-9)
+    assert abs(before(2, 5) - before(12, 15)) > 0.1
+    assert "after their projections, in every layer" in caption("en", "rope-rotation", "formula")
+
+
 def test_every_chapter_but_the_last_ends_with_a_bridge_to_the_next():
     chapters = scenes.chapters()
     for info, following in zip(chapters, chapters[1:], strict=False):

@@ -105,7 +105,7 @@ def test_builds_clean_and_shows_pe_maths_values(params, lang):
     assert sorted(ticks) == sorted(tick_text(v) for v in pm.nice_ticks(lo, hi, 5))
     assert hi > params.int_max_position
     # the table writes out the combined vectors at p = int_position
-    texts, _ = seen["takeaway"]
+    texts, _ = seen["concat"]
     digits = theme.digits_for(params.word_a + params.word_b)
     for vec in (n.table["a"], n.table["b"]):
         assert "[" + ", ".join(theme.fmt(v, digits) for v in vec) + "]" in texts
