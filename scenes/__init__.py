@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass
 
 from scenes.catalogue import COMMON, lookup, path_for
+from scenes.catalogue import catalogue as parsed  # `scenes.catalogue` stays the module
 
 
 class UnknownScene(KeyError):
@@ -187,10 +188,11 @@ def next_chapter(slug: str) -> SceneInfo | None:
 
 
 def catalogue_files(slug: str, lang: str) -> tuple:
-    """The catalogues a scene's frames read in `lang`: its own, the shared words, and
-    the next chapter's (its title appears in the bridge)."""
+    """The catalogues a scene's frames read in `lang`: its own, the shared words, and,
+    when it ends on a bridge, the next chapter's (its title appears there)."""
     following = next_chapter(slug)
-    slugs = (slug, COMMON) + ((following.slug,) if following else ())
+    bridged = following is not None and "bridge" in parsed(lang, slug).get("say", {})
+    slugs = (slug, COMMON) + ((following.slug,) if bridged else ())
     return tuple(path_for(lang, s) for s in slugs)
 
 

@@ -2,6 +2,7 @@
 
 import html
 import io
+import re
 
 import pytest
 import srt
@@ -9,6 +10,8 @@ import webvtt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import scenes
+from pe_math import Params
 from rendering.speech import captions
 from rendering.speech.captions import MERGE_BELOW, MIN_CUE
 from scenes.catalogue import catalogue
@@ -269,3 +272,19 @@ def test_a_catalogue_mistake_names_its_file_key_and_placeholder(tmp_path, monkey
         assert "line 2" in str(toml.value)
     finally:
         catalogue_mod.catalogue.cache_clear()
+
+
+@pytest.mark.parametrize(
+    "params", [Params(), Params(d_model=2, n_bits=9, base=100.0)], ids=["defaults", "changed"]
+)
+def test_chinese_lines_are_written_for_the_ear(params):
+    # clauses of about 30 characters at most, and no sentence over 50, as the voice reads them
+    from scenes import say
+
+    for info in (*scenes.CARDS, *scenes.MISSION):
+        for key, line in say.lines(info.slug, "zh", params).items():
+            for sentence in filter(str.strip, re.split(r"(?<=[。？！])", line)):
+                size = len(re.sub(r"\s", "", sentence))
+                clauses = [c for c in re.split(r"[，；：、。？！]", sentence) if c.strip()]
+                longest = max(len(re.sub(r"\s", "", c)) for c in clauses)
+                assert size <= 50 and longest <= 30, (info.slug, key, sentence)
