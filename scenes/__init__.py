@@ -187,12 +187,19 @@ def next_chapter(slug: str) -> SceneInfo | None:
     return chapters()[at] if at < len(slugs) else None
 
 
+def bridge_to(slug: str, lang: str) -> SceneInfo | None:
+    """The chapter `slug` ends by pointing to: the next one, when its catalogue in
+    `lang` has a bridge line."""
+    if "bridge" not in parsed(lang, slug).get("say", {}):
+        return None
+    return next_chapter(slug)
+
+
 def catalogue_files(slug: str, lang: str) -> tuple:
     """The catalogues a scene's frames read in `lang`: its own, the shared words, and,
     when it ends on a bridge, the next chapter's (its title appears there)."""
-    following = next_chapter(slug)
-    bridged = following is not None and "bridge" in parsed(lang, slug).get("say", {})
-    slugs = (slug, COMMON) + ((following.slug,) if bridged else ())
+    following = bridge_to(slug, lang)
+    slugs = (slug, COMMON) + ((following.slug,) if following else ())
     return tuple(path_for(lang, s) for s in slugs)
 
 

@@ -30,7 +30,7 @@ from manim import (
 import pe_math as pm
 from pe_math import Params
 from scenes import say, theme
-from scenes.catalogue import COMMON, catalogue, fill, lookup
+from scenes.catalogue import COMMON, fill, lookup
 from scenes.components import Checklist, text
 from scenes.text_layout import balanced_rows, break_units, listing, wrap
 from scenes.timing import BREATH
@@ -304,9 +304,7 @@ class LessonScene(Scene):
         """The next chapter, when this scene's catalogue has a bridge line to it."""
         import scenes  # the registry imports scene modules lazily
 
-        if "bridge" not in catalogue(self.lang, self.slug).get("say", {}):
-            return None
-        return scenes.next_chapter(self.slug)
+        return scenes.bridge_to(self.slug, self.lang)
 
     def next_line(self, info) -> Mobject:
         words = self.common("next", order=f"{info.order:02d}", title=info.title(self.lang))

@@ -21,7 +21,7 @@ from rendering.core.manifest import Manifest  # noqa: E402
 from rendering.publish.preview import frames_at, moments  # noqa: E402
 
 STILLS = ROOT / "docs" / "stills"
-# The beat whose end each still shows (default: the last one before the takeaway).
+# The beat whose end each still shows (default: the last one before the takeaway and bridge).
 BEAT = {
     "attention-shuffle": "swap_tokens",
     "integer-scale": "sliver",
@@ -49,7 +49,7 @@ def still(slug: str, aspect: str, lang: str, work: Path) -> Path:
     folder = work / "preview" / lang / settings.folder_name("l", aspect)
     entry = Manifest.load(folder).entry(slug, "mp4")
     ends = dict(moments([tuple(b) for b in entry.beats], entry.duration))
-    beat = BEAT.get(slug) or [k for k, _ in entry.beats if k != "takeaway"][-1]
+    beat = BEAT.get(slug) or [k for k, _ in entry.beats if k not in ("takeaway", "bridge")][-1]
     (frame,) = frames_at(folder / entry.file, [ends[beat]])
     suffix = "" if aspect == "16:9" else "." + aspect.replace(":", "x")
     out = STILLS / f"{info.stem}{suffix}.png"

@@ -52,6 +52,16 @@ def test_a_clip_key_reads_only_its_own_languages_words():
     assert Job("attention-shuffle", zh_words, "zh").key_parts()["params"] != zh
 
 
+def test_a_clip_key_covers_the_shared_words_and_the_next_chapters_title():
+    # the bridge shows the next chapter's title, the verdicts the shared requirement names
+    def files(slug: str) -> set[str]:
+        code = Job(slug, Params(), "en").sources()["code"]
+        return {Path(f).name for f in code if f.endswith(".toml")}
+
+    assert files("pe-heatmap") == {"pe-heatmap.toml", "common.toml", "relative-shift.toml"}
+    assert files("recap") == {"recap.toml", "common.toml"}  # the last chapter has no bridge
+
+
 # --- keys traced from the code -------------------------------------------------------
 
 TREE = ("rendering", "scenes", "pe_math")
