@@ -60,6 +60,9 @@ def stepwise(t: float, steps: int) -> float:
     return (whole + smooth(frac)) / steps
 
 
+NEAR_MISS_DEG = 30  # the fastest hand "nearly repeats" when it ends this close to its start
+
+
 @dataclass(frozen=True)
 class ClockHandsNumbers:
     """Every number ClockHands shows, computed by pe_math (JSON-ready)."""
@@ -83,6 +86,7 @@ class ClockHandsNumbers:
     fast_distance: float
     pe_distance: float
     step_distance: float  # ‖PE(p+1) − PE(p)‖, the same for every p: the yardstick for pe_distance
+    fast_gap_deg: float  # how far apart the fastest hand ends at the two positions
     lines: dict[str, str]  # beat -> which of its narration alternatives holds here
 
 
@@ -105,8 +109,15 @@ class ClockHands(LessonScene):
         pe_ab = pm.sinusoidal([a, b], d, base, layout, variant)
         tips_a = pm.clock_hand_tips(a, d, base, variant)
         tips_b = pm.clock_hand_tips(b, d, base, variant)
+        fast_gap = abs(float(np.degrees(pm.clock_angle_gaps(a, b, d, base, variant))[0]))
+        near_miss = fast_gap <= NEAR_MISS_DEG
         return ClockHandsNumbers(
-            lines={"periods": "many" if d > 2 else "one"},
+            fast_gap_deg=fast_gap,
+            lines={
+                "periods": "many" if d > 2 else "one",
+                # the fastest hand nearly repeats only when the two positions sit a lap apart
+                **dict.fromkeys(("repeat", "fingerprint"), "near" if near_miss else "far"),
+            },
             d_model=d,
             n_clocks=d // 2,
             shown=shown,

@@ -3,6 +3,7 @@
 import html
 import io
 import re
+from pathlib import Path
 
 import pytest
 import srt
@@ -288,3 +289,27 @@ def test_chinese_lines_are_written_for_the_ear(params):
                 clauses = [c for c in re.split(r"[，；：、。？！]", sentence) if c.strip()]
                 longest = max(len(re.sub(r"\s", "", c)) for c in clauses)
                 assert size <= 50 and longest <= 30, (info.slug, key, sentence)
+
+
+def test_chinese_uses_one_word_per_concept():
+    # one word for a chapter (节), the attention score (分数), the learned table and the
+    # word embedding, and “” for quotes
+    rules = {
+        r"章": "节",
+        r"得分": "分数",
+        r"(?<!可)学习表": "可学习位置表",
+        r"(?<!词)嵌入": "词嵌入",
+        r"[「」\"]": "“”",
+    }
+
+    def texts(node):
+        if isinstance(node, dict):
+            for value in node.values():
+                yield from texts(value)
+        elif isinstance(node, str):
+            yield node
+
+    for path in sorted((Path(scenes.catalogue.ROOT) / "zh").glob("*.toml")):
+        for text in texts(catalogue("zh", path.stem)):
+            for pattern, word in rules.items():
+                assert not re.search(pattern, text), (path.name, text, f"use {word}")

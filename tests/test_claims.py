@@ -350,6 +350,22 @@ def test_rope_turns_q_and_k_after_the_projections_or_the_gap_does_not_come_out_a
     assert "after their projections, in every layer" in caption("en", "rope-rotation", "formula")
 
 
+@pytest.mark.parametrize("pair", [(0, 6), (0, 3), (2, 15), (0, 13), (5, 8)])
+def test_the_fast_hand_is_called_a_near_miss_only_when_it_nearly_repeats(pair):
+    # clock-hands repeat and fingerprint: "almost back where it began" needs the fastest
+    # hand to end within 30 degrees of its angle at the first position
+    params = P.replace(ambiguity_positions=pair)
+    a, b = pair
+    gap = np.degrees(abs((b - a) * pm.frequencies(P.d_model, P.base)[0]) % (2 * np.pi))
+    near = min(gap, 360 - gap) <= 30
+    for lang in ("en", "zh"):
+        repeat = caption(lang, "clock-hands", "repeat", params)
+        said_near = ("almost back" in repeat) if lang == "en" else ("差不多回到" in repeat)
+        assert said_near == near, (pair, repeat)
+        if not near:
+            assert numbers_in(repeat)[0] == pytest.approx(min(gap, 360 - gap), abs=0.5)
+
+
 def test_every_chapter_but_the_last_ends_with_a_bridge_to_the_next():
     chapters = scenes.chapters()
     for info, following in zip(chapters, chapters[1:], strict=False):
