@@ -263,36 +263,22 @@ class IntegerScale(LessonScene):
         n = self.n
         self.play(*[FadeOut(m) for m in self.stage_mobjects()], run_time=theme.SHORT)
         width = self.stage_width()
-        question = self.label("concat_q", theme.HEADING_SIZE, theme.ACCENT, max_width=width)
+
+        def line(key: str, size: float, color, **values):
+            return self.label(key, size, color, max_width=width, **values)
+
+        question = line("concat_q", theme.HEADING_SIZE, theme.ACCENT)
         identity = formula(r"W\begin{bmatrix} x \\ p \end{bmatrix} = W_1\,x + W_2\,p", size=48)
-        check = self.label(
-            "concat_check",
-            theme.LABEL_SIZE,
-            theme.MUTED,
-            max_width=width,
-            p=n.table["position"],
-            e=f"{n.joined_error:.0e}",
-        )
-        cosines = self.label(
-            "concat_cosines",
-            theme.BODY_SIZE,
-            theme.FOREGROUND,
-            max_width=width,
-            d=n.word_width,
-            c=theme.fmt(n.narrow_cosine, 2),
-            D=n.paper_width,
-            C=theme.fmt(n.wide_cosine, 3),
-        )
-        scale = self.label(
-            "concat_scale",
-            theme.BODY_SIZE,
-            theme.FOREGROUND,
-            max_width=width,
-            D=n.paper_width,
-            s=theme.fmt(n.paper_scale, 1),
-            p=n.table["position"],
-            r=theme.fmt(n.paper_pe_norm, 1),
-        )
+        p, D = n.table["position"], n.paper_width
+        check = line("concat_check", theme.LABEL_SIZE, theme.MUTED, p=p, e=f"{n.joined_error:.0e}")
+        cosines = line(
+            "concat_cosines", theme.BODY_SIZE, theme.FOREGROUND, d=n.word_width, D=D,
+            c=theme.fmt(n.narrow_cosine, 2), C=theme.fmt(n.wide_cosine, 3),
+        )  # fmt: skip
+        scale = line(
+            "concat_scale", theme.BODY_SIZE, theme.FOREGROUND, D=D, p=p,
+            s=theme.fmt(n.paper_scale, 1), r=theme.fmt(n.paper_pe_norm, 1),
+        )  # fmt: skip
         board = VGroup(question, VGroup(identity, check).arrange(DOWN, buff=0.25), cosines, scale)
         self.fit_to_stage(board.arrange(DOWN, buff=0.55))
         self.play(FadeIn(question, shift=0.2 * DOWN), run_time=theme.NORMAL)
