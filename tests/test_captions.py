@@ -289,17 +289,21 @@ def test_chinese_lines_are_written_for_the_ear(params):
                 clauses = [c for c in re.split(r"[，；：、。？！]", sentence) if c.strip()]
                 longest = max(len(re.sub(r"\s", "", c)) for c in clauses)
                 assert size <= 50 and longest <= 30, (info.slug, key, sentence)
+            assert line.count("：") <= 1, (info.slug, key, "one explanatory colon at most")
 
 
 def test_chinese_uses_one_word_per_concept():
-    # one word for a chapter (节), the attention score (分数), the learned table and the
-    # word embedding, and “” for quotes
+    # one word for a chapter (节), the attention score (分数), the learned table, the word
+    # embedding, a coordinate (维), a hand (指针) and its speed (转速), and “” for quotes
     rules = {
         r"章": "节",
         r"得分": "分数",
         r"(?<!可)学习表": "可学习位置表",
         r"(?<!词)嵌入": "词嵌入",
         r"[「」\"]": "“”",
+        r"维度": "维",
+        r"(?<![转角])速度": "转速",
+        r"(?<![指时])针(?!尖)": "指针",
     }
 
     def texts(node):

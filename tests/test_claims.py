@@ -254,7 +254,7 @@ def test_every_knob_dependent_line_says_what_its_numbers_show(params):
         assert str(params.int_position) in lines[lang, "recap", "bounded"]
         assert str(len(params.tokens)) in lines[lang, "attention-shuffle", "show_tokens"]
         periods = lines[lang, "clock-hands", "periods"]
-        one = ("only one hand" in periods) if lang == "en" else ("只有一根针" in periods)
+        one = ("only one hand" in periods) if lang == "en" else ("只有一根指针" in periods)
         assert one == (params.d_model == 2), periods
 
 
