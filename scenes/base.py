@@ -7,6 +7,7 @@ import math
 import os
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -17,12 +18,14 @@ from manim import (
     UP,
     FadeIn,
     FadeOut,
+    Indicate,
     LaggedStart,
     Mobject,
     Rectangle,
     Scene,
     Text,
     VGroup,
+    Wait,
     Write,
     config,
 )
@@ -36,6 +39,22 @@ from scenes.text_layout import balanced_rows, break_units, listing, wrap
 from scenes.timing import BREATH
 
 BeatHook = Callable[["LessonScene", str], None]
+
+
+@dataclass(frozen=True)
+class Play:
+    """One play or wait of a scene, on the scene clock."""
+
+    start: float
+    end: float
+    beat: str  # the beat it belongs to ("" before the first)
+    wait: bool
+    frozen: bool  # nothing on screen changes
+    for_speech: bool  # a hold until the beat's speech is over
+
+    @property
+    def seconds(self) -> float:
+        return self.end - self.start
 
 
 class LessonScene(Scene):
@@ -70,6 +89,7 @@ class LessonScene(Scene):
         lang: str | None = None,
         burn_captions: bool = False,
         speech: dict[str, float] | None = None,
+        pace: dict[str, float] | None = None,
         **kwargs: Any,
     ) -> None:
         self.params = params if params is not None else Params.load()
@@ -77,6 +97,11 @@ class LessonScene(Scene):
         self.burn_captions = burn_captions
         self.beats: list[tuple[str, float]] = []
         self.speech = dict(speech or {})
+        # beat -> how much slower its animations run, so that they fill its speech
+        self.pace = dict(pace or {})
+        self._pace = 1.0
+        self._holding_for_speech = False
+        self.plays: list[Play] = []  # every play and wait: where the picture moves and holds
         self._speech_until = 0.0
         self._caption: Mobject | None = None
         super().__init__(**kwargs)
@@ -149,15 +174,32 @@ class LessonScene(Scene):
         self.beats.append((key, start))
         if key in self.speech:
             self._speech_until = start + self.speech[key] + BREATH
+        self._pace = self.pace.get(key, 1.0)
         if self.burn_captions:
             self._show_caption(say.fill(self.lang, self.slug, key, lambda: self._spoken_numbers))
 
     def play(self, *args: Any, **kwargs: Any) -> None:
         self.play_started = time.perf_counter()  # play hooks time the render per animation
         start = self.renderer.time
+        waiting = all(isinstance(a, Wait) for a in args)
+        if self._pace != 1.0 and not waiting:  # stretched to the beat's speech
+            args = tuple(self.compile_animations(*args))
+            base = kwargs.get("run_time") or max(a.get_run_time() for a in args)
+            kwargs = {**kwargs, "run_time": base * self._pace}
         super().play(*args, **kwargs)
         if self.renderer.skip_animations:
             self._end_as_drawn(start)
+        self.plays.append(
+            Play(
+                float(start),
+                float(self.renderer.time),
+                self.beats[-1][0] if self.beats else "",
+                waiting,
+                # a wait with time-based updaters still moves; Manim marks the waits that do not
+                self.is_current_animation_frozen_frame(),
+                self._holding_for_speech,
+            )
+        )
         for hook in type(self).play_hooks:
             hook(self)
 
@@ -186,7 +228,11 @@ class LessonScene(Scene):
         if left > 1e-3:
             # Manim writes int(duration × fps) frames: ask for half a frame more than whole frames
             frames = math.ceil(left * config.frame_rate - 1e-6)
-            self.wait((frames + 0.5) / config.frame_rate)
+            self._holding_for_speech = True
+            try:
+                self.wait((frames + 0.5) / config.frame_rate)
+            finally:
+                self._holding_for_speech = False
 
     def tear_down(self) -> None:
         if not self.ended_early():
@@ -274,7 +320,13 @@ class LessonScene(Scene):
                 LaggedStart(*[FadeIn(row, shift=0.2 * RIGHT) for row in card[1]], lag_ratio=0.3),
                 run_time=theme.LONG,
             )
-        self.wait(theme.LONG)
+        # the voice reads the takeaway out: each of its lines lights up in turn as it goes
+        rows = line if isinstance(line, VGroup) else VGroup(line)
+        self.play(
+            LaggedStart(*[Indicate(r, 1.03, color=theme.FOREGROUND) for r in rows], lag_ratio=0.6),
+            run_time=theme.LONG,
+        )
+        self.wait(theme.SHORT)
         if following is not None:
             self.beat("bridge")
             self.play(FadeIn(board[-1], shift=0.2 * UP), run_time=theme.NORMAL)

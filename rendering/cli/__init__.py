@@ -46,6 +46,7 @@ for command in (
     scenes_cmd.list_scenes,
     render_cmd.render,
     speech_cmd.script,
+    speech_cmd.motion,
     scenes_cmd.numbers,
     speech_cmd.say,
     speech_cmd.listen,

@@ -105,6 +105,42 @@ def script(slugs: tuple[str, ...], all_: bool, opts: JobOptions, table_format: s
 
 
 @click.command()
+@click.argument("slugs", nargs=-1)
+@click.option("--all", "all_", is_flag=True, help="Every scene of the lesson, in order.")
+@lang_option("Language of the narration the picture should follow.")
+@voice_dir_option("Folder of your recordings: <voice-dir>/<lang>/<scene>/<beat>.wav.")
+@output_option("Output root; its .speech/ folder caches the synthesised speech used for timing.")
+@param_options
+@into_job_options
+def motion(slugs: tuple[str, ...], all_: bool, opts: JobOptions) -> None:
+    """Where each clip holds still while the voice talks: its still share and longest run."""
+    import tempfile
+
+    from rendering.draw import motion as measured
+
+    chosen = resolve_slugs(slugs, all_)
+    table = Table("scene", "still while speaking", "longest still", "in beat")
+    worst = 0.0
+    with tempfile.TemporaryDirectory(prefix="pe-motion-") as tmp:
+        for job in dataclasses.replace(opts, fmt="mp4", voice="auto").jobs(chosen, opts.params()):
+            if job.narration is None:
+                continue
+            found = measured.measure(job, Path(tmp))
+            longest = found.longest
+            seconds = longest.seconds if longest else 0.0
+            worst = max(worst, seconds)
+            mark = " [red](over 6 s)[/red]" if seconds > 6.0 else ""
+            table.add_row(
+                job.info.stem,
+                f"{found.still_share:.0%}",
+                f"{seconds:.1f} s{mark}",
+                longest.beat if longest else "-",
+            )
+    console.print(table)
+    console.print(f"longest still run: {worst:.1f} s (the lesson aims for 6 s at most)")
+
+
+@click.command()
 @click.argument("text")
 @lang_option("Language of the line.")
 @click.option(

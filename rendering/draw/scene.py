@@ -17,31 +17,9 @@ from typing import Any
 from rendering.core import settings
 from rendering.core.jobs import Job
 from rendering.core.validate import check_image, check_video
-from rendering.draw import encoders
+from rendering.draw import encoders, motion
+from rendering.draw.config import Span, manim_config
 from rendering.speech import audio
-
-
-def manim_config(job: Job, media_dir: Path, span: Span | None = None) -> dict[str, Any]:
-    """Manim's settings for `job`; with `span`, only those animations are drawn."""
-    geo = settings.geometry(job.quality, job.aspect, composed_for(job))
-    cfg: dict[str, Any] = {
-        "media_dir": str(media_dir),
-        **geo.manim_frame(),
-        "frame_rate": geo.fps,
-        "format": job.fmt,
-        "transparent": job.transparent,
-        "output_file": job.info.stem,
-        "disable_caching": True,  # a fresh media_dir per job: Manim's cache could never hit
-        "progress_bar": "none",
-        "verbosity": "ERROR",
-        "write_to_movie": job.fmt != "png",
-        "save_last_frame": job.fmt == "png",
-    }
-    if job.fmt == "mp4" and not job.transparent:
-        cfg["video_encoder_options"] = {"preset": settings.X264_PRESETS[job.quality], "crf": "23"}
-    if span is not None:
-        cfg["from_animation_number"], cfg["upto_animation_number"] = span
-    return encoders.adjust_config(job, cfg)
 
 
 @dataclass(frozen=True)
@@ -62,9 +40,6 @@ class RenderResult:
     parts: int = 1  # ranges of animations drawn apart and joined
 
 
-Span = tuple[int, int]  # the first and last animation (play or wait) number to draw
-
-
 @dataclass(frozen=True)
 class Drawn:
     """Manim's silent video of a job (or of one span of its animations), and its timings."""
@@ -72,11 +47,6 @@ class Drawn:
     file: Path
     beats: list[tuple[str, float]]
     animations: list[list[float]]  # per play: [build, draw] wall seconds; see split.py
-
-
-def composed_for(job: Job) -> bool:
-    """Whether the scene lays itself out for this aspect's shape (else it keeps 16:9's)."""
-    return settings.SHAPES[job.aspect] in job.info.load().SHAPES
 
 
 def draw(
@@ -113,13 +83,19 @@ def draw(
 
     if speech is None and job.narration is not None:
         speech = job.narration.seconds()
+    # animations stretched to fill their beat's speech (worked out before any frame is drawn)
+    pace = motion.paced(job, work_dir / "pace", speech) if speech else None
     LessonScene.play_hooks.append(record)
     logging.getLogger("manim").setLevel(logging.ERROR)
     try:
         with tempconfig({**manim_config(job, work_dir / "manim", span), **(frame or {})}):
             begun = time.perf_counter()
             scene = scene_cls(
-                params=job.params, lang=job.lang, burn_captions=job.burn_captions, speech=speech
+                params=job.params,
+                lang=job.lang,
+                burn_captions=job.burn_captions,
+                speech=speech,
+                pace=pace,
             )
             scene.render()
             writer = scene.renderer.file_writer

@@ -1,0 +1,126 @@
+"""Motion that follows the voice: where a clip holds still while it speaks, and how much
+slower each beat's animations run so that they fill the beat's speech.
+
+Both come from a build without frames. Every play and wait of the scene is recorded on
+the scene clock (`scenes.base.Play`); a still run is a stretch of consecutive frozen
+plays, and only its part inside a beat's speech counts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from rendering.core.jobs import Job
+from rendering.draw.config import manim_config
+from scenes.timing import BREATH
+
+MOST_PACE = 6.0  # an animation runs at most this many times slower than written
+
+
+@dataclass(frozen=True)
+class StillRun:
+    start: float
+    end: float
+    beat: str  # the beat whose speech the run falls in
+
+    @property
+    def seconds(self) -> float:
+        return self.end - self.start
+
+
+@dataclass(frozen=True)
+class Motion:
+    """How a clip moves while it speaks."""
+
+    speech_seconds: float
+    still_seconds: float  # of the speech, the part the picture holds still
+    runs: list[StillRun]  # still runs during speech, longest first
+
+    @property
+    def still_share(self) -> float:
+        return self.still_seconds / self.speech_seconds if self.speech_seconds else 0.0
+
+    @property
+    def longest(self) -> StillRun | None:
+        return self.runs[0] if self.runs else None
+
+
+def still_runs(plays, beats: list[tuple[str, float]], speech: dict[str, float]) -> Motion:
+    """The still runs of a clip inside its speech. `plays` have start, end and frozen (in
+    order), `beats` are (key, start) and `speech` a beat's seconds of narration."""
+    spoken = [(start, start + speech[key], key) for key, start in beats if key in speech]
+    held: list[list[float]] = []
+    for play in plays:
+        if not play.frozen or play.end <= play.start:
+            continue
+        if held and abs(held[-1][1] - play.start) < 1e-9:
+            held[-1][1] = play.end  # one run across consecutive waits
+        else:
+            held.append([play.start, play.end])
+    runs = []
+    for a, b, key in spoken:
+        for start, end in held:
+            lo, hi = max(a, start), min(b, end)
+            if hi - lo > 1e-9:
+                runs.append(StillRun(lo, hi, key))
+    runs.sort(key=lambda r: -r.seconds)
+    return Motion(
+        speech_seconds=sum(b - a for a, b, _ in spoken),
+        still_seconds=sum(r.seconds for r in runs),
+        runs=runs,
+    )
+
+
+def pace_for(plays, speech: dict[str, float], most: float = MOST_PACE) -> dict[str, float]:
+    """Beat -> the factor that stretches its animations (not its waits) until they and
+    its own waits fill its speech and breath; 1 where the animation is already longer.
+    The beat lasts as long as before: only the hold at its end shrinks."""
+    moving: dict[str, float] = {}
+    waiting: dict[str, float] = {}
+    for play in plays:
+        if play.for_speech or not play.beat:
+            continue
+        into = waiting if play.wait else moving
+        into[play.beat] = into.get(play.beat, 0.0) + play.seconds
+    pace = {}
+    for key, said in speech.items():
+        if moving.get(key, 0.0) <= 0:
+            continue
+        factor = (said + BREATH - waiting.get(key, 0.0)) / moving[key]
+        if factor > 1.0:
+            pace[key] = round(min(factor, most), 6)
+    return pace
+
+
+def build(job: Job, work_dir: Path, speech: dict[str, float], pace: dict[str, float] | None):
+    """The job's scene built with `speech` and `pace`, with no frames drawn (and without
+    the hooks that watch a real render)."""
+    from manim import tempconfig
+
+    from scenes.base import LessonScene
+
+    hooks = LessonScene.play_hooks, LessonScene.beat_hooks
+    LessonScene.play_hooks, LessonScene.beat_hooks = [], []
+    try:
+        with tempconfig({**manim_config(job, work_dir / "manim"), "dry_run": True}):
+            scene = job.info.load()(
+                params=job.params, lang=job.lang, speech=speech, pace=pace, skip_animations=True
+            )
+            scene.render()
+    finally:
+        LessonScene.play_hooks, LessonScene.beat_hooks = hooks
+    return scene
+
+
+def paced(job: Job, work_dir: Path, speech: dict[str, float]) -> dict[str, float]:
+    """The pace of every beat of `job` at this speech."""
+    return pace_for(build(job, work_dir, speech, None).plays, speech)
+
+
+def measure(job: Job, work_dir: Path, pace: bool = True) -> Motion:
+    """The still runs of `job`'s clip with its speech (and its pace, as rendered)."""
+    speech = job.narration.seconds() if job.narration else {}
+    chosen = paced(job, work_dir, speech) if pace and speech else None
+    scene = build(job, work_dir, speech, chosen)
+    return still_runs(scene.plays, scene.beats, speech)

@@ -1,0 +1,109 @@
+"""Still runs: where the picture holds while the voice talks, measured from a build."""
+
+import pytest
+from manim import Dot, FadeIn, Square, tempconfig
+
+from pe_math import Params
+from rendering.draw.motion import MOST_PACE, pace_for, still_runs
+from scenes.base import LessonScene, Play
+from scenes.timing import BREATH
+
+
+class _Toy(LessonScene):
+    slug = "toy-motion"
+
+    @classmethod
+    def numbers(cls, params):
+        return {}
+
+    def construct(self):
+        self.beat("a")  # 1 s of motion, then the picture holds while 4 more seconds are said
+        self.play(FadeIn(Square()), run_time=1.0)
+        self.beat("b")  # the animation outlasts the speech: nothing held
+        self.play(FadeIn(Dot()), run_time=3.0)
+        self.beat("c")  # a wait with a time-based updater still moves
+        dot = Dot().add_updater(lambda m, dt: m.shift(dt * 0.1 * m.get_center() + 0.01))
+        self.add(dot)
+        self.wait(2.0)
+
+
+def build(speech: dict[str, float]) -> _Toy:
+    return build_paced(speech, None)
+
+
+def build_paced(speech: dict[str, float], pace: dict[str, float] | None) -> _Toy:
+    with tempconfig({"dry_run": True, "frame_rate": 15}):
+        scene = _Toy(params=Params(), lang="en", speech=speech, pace=pace, skip_animations=True)
+        scene.render()
+    return scene
+
+
+def test_a_still_run_is_the_held_part_of_a_beats_speech():
+    scene = build({"a": 5.0, "b": 2.0, "c": 2.0})
+    motion = still_runs(scene.plays, scene.beats, {"a": 5.0, "b": 2.0, "c": 2.0})
+    (run,) = motion.runs
+    assert run.beat == "a"
+    assert run.start == pytest.approx(1.0, abs=0.07)  # after the 1 s fade
+    assert run.seconds == pytest.approx(4.0, abs=0.07)  # to the end of a's speech, not its breath
+    assert motion.speech_seconds == pytest.approx(9.0)
+    assert motion.still_share == pytest.approx(4.0 / 9.0, abs=0.01)
+
+
+def test_consecutive_waits_make_one_run_and_moving_plays_break_it():
+    plays = [
+        Play(0.0, 1.0, "x", False, False, False),
+        Play(1.0, 2.5, "x", True, True, False),
+        Play(2.5, 4.0, "x", True, True, True),
+        Play(4.0, 5.0, "y", False, False, False),
+    ]
+    motion = still_runs(plays, [("x", 0.0)], {"x": 5.0})
+    assert [(r.start, r.end) for r in motion.runs] == [(1.0, 4.0)]
+    # speech that ends inside the run cuts it there; a beat without speech counts nothing
+    motion = still_runs(plays, [("x", 0.0), ("y", 4.0)], {"x": 3.0})
+    assert [(r.start, r.end, r.beat) for r in motion.runs] == [(1.0, 3.0, "x")]
+    assert still_runs(plays, [("x", 0.0)], {}).still_share == 0.0
+
+
+def test_the_breath_after_speech_is_not_counted():
+    scene = build({"a": 1.0, "b": 3.0, "c": 2.0})  # a's speech ends as its fade does
+    motion = still_runs(scene.plays, scene.beats, {"a": 1.0, "b": 3.0, "c": 2.0})
+    assert all(r.seconds < 0.1 for r in motion.runs)
+    assert scene.beats[1][1] == pytest.approx(1.0 + BREATH, abs=0.07)
+
+
+def test_pacing_stretches_the_animations_to_the_speech_and_keeps_every_beat_in_place():
+    speech = {"a": 5.0, "b": 2.0, "c": 2.0}
+    plain = build(speech)
+    pace = pace_for(plain.plays, speech)
+    # a: one 1 s fade for 5 s of speech and a breath, at most MOST_PACE times slower
+    assert pace == {"a": pytest.approx(min((5.0 + BREATH) / 1.0, MOST_PACE))}
+    paced = build_paced(speech, pace)
+    assert [k for k, _ in paced.beats] == [k for k, _ in plain.beats]
+    for (_, t0), (_, t1) in zip(plain.beats, paced.beats, strict=True):
+        assert t1 == pytest.approx(t0, abs=1 / 15 + 1e-9)  # within a frame
+    fade = next(p for p in paced.plays if p.beat == "a" and not p.wait)
+    assert fade.seconds == pytest.approx(min(5.0 + BREATH, MOST_PACE), abs=1 / 15)
+    before = still_runs(plain.plays, plain.beats, speech)
+    after = still_runs(paced.plays, paced.beats, speech)
+    assert after.still_seconds < before.still_seconds
+    assert after.longest is None or after.longest.seconds <= 5.0 - min(5.3, MOST_PACE) + 0.07
+
+
+def test_no_speech_means_no_pacing():
+    scene = build({})
+    assert pace_for(scene.plays, {}) == {}
+
+
+def test_the_motion_command_reports_each_clips_still_share_and_longest_run(
+    plugin_scenes, tmp_path
+):
+    from click.testing import CliRunner
+
+    from render import cli
+
+    result = CliRunner().invoke(cli, ["motion", "tiny", "--output", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    (row,) = [line for line in result.output.splitlines() if "90-tiny" in line]
+    share, longest, beat = (cell.strip() for cell in row.split("│")[2:5])
+    assert share.endswith("%") and longest.endswith(" s") and beat in ("one", "two", "-")
+    assert "longest still run:" in result.output
