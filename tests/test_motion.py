@@ -94,9 +94,7 @@ def test_no_speech_means_no_pacing():
     assert pace_for(scene.plays, {}) == {}
 
 
-def test_the_motion_command_reports_each_clips_still_share_and_longest_run(
-    plugin_scenes, tmp_path
-):
+def test_the_motion_command_reports_each_clips_still_share_and_longest_run(plugin_scenes, tmp_path):
     from click.testing import CliRunner
 
     from render import cli
