@@ -108,7 +108,7 @@ def test_rewording_messages_and_docstrings_keeps_the_renderer_key(tree):
 @pytest.mark.parametrize(
     "where, old, new",
     [
-        ("rendering/draw/scene.py", '"crf": "23"', '"crf": "24"'),
+        ("rendering/draw/config.py", '"crf": "23"', '"crf": "24"'),
         ("rendering/draw/join.py", "packet.dts = None", "packet.dts = None\n            pass"),
         ("rendering/draw/encoders.py", "\nimport ", "\nLIMIT = 2\nimport "),
         ("rendering/speech/audio.py", "\nimport ", "\nGAIN = 0.5\nimport "),
@@ -124,7 +124,8 @@ def test_an_edit_to_code_that_writes_clip_bytes_changes_the_renderer_key(tree, w
 def test_a_renamed_module_is_an_error_naming_who_imports_it(tree):
     (tree / "rendering/draw/encoders.py").rename(tree / "rendering/draw/encoding.py")
     with pytest.raises(
-        keys.MissingModule, match=r"rendering/draw/scene.py imports rendering.draw.encoders"
+        keys.MissingModule,
+        match=r"rendering/draw/(scene|config).py imports rendering.draw.encoders",
     ):
         renderer_key()
 

@@ -93,9 +93,16 @@ def pace_for(plays, speech: dict[str, float], most: float = MOST_PACE) -> dict[s
     return pace
 
 
-def build(job: Job, work_dir: Path, speech: dict[str, float], pace: dict[str, float] | None):
+def build(
+    job: Job,
+    work_dir: Path,
+    speech: dict[str, float],
+    pace: dict[str, float] | None,
+    frame: dict | None = None,
+):
     """The job's scene built with `speech` and `pace`, with no frames drawn (and without
-    the hooks that watch a real render)."""
+    the hooks that watch a real render). `frame` overrides Manim's pixel size or rate, as
+    the render does: text set once for that canvas is then reused by the render."""
     from manim import tempconfig
 
     from scenes.base import LessonScene
@@ -103,7 +110,8 @@ def build(job: Job, work_dir: Path, speech: dict[str, float], pace: dict[str, fl
     hooks = LessonScene.play_hooks, LessonScene.beat_hooks
     LessonScene.play_hooks, LessonScene.beat_hooks = [], []
     try:
-        with tempconfig({**manim_config(job, work_dir / "manim"), "dry_run": True}):
+        config = {**manim_config(job, work_dir / "manim"), **(frame or {}), "dry_run": True}
+        with tempconfig(config):
             scene = job.info.load()(
                 params=job.params, lang=job.lang, speech=speech, pace=pace, skip_animations=True
             )
@@ -113,9 +121,19 @@ def build(job: Job, work_dir: Path, speech: dict[str, float], pace: dict[str, fl
     return scene
 
 
-def paced(job: Job, work_dir: Path, speech: dict[str, float]) -> dict[str, float]:
-    """The pace of every beat of `job` at this speech."""
-    return pace_for(build(job, work_dir, speech, None).plays, speech)
+_paces: dict[tuple, dict[str, float]] = {}  # this process's paces: a span needs its whole's
+
+
+def paced(
+    job: Job, work_dir: Path, speech: dict[str, float], frame: dict | None = None
+) -> dict[str, float]:
+    """The pace of every beat of `job` at this speech (worked out once per process)."""
+    fields = job.info.fields_for(job.lang)
+    known = (job.slug, job.lang, job.aspect, job.quality, job.params.digest(fields))
+    key = (*known, job.burn_captions, tuple(sorted(speech.items())), str(frame))
+    if key not in _paces:
+        _paces[key] = pace_for(build(job, work_dir, speech, None, frame).plays, speech)
+    return dict(_paces[key])
 
 
 def measure(job: Job, work_dir: Path, pace: bool = True) -> Motion:

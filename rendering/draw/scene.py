@@ -56,6 +56,7 @@ def draw(
     span: Span | None = None,
     frame: dict[str, Any] | None = None,
     speech: dict[str, float] | None = None,
+    pace: dict[str, float] | None = None,
 ) -> Drawn:
     """Let Manim draw the job's frames into a silent video under `work_dir`.
 
@@ -84,7 +85,8 @@ def draw(
     if speech is None and job.narration is not None:
         speech = job.narration.seconds()
     # animations stretched to fill their beat's speech (worked out before any frame is drawn)
-    pace = motion.paced(job, work_dir / "pace", speech) if speech else None
+    if pace is None and speech:  # stretch the animations to the speech (tests may fix it)
+        pace = motion.paced(job, work_dir / "pace", speech, frame)
     LessonScene.play_hooks.append(record)
     logging.getLogger("manim").setLevel(logging.ERROR)
     try:
