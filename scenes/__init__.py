@@ -182,9 +182,10 @@ def chapters() -> list[SceneInfo]:
 
 def next_chapter(slug: str) -> SceneInfo | None:
     """The chapter after `slug` in the lesson, or None after the last."""
-    slugs = [info.slug for info in chapters()]
+    lesson = chapters()
+    slugs = [info.slug for info in lesson]
     at = slugs.index(slug) + 1 if slug in slugs else len(slugs)
-    return chapters()[at] if at < len(slugs) else None
+    return lesson[at] if at < len(slugs) else None
 
 
 def bridge_to(slug: str, lang: str) -> SceneInfo | None:
