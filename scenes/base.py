@@ -33,7 +33,7 @@ from manim import (
 import pe_math as pm
 from pe_math import Params
 from scenes import say, theme
-from scenes.catalogue import COMMON, fill, lookup
+from scenes.catalogue import COMMON, CatalogueError, fill, lookup
 from scenes.components import Checklist, text
 from scenes.text_layout import balanced_rows, break_units, listing, wrap
 from scenes.timing import BREATH
@@ -51,6 +51,7 @@ class Play:
     wait: bool
     frozen: bool  # nothing on screen changes
     for_speech: bool  # a hold until the beat's speech is over
+    cued: bool = False  # played with a sentence of the narration (while_saying)
 
     @property
     def seconds(self) -> float:
@@ -67,7 +68,9 @@ class LessonScene(Scene):
     With `speech` (beat key -> seconds of narration), timing follows the voice: a
     beat lasts at least its speech plus BREATH. What the animation has not filled
     is waited out at the next beat boundary, or at the end, so scene code never
-    knows how long its narration is.
+    knows how long its narration is. With `sentences` (beat key -> [start, end] of each
+    sentence, from the beat's start), `while_saying` plays an animation with the sentence
+    its line marks.
     """
 
     slug: ClassVar[str] = ""
@@ -90,6 +93,7 @@ class LessonScene(Scene):
         burn_captions: bool = False,
         speech: dict[str, float] | None = None,
         pace: dict[str, float] | None = None,
+        sentences: dict[str, list[tuple[float, float]]] | None = None,
         **kwargs: Any,
     ) -> None:
         self.params = params if params is not None else Params.load()
@@ -100,8 +104,11 @@ class LessonScene(Scene):
         # beat -> how much slower its animations run, so that they fill its speech
         self.pace = dict(pace or {})
         self._pace = 1.0
+        self.sentences = {key: list(spans) for key, spans in (sentences or {}).items()}
+        self._cueing = False
         self._holding_for_speech = False
         self.plays: list[Play] = []  # every play and wait: where the picture moves and holds
+        self.cues_used: list[tuple[str, str]] = []  # (beat, cue) as while_saying met them
         self._speech_until = 0.0
         self._caption: Mobject | None = None
         super().__init__(**kwargs)
@@ -182,7 +189,7 @@ class LessonScene(Scene):
         self.play_started = time.perf_counter()  # play hooks time the render per animation
         start = self.renderer.time
         waiting = all(isinstance(a, Wait) for a in args)
-        if self._pace != 1.0 and not waiting:  # stretched to the beat's speech
+        if self._pace != 1.0 and not waiting and not self._cueing:  # stretched to its speech
             args = tuple(self.compile_animations(*args))
             base = kwargs.get("run_time") or max(a.get_run_time() for a in args)
             kwargs = {**kwargs, "run_time": base * self._pace}
@@ -198,6 +205,7 @@ class LessonScene(Scene):
                 # a wait with time-based updaters still moves; Manim marks the waits that do not
                 self.is_current_animation_frozen_frame(),
                 self._holding_for_speech,
+                self._cueing,
             )
         )
         for hook in type(self).play_hooks:
@@ -224,15 +232,49 @@ class LessonScene(Scene):
 
     def wait_for_speech(self) -> None:
         """Hold the last frame until the current beat's speech (and a breath) is over."""
-        left = self._speech_until - float(self.renderer.time)
+        self._holding_for_speech = True
+        try:
+            self._hold_until(self._speech_until)
+        finally:
+            self._holding_for_speech = False
+
+    def _hold_until(self, moment: float) -> None:
+        left = moment - float(self.renderer.time)
         if left > 1e-3:
             # Manim writes int(duration × fps) frames: ask for half a frame more than whole frames
             frames = math.ceil(left * config.frame_rate - 1e-6)
-            self._holding_for_speech = True
-            try:
-                self.wait((frames + 0.5) / config.frame_rate)
-            finally:
-                self._holding_for_speech = False
+            self.wait((frames + 0.5) / config.frame_rate)
+
+    def while_saying(self, cue: str, *animations: Any, stretch: bool = True, **kwargs: Any) -> None:
+        """Play `animations` as the sentence marked `@cue` in this beat's line is spoken:
+        from its start (holding until then), and with `stretch` for as long as it lasts,
+        never faster than written. Without the sentence's times they play at once."""
+        key, began = self.beats[-1]
+        index = self.cue_index(key, cue)
+        spans = self.sentences.get(key, [])
+        if index < len(spans):
+            start, end = spans[index]
+            self._hold_until(began + start)
+            if stretch:
+                animations = tuple(self.compile_animations(*animations))
+                written = kwargs.get("run_time") or max(a.get_run_time() for a in animations)
+                kwargs = {**kwargs, "run_time": max(written, end - start)}
+        self._cueing = True
+        try:
+            self.play(*animations, **kwargs)
+        finally:
+            self._cueing = False
+
+    def cue_index(self, key: str, cue: str) -> int:
+        """Which sentence of beat `key`'s line the marker `@cue` starts."""
+        marks = say.cues(self.lang, self.slug, key, lambda: self._spoken_numbers)
+        if cue not in marks:
+            raise CatalogueError(
+                f"{say.path_for(self.lang, self.slug)}: say.{key} has no cue @{cue}; start "
+                "the sentence that names it with @" + cue
+            )
+        self.cues_used.append((key, cue))
+        return marks[cue]
 
     def tear_down(self) -> None:
         if not self.ended_early():

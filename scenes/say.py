@@ -4,11 +4,16 @@ A `[say]` line may depend on the numbers: its `{n.field}` slots are filled from 
 scene's `numbers(params)`, and a line written as an inline table of alternatives is the
 one that `numbers().lines[beat]` names. So what the voice says follows the knobs the way
 the screen does.
+
+A sentence may start with a cue marker, `@name`: the scene plays what it shows for that
+sentence as the sentence is spoken (`LessonScene.while_saying`). Markers are neither
+spoken nor shown; each language places them on its own sentences.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 import string
 from collections.abc import Callable
 from typing import Any
@@ -17,6 +22,9 @@ import scenes
 from pe_math import Params
 from scenes.catalogue import CatalogueError, catalogue, path_for
 from scenes.catalogue import node as catalogue_node
+from scenes.text_layout import sentences
+
+MARKER = re.compile(r"@([a-z][a-z0-9_]*) ?")
 
 
 @functools.lru_cache(maxsize=64)
@@ -38,7 +46,25 @@ def lines(slug: str, lang: str, params: Params | None = None) -> dict[str, str]:
 
 def fill(lang: str, slug: str, key: str, numbers: Callable[[], Any]) -> str:
     """Beat `key`'s line, its alternative chosen and slots filled from `numbers()`,
-    which is asked only when the line needs it."""
+    which is asked only when the line needs it; without its cue markers."""
+    return MARKER.sub("", marked(lang, slug, key, numbers))
+
+
+def cues(lang: str, slug: str, key: str, numbers: Callable[[], Any]) -> dict[str, int]:
+    """Cue name -> the index of the sentence it marks in beat `key`'s line."""
+    found: dict[str, int] = {}
+    for index, sentence in enumerate(sentences(marked(lang, slug, key, numbers), lang)):
+        for name in MARKER.findall(sentence):
+            if name in found:
+                raise CatalogueError(
+                    f"{path_for(lang, slug)}: say.{key} marks @{name} twice; keep one"
+                )
+            found[name] = index
+    return found
+
+
+def marked(lang: str, slug: str, key: str, numbers: Callable[[], Any]) -> str:
+    """Beat `key`'s line as `fill` makes it, with its cue markers still in."""
     where = f"{path_for(lang, slug)}: say.{key}"
     node = catalogue_node(lang, slug, f"say.{key}")
     n = None

@@ -25,9 +25,9 @@ from manim import (
 )
 
 from pe_math import Params
-from scenes import theme
+from scenes import say, theme
 from scenes.base import LessonScene
-from scenes.catalogue import lookup
+from scenes.catalogue import catalogue, lookup
 
 TEXT_TYPES = (Text, MarkupText, MathTex, Tex, SingleStringMathTex, DecimalNumber)
 EDGE_TOLERANCE = 0.02  # scene units a glyph may touch past the frame edge
@@ -257,7 +257,25 @@ def _build(cls, params, lang, tmp, speech) -> tuple[LessonScene, LayoutReport]:
     finally:
         LessonScene.beat_hooks.remove(hook)
         _TRACE.pop()
+    report.problems += unplayed_cues(scene)
     return scene, report
+
+
+def unplayed_cues(scene: LessonScene) -> list[str]:
+    """Cues a beat's line marks that the scene never plays with (the other way round,
+    while_saying itself raises)."""
+    problems = []
+    lines = catalogue(scene.lang, scene.slug).get("say", {})
+    for key, _ in scene.beats:
+        if key not in lines:
+            continue
+        marked = say.cues(scene.lang, scene.slug, key, lambda: scene.numbers(scene.params))
+        played = {cue for beat, cue in scene.cues_used if beat == key}
+        problems += [
+            f"[{key}] the line marks @{cue}, which the scene never plays"
+            for cue in sorted(set(marked) - played)
+        ]
+    return problems
 
 
 def build_and_read(

@@ -1,11 +1,14 @@
 """Still runs: where the picture holds while the voice talks, measured from a build."""
 
 import pytest
-from manim import Dot, FadeIn, Square, tempconfig
+from manim import Dot, FadeIn, Rotate, Square, tempconfig
 
+import tests.plugin_scenes  # noqa: F401  (its catalogue folder holds the cued scene's lines)
 from pe_math import Params
 from rendering.draw.motion import MOST_PACE, pace_for, still_runs
+from scenes import say
 from scenes.base import LessonScene, Play
+from scenes.catalogue import CatalogueError
 from scenes.timing import BREATH
 
 
@@ -105,3 +108,94 @@ def test_the_motion_command_reports_each_clips_still_share_and_longest_run(plugi
     share, longest, beat = (cell.strip() for cell in row.split("│")[2:5])
     assert share.endswith("%") and longest.endswith(" s") and beat in ("one", "two", "-")
     assert "longest still run:" in result.output
+
+
+class _Cued(LessonScene):
+    slug = "cued"
+
+    @classmethod
+    def numbers(cls, params):
+        return {}
+
+    def construct(self):
+        self.beat("one")
+        square = Square()
+        self.play(FadeIn(square), run_time=0.5)
+        self.while_saying("grow", square.animate.scale(2), run_time=1.0)
+        self.while_saying("spin", Rotate(square), stretch=False, run_time=0.5)
+
+
+def build_cued(lang: str, sentences: dict | None, speech: float = 9.0) -> _Cued:
+    with tempconfig({"dry_run": True, "frame_rate": 15}):
+        scene = _Cued(
+            params=Params(),
+            lang=lang,
+            speech={"one": speech},
+            sentences=sentences,
+            skip_animations=True,
+        )
+        scene.render()
+    return scene
+
+
+def test_cue_markers_are_neither_spoken_nor_shown_and_name_their_sentence():
+    for lang, line in (
+        (
+            "en",
+            "A square appears first. Then it grows while this sentence is spoken. And it turns.",
+        ),
+        ("zh", "先出现一个正方形，接着边说边变大。它转一圈。"),
+    ):
+        assert say.fill(lang, "cued", "one", dict) == line
+    assert say.cues("en", "cued", "one", dict) == {"grow": 1, "spin": 2}
+    assert say.cues("zh", "cued", "one", dict) == {"grow": 0, "spin": 1}  # its own sentences
+
+
+def test_a_cued_animation_plays_as_its_sentence_is_spoken_and_for_as_long():
+    spans = [(0.0, 2.0), (2.3, 6.0), (6.3, 8.0)]
+    scene = build_cued("en", {"one": spans})
+    fade, hold, grow, gap, spin = (p for p in scene.plays if not p.for_speech)
+    assert hold.frozen and hold.start == pytest.approx(0.5, abs=1 / 15) and not fade.cued
+    assert gap.frozen and gap.seconds == pytest.approx(0.3, abs=1 / 15)  # between sentences
+    assert grow.cued and grow.start == pytest.approx(2.3, abs=1 / 15)
+    assert grow.seconds == pytest.approx(3.7, abs=1 / 15)  # the sentence, not the written 1 s
+    assert spin.start == pytest.approx(6.3, abs=1 / 15)
+    assert spin.seconds == pytest.approx(0.5, abs=1 / 15)  # stretch=False: as written
+    assert scene.cues_used == [("one", "grow"), ("one", "spin")]
+    assert pace_for(scene.plays, {"one": 9.0}) == {}  # its sentences time it, not a pace
+    # zh marks other sentences: the same cue follows its own language's sentence
+    zh = build_cued("zh", {"one": [(0.0, 3.0), (3.3, 5.0)]})
+    assert next(p for p in zh.plays if p.cued).start == pytest.approx(0.5, abs=1 / 15)
+
+
+def test_without_sentence_times_cued_animations_play_at_once_as_written():
+    scene = build_cued("en", None)
+    grow = next(p for p in scene.plays if p.cued)
+    assert grow.start == pytest.approx(0.5, abs=1 / 15)
+    assert grow.seconds == pytest.approx(1.0, abs=1 / 15)
+
+
+def test_a_cue_the_line_does_not_mark_is_one_clear_error():
+    class Unmarked(_Cued):
+        def construct(self):
+            self.beat("one")
+            self.while_saying("fade", FadeIn(Square()))
+
+    with tempconfig({"dry_run": True}), pytest.raises(CatalogueError) as err:
+        Unmarked(params=Params(), lang="en", skip_animations=True).render()
+    assert "say.one has no cue @fade" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_marked_cue_the_scene_never_plays_is_a_layout_problem():
+    from tests.scene_tools import build_scene
+
+    class Partial(_Cued):
+        def construct(self):
+            self.beat("one")
+            self.while_saying("grow", FadeIn(Square()))
+
+    for lang in ("en", "zh"):
+        _, report = build_scene(Partial, lang=lang)
+        assert report.problems == ["[one] the line marks @spin, which the scene never plays"]
+    _, report = build_scene(_Cued, lang="zh")
+    assert report.problems == []

@@ -74,12 +74,14 @@ def still_runs(plays, beats: list[tuple[str, float]], speech: dict[str, float]) 
 
 def pace_for(plays, speech: dict[str, float], most: float = MOST_PACE) -> dict[str, float]:
     """Beat -> the factor that stretches its animations (not its waits) until they and
-    its own waits fill its speech and breath; 1 where the animation is already longer.
-    The beat lasts as long as before: only the hold at its end shrinks."""
+    its own waits fill its speech and breath; 1 where the animation is already longer,
+    and for beats that play with their sentences. The beat lasts as long as before:
+    only the hold at its end shrinks."""
     moving: dict[str, float] = {}
     waiting: dict[str, float] = {}
+    cued = {play.beat for play in plays if play.cued}  # timed by their sentences instead
     for play in plays:
-        if play.for_speech or not play.beat:
+        if play.for_speech or not play.beat or play.beat in cued:
             continue
         into = waiting if play.wait else moving
         into[play.beat] = into.get(play.beat, 0.0) + play.seconds
@@ -99,6 +101,7 @@ def build(
     speech: dict[str, float],
     pace: dict[str, float] | None,
     frame: dict | None = None,
+    sentences: dict | None = None,
 ):
     """The job's scene built with `speech` and `pace`, with no frames drawn (and without
     the hooks that watch a real render). `frame` overrides Manim's pixel size or rate, as
@@ -113,7 +116,12 @@ def build(
         config = {**manim_config(job, work_dir / "manim"), **(frame or {}), "dry_run": True}
         with tempconfig(config):
             scene = job.info.load()(
-                params=job.params, lang=job.lang, speech=speech, pace=pace, skip_animations=True
+                params=job.params,
+                lang=job.lang,
+                speech=speech,
+                pace=pace,
+                sentences=sentences,
+                skip_animations=True,
             )
             scene.render()
     finally:
@@ -125,20 +133,26 @@ _paces: dict[tuple, dict[str, float]] = {}  # this process's paces: a span needs
 
 
 def paced(
-    job: Job, work_dir: Path, speech: dict[str, float], frame: dict | None = None
+    job: Job,
+    work_dir: Path,
+    speech: dict[str, float],
+    frame: dict | None = None,
+    sentences: dict | None = None,
 ) -> dict[str, float]:
     """The pace of every beat of `job` at this speech (worked out once per process)."""
     fields = job.info.fields_for(job.lang)
     known = (job.slug, job.lang, job.aspect, job.quality, job.params.digest(fields))
-    key = (*known, job.burn_captions, tuple(sorted(speech.items())), str(frame))
+    key = (*known, job.burn_captions, tuple(sorted(speech.items())), str(frame), str(sentences))
     if key not in _paces:
-        _paces[key] = pace_for(build(job, work_dir, speech, None, frame).plays, speech)
+        scene = build(job, work_dir, speech, None, frame, sentences)
+        _paces[key] = pace_for(scene.plays, speech)
     return dict(_paces[key])
 
 
 def measure(job: Job, work_dir: Path, pace: bool = True) -> Motion:
     """The still runs of `job`'s clip with its speech (and its pace, as rendered)."""
     speech = job.narration.seconds() if job.narration else {}
-    chosen = paced(job, work_dir, speech) if pace and speech else None
-    scene = build(job, work_dir, speech, chosen)
+    sentences = job.narration.sentence_times() if job.narration else {}
+    chosen = paced(job, work_dir, speech, sentences=sentences) if pace and speech else None
+    scene = build(job, work_dir, speech, chosen, sentences=sentences)
     return still_runs(scene.plays, scene.beats, speech)

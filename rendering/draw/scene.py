@@ -57,12 +57,14 @@ def draw(
     frame: dict[str, Any] | None = None,
     speech: dict[str, float] | None = None,
     pace: dict[str, float] | None = None,
+    sentences: dict[str, list[tuple[float, float]]] | None = None,
 ) -> Drawn:
     """Let Manim draw the job's frames into a silent video under `work_dir`.
 
     `report` gets the scene seconds drawn so far after every play. `span` draws only
     those animations (the ones before it are skipped, not drawn). `frame` overrides
-    Manim's pixel size or frame rate, and `speech` the narration's beat lengths (tests).
+    Manim's pixel size or frame rate, and `speech` and `sentences` the narration's beat
+    lengths and sentence times (tests).
     """
     from manim import tempconfig
 
@@ -84,9 +86,10 @@ def draw(
 
     if speech is None and job.narration is not None:
         speech = job.narration.seconds()
+        sentences = job.narration.sentence_times()
     # animations stretched to fill their beat's speech (worked out before any frame is drawn)
     if pace is None and speech:  # stretch the animations to the speech (tests may fix it)
-        pace = motion.paced(job, work_dir / "pace", speech, frame)
+        pace = motion.paced(job, work_dir / "pace", speech, frame, sentences)
     LessonScene.play_hooks.append(record)
     logging.getLogger("manim").setLevel(logging.ERROR)
     try:
@@ -98,6 +101,7 @@ def draw(
                 burn_captions=job.burn_captions,
                 speech=speech,
                 pace=pace,
+                sentences=sentences,
             )
             scene.render()
             writer = scene.renderer.file_writer

@@ -129,6 +129,18 @@ class Narration:
             out[key] = [[round(start + a, 3), round(start + b, 3)] for a, b in spans]
         return out
 
+    def sentence_times(self) -> dict[str, list[tuple[float, float]]]:
+        """Beat -> [start, end] of each of its sentences from the beat's start: a voice
+        speaks one piece per sentence; a recording's are where the recogniser heard them
+        (none when it could not tell)."""
+        out = {}
+        for speech in self.beats:
+            if speech.sentences:
+                out[speech.key] = [tuple(span) for span in speech.sentences]
+            elif speech.source != "recorded":
+                out[speech.key] = [(p.offset, p.offset + p.seconds) for p in speech.pieces]
+        return out
+
     def track(self, beats: list[tuple[str, float]], seconds: float) -> np.ndarray:
         """The clip's sound: every beat's speech from its start, `seconds` long."""
         out = np.zeros(round(seconds * audio.RATE), dtype=np.float32)
