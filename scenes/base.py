@@ -246,35 +246,39 @@ class LessonScene(Scene):
             self.wait((frames + 0.5) / config.frame_rate)
 
     def while_saying(self, cue: str, *animations: Any, stretch: bool = True, **kwargs: Any) -> None:
-        """Play `animations` as the sentence marked `@cue` in this beat's line is spoken:
-        from its start (holding until then), and with `stretch` for as long as it lasts,
-        never faster than written. Without the sentence's times they play at once."""
+        """Play `animations` as the voice reaches the marker `@cue` in this beat's line:
+        from there (holding until then), and with `stretch` until the next marker or the
+        end of the speech, never faster than written. A marker inside a sentence is timed
+        by its share of the sentence's characters. Without the sentences' times they play
+        at once, as written."""
         key, began = self.beats[-1]
-        index = self.cue_index(key, cue)
+        marks = self.cue_marks(key)
+        if cue not in marks:
+            raise CatalogueError(
+                f"{say.path_for(self.lang, self.slug)}: say.{key} has no cue @{cue}; start "
+                f"the sentence that goes with it with @{cue}"
+            )
+        self.cues_used.append((key, cue))
         spans = self.sentences.get(key, [])
-        if index < len(spans):
-            start, end = spans[index]
+        start = marks[cue].at(spans)
+        if start is not None:
+            later = [at for m in marks.values() if (at := m.at(spans)) is not None and at > start]
+            end = min(later, default=spans[-1][1])
             self._hold_until(began + start)
             if stretch:
                 animations = tuple(self.compile_animations(*animations))
                 written = kwargs.get("run_time") or max(a.get_run_time() for a in animations)
-                kwargs = {**kwargs, "run_time": max(written, end - start)}
+                until = began + end - float(self.renderer.time)
+                kwargs = {**kwargs, "run_time": max(written, until)}
         self._cueing = True
         try:
             self.play(*animations, **kwargs)
         finally:
             self._cueing = False
 
-    def cue_index(self, key: str, cue: str) -> int:
-        """Which sentence of beat `key`'s line the marker `@cue` starts."""
-        marks = say.cues(self.lang, self.slug, key, lambda: self._spoken_numbers)
-        if cue not in marks:
-            raise CatalogueError(
-                f"{say.path_for(self.lang, self.slug)}: say.{key} has no cue @{cue}; start "
-                "the sentence that names it with @" + cue
-            )
-        self.cues_used.append((key, cue))
-        return marks[cue]
+    def cue_marks(self, key: str) -> dict[str, say.Cue]:
+        """Cue name -> where in beat `key`'s line its marker sits."""
+        return say.cues(self.lang, self.slug, key, lambda: self._spoken_numbers)
 
     def tear_down(self) -> None:
         if not self.ended_early():

@@ -16,6 +16,7 @@ import functools
 import re
 import string
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import scenes
@@ -50,17 +51,35 @@ def fill(lang: str, slug: str, key: str, numbers: Callable[[], Any]) -> str:
     return MARKER.sub("", marked(lang, slug, key, numbers))
 
 
-def cues(lang: str, slug: str, key: str, numbers: Callable[[], Any]) -> dict[str, int]:
-    """Cue name -> the index of the sentence it marks in beat `key`'s line."""
-    found: dict[str, int] = {}
+def cues(lang: str, slug: str, key: str, numbers: Callable[[], Any]) -> dict[str, Cue]:
+    """Cue name -> where its marker sits in beat `key`'s line: which sentence, and how
+    far into it (the share of the sentence's characters before the marker)."""
+    found: dict[str, Cue] = {}
     for index, sentence in enumerate(sentences(marked(lang, slug, key, numbers), lang)):
-        for name in MARKER.findall(sentence):
+        plain = MARKER.sub("", sentence)
+        removed = 0
+        for mark in MARKER.finditer(sentence):
+            name = mark.group(1)
             if name in found:
                 raise CatalogueError(
                     f"{path_for(lang, slug)}: say.{key} marks @{name} twice; keep one"
                 )
-            found[name] = index
+            found[name] = Cue(index, (mark.start() - removed) / max(len(plain), 1))
+            removed += len(mark.group(0))
     return found
+
+
+@dataclass(frozen=True, order=True)
+class Cue:
+    sentence: int
+    share: float  # how far into the sentence, 0 at its start
+
+    def at(self, spans) -> float | None:
+        """Its time inside the beat, given [start, end] of each sentence (None if unknown)."""
+        if self.sentence >= len(spans):
+            return None
+        start, end = spans[self.sentence]
+        return start + self.share * (end - start)
 
 
 def marked(lang: str, slug: str, key: str, numbers: Callable[[], Any]) -> str:

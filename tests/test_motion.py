@@ -147,25 +147,41 @@ def test_cue_markers_are_neither_spoken_nor_shown_and_name_their_sentence():
         ("zh", "先出现一个正方形，接着边说边变大。它转一圈。"),
     ):
         assert say.fill(lang, "cued", "one", dict) == line
-    assert say.cues("en", "cued", "one", dict) == {"grow": 1, "spin": 2}
-    assert say.cues("zh", "cued", "one", dict) == {"grow": 0, "spin": 1}  # its own sentences
+    en, zh = say.cues("en", "cued", "one", dict), say.cues("zh", "cued", "one", dict)
+    assert en == {"grow": say.Cue(1, 0.0), "spin": say.Cue(2, 0.0)}
+    # zh marks its own sentences, and one marker sits inside its sentence: after 先出现一个正方形，
+    assert zh["spin"] == say.Cue(1, 0.0) and zh["grow"].sentence == 0
+    assert zh["grow"].share == pytest.approx(9 / len("先出现一个正方形，接着边说边变大。"))
+    assert zh["grow"].at([(1.0, 3.0)]) == pytest.approx(1.0 + 2.0 * zh["grow"].share)
 
 
 def test_a_cued_animation_plays_as_its_sentence_is_spoken_and_for_as_long():
     spans = [(0.0, 2.0), (2.3, 6.0), (6.3, 8.0)]
     scene = build_cued("en", {"one": spans})
-    fade, hold, grow, gap, spin = (p for p in scene.plays if not p.for_speech)
+    fade, hold, grow, spin = (p for p in scene.plays if not p.for_speech)
     assert hold.frozen and hold.start == pytest.approx(0.5, abs=1 / 15) and not fade.cued
-    assert gap.frozen and gap.seconds == pytest.approx(0.3, abs=1 / 15)  # between sentences
     assert grow.cued and grow.start == pytest.approx(2.3, abs=1 / 15)
-    assert grow.seconds == pytest.approx(3.7, abs=1 / 15)  # the sentence, not the written 1 s
+    assert grow.seconds == pytest.approx(4.0, abs=1 / 15)  # to the next cue, not the written 1 s
     assert spin.start == pytest.approx(6.3, abs=1 / 15)
     assert spin.seconds == pytest.approx(0.5, abs=1 / 15)  # stretch=False: as written
     assert scene.cues_used == [("one", "grow"), ("one", "spin")]
     assert pace_for(scene.plays, {"one": 9.0}) == {}  # its sentences time it, not a pace
     # zh marks other sentences: the same cue follows its own language's sentence
     zh = build_cued("zh", {"one": [(0.0, 3.0), (3.3, 5.0)]})
-    assert next(p for p in zh.plays if p.cued).start == pytest.approx(0.5, abs=1 / 15)
+    zh_grow = next(p for p in zh.plays if p.cued)
+    assert zh_grow.start == pytest.approx(3.0 * 9 / 17, abs=1 / 15)  # inside its sentence
+    assert zh_grow.end == pytest.approx(3.3, abs=1 / 15)
+
+    class LastCue(_Cued):
+        def construct(self):
+            self.beat("one")
+            self.while_saying("spin", Rotate(Square()), run_time=0.5)
+
+    with tempconfig({"dry_run": True, "frame_rate": 15}):
+        last = LastCue(params=Params(), lang="en", speech={"one": 9.0}, sentences={"one": spans})
+        last.render()
+    spin = next(p for p in last.plays if p.cued)  # the last cue runs to the end of the speech
+    assert (spin.start, spin.end) == (pytest.approx(6.3, abs=1 / 15), pytest.approx(8.0, abs=0.1))
 
 
 def test_without_sentence_times_cued_animations_play_at_once_as_written():
