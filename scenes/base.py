@@ -83,6 +83,8 @@ class LessonScene(Scene):
     SPLITS: ClassVar[bool] = True
     # Called at every beat boundary and at the end; tests use it to check layout.
     beat_hooks: ClassVar[list[BeatHook]] = []
+    # Called after every cued play with the scene and "beat@cue"; tests check layout there too.
+    cue_hooks: ClassVar[list[BeatHook]] = []
     # Called after every play and wait with the scene; the pipeline reports progress from it.
     play_hooks: ClassVar[list[Callable[[LessonScene], None]]] = []
 
@@ -275,6 +277,8 @@ class LessonScene(Scene):
             self.play(*animations, **kwargs)
         finally:
             self._cueing = False
+        for hook in type(self).cue_hooks:
+            hook(self, f"{key}@{cue}")
 
     def cue_marks(self, key: str) -> dict[str, say.Cue]:
         """Cue name -> where in beat `key`'s line its marker sits."""

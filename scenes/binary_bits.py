@@ -468,11 +468,10 @@ class BinaryBits(LessonScene):
     def show_verdict(self) -> None:
         self.beat("verdict")
         lines = VGroup()
-        for key, color in (
-            ("bounded", theme.WORD_C),
-            ("layered", theme.WORD_C),
-            ("jumps", theme.WORD_B),
-        ):
+        points = [("bounded", theme.WORD_C), ("layered", theme.WORD_C), ("jumps", theme.WORD_B)]
+        if not pm.verdict("binary", self.params).checks["shift_map"]:
+            points.append(("no_map", theme.WORD_B))
+        for key, color in points:
             words = self.label(key, theme.HEADING_SIZE, max_width=self.stage_width() - 0.6)
             lines.add(VGroup(Dot(radius=0.11, color=color), words).arrange(RIGHT, buff=0.3))
         lines.arrange(DOWN, buff=0.9, aligned_edge=LEFT)
@@ -482,5 +481,8 @@ class BinaryBits(LessonScene):
             lines.next_to(self.chart_group, DOWN, buff=0.7)
         else:
             self.play(FadeOut(self.chart_group), run_time=theme.SHORT)
-        self.play(LaggedStart(*[FadeIn(m, shift=0.2 * RIGHT) for m in lines], lag_ratio=0.5))
+        for (key, _), line in zip(points, lines, strict=True):  # each point as it is said
+            self.while_saying(
+                key.removeprefix("no_"), FadeIn(line, shift=0.2 * RIGHT), run_time=theme.NORMAL
+            )
         self.wait(theme.LONG)

@@ -21,9 +21,11 @@ from manim import (
     Dot,
     FadeIn,
     FadeOut,
+    Indicate,
     Line,
     Rectangle,
     ReplacementTransform,
+    Succession,
     ValueTracker,
     VGroup,
     Write,
@@ -338,14 +340,17 @@ class ClockHands(LessonScene):
             hand = self.faces[j].hand(lambda i=i: hand_angle(self.params, self.pos.get_value(), i))
             hand.set_z_index(2)
             self.hands.append(hand)
-        self.play(FadeIn(self.cells), FadeIn(self.shown_note), run_time=theme.NORMAL)
-        self.play(*[FadeIn(h) for h in self.hands], run_time=theme.SHORT)
-        self.play(Write(self.convention), run_time=theme.NORMAL)
+        self.while_saying(
+            "split", FadeIn(self.cells), FadeIn(self.shown_note), run_time=theme.NORMAL
+        )
+        self.while_saying("hands", *[FadeIn(h) for h in self.hands], run_time=theme.SHORT)
+        self.while_saying("speed", Write(self.convention), run_time=theme.NORMAL)
         self.wait(theme.LONG)
 
     def run_positions(self) -> None:
         self.beat("tick")
-        self.play(
+        self.while_saying(
+            "step",
             FadeIn(self.counter_label),
             FadeIn(self.counter),
             FadeIn(self.pe_column),
@@ -353,7 +358,8 @@ class ClockHands(LessonScene):
         )
         self.wait(theme.SHORT)
         steps = self.n.positions[-1]
-        self.play(
+        self.while_saying(  # the hands step on for as long as the voice says how they turn
+            "run",
             self.pos.animate.set_value(steps),
             rate_func=lambda t: stepwise(t, steps),
             run_time=float(np.clip(SECONDS_PER_POSITION * steps, 4, 14)),
@@ -363,7 +369,6 @@ class ClockHands(LessonScene):
     def near_repeat(self) -> None:
         self.beat("repeat")
         n = self.n
-        self.play(self.pos.animate.set_value(n.a), run_time=theme.NORMAL)
         self.ghosts = VGroup()
         for j, face in enumerate(self.faces):
             tip = face.tip(n.angles_a[j])
@@ -373,19 +378,36 @@ class ClockHands(LessonScene):
                     Dot(tip, radius=0.04, color=theme.MUTED),
                 )
             )
-        self.play(FadeIn(self.ghosts), run_time=theme.SHORT)
-        self.play(self.pos.animate.set_value(n.b), rate_func=linear, run_time=3.0)
-        self.play(FadeIn(self.note_fast, shift=0.1 * UP), run_time=theme.NORMAL)
+        self.while_saying(
+            "watch",
+            Succession(
+                self.pos.animate(run_time=theme.NORMAL).set_value(n.a),
+                FadeIn(self.ghosts, run_time=theme.SHORT),
+            ),
+        )
+        self.while_saying("lap", self.pos.animate.set_value(n.b), rate_func=linear, run_time=3.0)
+        self.while_saying(
+            "note", FadeIn(self.note_fast, shift=0.1 * UP), stretch=False, run_time=theme.NORMAL
+        )
         self.wait(theme.LONG)
 
     def fingerprints(self) -> None:
         self.beat("fingerprint")
-        self.play(
+        self.while_saying(
+            "moved",
             *[ReplacementTransform(w, dl) for w, dl in zip(self.omegas, self.deltas, strict=True)],
             run_time=theme.NORMAL,
         )
-        self.play(FadeIn(self.note_all, shift=0.1 * UP), run_time=theme.NORMAL)
-        self.play(FadeIn(self.note_step, shift=0.1 * UP), run_time=theme.SHORT)
+        self.while_saying(  # every dim's change is pointed at as "all the dims" is said
+            "all",
+            Succession(
+                Indicate(VGroup(*self.deltas), color=theme.ACCENT, run_time=theme.NORMAL),
+                FadeIn(self.note_all, shift=0.1 * UP, run_time=theme.NORMAL),
+            ),
+        )
+        self.while_saying(
+            "step", FadeIn(self.note_step, shift=0.1 * UP), stretch=False, run_time=theme.SHORT
+        )
         self.wait(theme.LONG + theme.READ)
 
     def period_table(self) -> None:

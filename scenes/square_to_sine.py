@@ -433,14 +433,14 @@ class SquareToSine(LessonScene):
 
         self.beat("start")  # every speed divided by π: the fastest turns 1 radian a position
         self.play(FadeIn(reasons[0], shift=0.1 * UP), run_time=theme.SHORT)
-        self.play(t.animate.set_value(1.0), run_time=3.0, rate_func=linear)
+        self.while_saying("slow", t.animate.set_value(1.0), run_time=3.0, rate_func=linear)
         self.wait(theme.READ)
 
         self.beat("ladder")  # halving gives way to one fixed factor, set by the base and d
         self.play(
             FadeIn(flip[1]), ReplacementTransform(reasons[0], reasons[1]), run_time=theme.SHORT
         )
-        self.play(t.animate.set_value(2.0), run_time=4.0, rate_func=linear)
+        self.while_saying("ladder", t.animate.set_value(2.0), run_time=4.0, rate_func=linear)
         self.wait(theme.READ)
 
         self.beat("cosine")  # the partner that makes a fixed map from p to p+k possible

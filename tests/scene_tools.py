@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
+import re
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from pe_math import Params
 from scenes import say, theme
 from scenes.base import LessonScene
 from scenes.catalogue import catalogue, lookup
+from scenes.text_layout import sentences
 
 TEXT_TYPES = (Text, MarkupText, MathTex, Tex, SingleStringMathTex, DecimalNumber)
 EDGE_TOLERANCE = 0.02  # scene units a glyph may touch past the frame edge
@@ -204,15 +206,18 @@ def build_scene(
     lang: str = "en",
     tmp: Path | None = None,
     speech: dict[str, float] | None = None,
+    pace: dict[str, float] | None = None,
+    sentences: dict[str, list[tuple[float, float]]] | None = None,
 ) -> tuple[LessonScene, LayoutReport]:
     """Run construct() with animations skipped (no frames, no files) and check layout at every beat.
 
-    `speech` (beat -> seconds) times the beats as a narration would. Builds are shared
+    `speech` (beat -> seconds) times the beats as a narration would, `sentences` the
+    sentences inside them, and `pace` stretches beats' animations. Builds are shared
     between tests: the same scene, knobs and language are built once per test process.
     """
     params = params if params is not None else Params()
-    if tmp is not None or LessonScene.play_hooks:  # a test watching every play builds its own
-        return _build(cls, params, lang, tmp, speech)
+    if tmp is not None or LessonScene.play_hooks or pace or sentences:  # one of its own
+        return _build(cls, params, lang, tmp, speech, pace, sentences)
     frame = (config.frame_width, config.frame_height, config.pixel_width, config.pixel_height)
     return _shared_build(cls, params, lang, tuple(sorted((speech or {}).items())), frame)
 
@@ -235,12 +240,17 @@ _FIELD_NAMES = frozenset(f.name for f in dataclasses.fields(Params))
 _TRACE: list[set[str]] = []
 
 
-def _build(cls, params, lang, tmp, speech) -> tuple[LessonScene, LayoutReport]:
+def _build(
+    cls, params, lang, tmp, speech, pace=None, sentences=None
+) -> tuple[LessonScene, LayoutReport]:
     report = LayoutReport()
     traced = TracingParams(**{f: getattr(params, f) for f in _FIELD_NAMES})
     _TRACE.append(report.fields_read)
     hook = lambda scene, beat: check_layout(scene, beat, report)  # noqa: E731
+    at_cues = LayoutReport()  # as every cued animation ends: only its problems count
+    cue_hook = lambda scene, cue: check_layout(scene, cue, at_cues)  # noqa: E731
     LessonScene.beat_hooks.append(hook)
+    LessonScene.cue_hooks.append(cue_hook)
     try:
         settings = {
             "dry_run": True,
@@ -252,12 +262,21 @@ def _build(cls, params, lang, tmp, speech) -> tuple[LessonScene, LayoutReport]:
         }
         with tempconfig(settings):
             # skip_animations jumps each play to its end state: no frames are drawn
-            scene = cls(params=traced, lang=lang, skip_animations=True, speech=speech)
+            scene = cls(
+                params=traced,
+                lang=lang,
+                skip_animations=True,
+                speech=speech,
+                pace=pace,
+                sentences=sentences,
+            )
             scene.render()
     finally:
         LessonScene.beat_hooks.remove(hook)
+        LessonScene.cue_hooks.remove(cue_hook)
         _TRACE.pop()
-    report.problems += unplayed_cues(scene)
+    report.problems += at_cues.problems + unplayed_cues(scene)
+    report.too_small += at_cues.too_small
     return scene, report
 
 
@@ -276,6 +295,30 @@ def unplayed_cues(scene: LessonScene) -> list[str]:
             for cue in sorted(set(marked) - played)
         ]
     return problems
+
+
+# Seconds a voice takes per spoken word (en) or character (zh): the slowest tenth of the
+# default voices' sentences, so a clip estimated with them holds still no less than spoken.
+SECONDS_PER_UNIT = {"en": 0.38, "zh": 0.26}
+
+
+def estimated_speech(
+    cls: type[LessonScene], lang: str, params: Params | None = None
+) -> tuple[dict[str, float], dict[str, list[tuple[float, float]]]]:
+    """Beat -> seconds, and beat -> its sentences' [start, end], as a slow voice would say
+    the scene's lines (SENTENCE_GAP between sentences), without synthesising anything."""
+    from rendering.speech.synthesis import SENTENCE_GAP, spoken
+
+    speech, times = {}, {}
+    for key, line in say.lines(cls.slug, lang, params).items():
+        at, spans = 0.0, []
+        for sentence in sentences(line, lang):
+            words = spoken(sentence, lang)
+            units = len(words.split()) if lang == "en" else len(re.findall(r"[^\s\W]", words))
+            spans.append((at, at + units * SECONDS_PER_UNIT[lang]))
+            at = spans[-1][1] + SENTENCE_GAP
+        speech[key], times[key] = spans[-1][1], spans
+    return speech, times
 
 
 def build_and_read(

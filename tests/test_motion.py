@@ -1,15 +1,19 @@
 """Still runs: where the picture holds while the voice talks, measured from a build."""
 
-import pytest
-from manim import Dot, FadeIn, Rotate, Square, tempconfig
+from pathlib import Path
 
-import tests.plugin_scenes  # noqa: F401  (its catalogue folder holds the cued scene's lines)
+import pytest
+from manim import RIGHT, Dot, FadeIn, Rotate, Square, tempconfig
+
+import scenes
 from pe_math import Params
-from rendering.draw.motion import MOST_PACE, pace_for, still_runs
+from rendering.draw.motion import MOST_PACE, MOST_STILL, pace_for, still_runs, with_pace
 from scenes import say
 from scenes.base import LessonScene, Play
-from scenes.catalogue import CatalogueError
+from scenes.catalogue import CatalogueError, add_root
 from scenes.timing import BREATH
+
+add_root(Path(__file__).resolve().parent / "captions")  # the cued scene's lines
 
 
 class _Toy(LessonScene):
@@ -86,6 +90,13 @@ def test_pacing_stretches_the_animations_to_the_speech_and_keeps_every_beat_in_p
         assert t1 == pytest.approx(t0, abs=1 / 15 + 1e-9)  # within a frame
     fade = next(p for p in paced.plays if p.beat == "a" and not p.wait)
     assert fade.seconds == pytest.approx(min(5.0 + BREATH, MOST_PACE), abs=1 / 15)
+    # worked out from the plain build, the paced times are the paced build's (within a frame)
+    plays, beats = with_pace(plain.plays, plain.beats, pace)
+    assert [b for _, b in beats] == pytest.approx([b for _, b in paced.beats], abs=1 / 15 + 1e-9)
+    longer = [p for p in plays if p.seconds > 1 / 15]  # what a frame's rounding leaves
+    assert [(p.start, p.end) for p in longer] == [
+        (pytest.approx(p.start, abs=1 / 15), pytest.approx(p.end, abs=1 / 15)) for p in paced.plays
+    ]
     before = still_runs(plain.plays, plain.beats, speech)
     after = still_runs(paced.plays, paced.beats, speech)
     assert after.still_seconds < before.still_seconds
@@ -215,3 +226,39 @@ def test_a_marked_cue_the_scene_never_plays_is_a_layout_problem():
         assert report.problems == ["[one] the line marks @spin, which the scene never plays"]
     _, report = build_scene(_Cued, lang="zh")
     assert report.problems == []
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize(
+    "slug", [i.slug for i in scenes.chapters() if i.module.startswith("scenes.")]
+)
+def test_no_scene_holds_still_long_while_a_slow_voice_talks(slug, lang):
+    """Every chapter, timed as a slow voice would say its lines and paced as rendered."""
+    from tests.scene_tools import build_scene, estimated_speech
+
+    cls = scenes.get(slug).load()
+    speech, sentences = estimated_speech(cls, lang)
+    scene, report = build_scene(cls, lang=lang, speech=speech, sentences=sentences)
+    pace = pace_for(scene.plays, speech)
+    motion = still_runs(*with_pace(scene.plays, scene.beats, pace), speech)
+    longest = motion.longest
+    assert longest is None or longest.seconds <= MOST_STILL, (longest, motion.still_share)
+    assert motion.still_share <= 0.3
+    report.assert_clean()  # the layout holds at every cue as at every beat
+
+
+def test_the_layout_is_checked_as_every_cued_animation_ends():
+    from manim import Text
+
+    from tests.scene_tools import build_scene
+
+    class OffFrame(_Cued):
+        def construct(self):
+            self.beat("one")
+            words = Text("out of the frame").shift(40 * RIGHT)
+            self.while_saying("grow", FadeIn(words))
+            self.remove(words)  # gone before the next cue and the beat's end: only one sees it
+            self.while_saying("spin", FadeIn(Square()))
+
+    _, report = build_scene(OffFrame, lang="en")
+    assert len(report.problems) == 1 and report.problems[0].startswith("[one@grow] Text(")

@@ -14,7 +14,6 @@ from click.testing import CliRunner
 from pe_math import Params
 from render import cli
 from rendering.core.jobs import Job
-from rendering.draw import motion
 from rendering.draw.scene import animation_times
 from rendering.speech import audio, listen, narration, voices
 from rendering.speech.base import VoiceError
@@ -25,7 +24,6 @@ from scenes.text_layout import sentences
 ROUND_TRIP = ("square-to-sine", "rope-rotation", "relative-shift")
 LINE_LIMIT = listen.WRONG_TAKE  # no single line may sound like another line
 MEAN_LIMIT = 0.10  # the goal: under 10% of syllables or words wrong over a scene
-STILL_LIMIT = 6.0  # seconds the picture may hold while the voice talks
 
 
 @pytest.fixture(scope="module")
@@ -122,8 +120,6 @@ def test_every_line_is_heard_as_written(slug, lang, speech_cache, tmp_path):
         errors[key] = listen.error_rate(narration.spoken(line, lang), heard.text, lang)
         assert errors[key] <= LINE_LIMIT, (key, line, heard.text)
     assert sum(errors.values()) / len(errors) < MEAN_LIMIT, errors
-    # with the speech cached: while it talks, the picture never holds for more than 6 s
-    assert longest_still(slug, lang, speech_cache, tmp_path) <= STILL_LIMIT
     if lang == "zh":  # the speech is cached now: these long scenes still fit in 100 s
         # (the estimate runs about 5% short: 72.3 s against a rendered 75.8 s)
         assert clip_seconds(slug, speech_cache, tmp_path) <= 100.0 / 1.1
@@ -132,14 +128,6 @@ def test_every_line_is_heard_as_written(slug, lang, speech_cache, tmp_path):
 def test_the_longest_chinese_clip_outside_the_round_trips_fits_in_100_s(speech_cache, tmp_path):
     # attention-shuffle is as long as the round-trip scenes (about 88 s measured)
     assert clip_seconds("attention-shuffle", speech_cache, tmp_path) <= 100.0 / 1.1
-    assert longest_still("attention-shuffle", "zh", speech_cache, tmp_path) <= STILL_LIMIT
-
-
-def longest_still(slug: str, lang: str, speech_cache: Path, work: Path) -> float:
-    """The longest still run while the default voice speaks, as the clip is rendered."""
-    speech = narration.narrate(slug, lang, "auto", voices.DEFAULTS, work / "none", speech_cache)
-    longest = motion.measure(Job(slug, Params(), lang, narration=speech), work).longest
-    return longest.seconds if longest else 0.0
 
 
 def clip_seconds(slug: str, speech_cache: Path, work: Path) -> float:

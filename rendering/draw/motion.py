@@ -8,6 +8,7 @@ plays, and only its part inside a beat's speech counts.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from rendering.draw.config import manim_config
 from scenes.timing import BREATH
 
 MOST_PACE = 6.0  # an animation runs at most this many times slower than written
+MOST_STILL = 6.0  # seconds the picture may hold while the voice talks
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,30 @@ def pace_for(plays, speech: dict[str, float], most: float = MOST_PACE) -> dict[s
         if factor > 1.0:
             pace[key] = round(min(factor, most), 6)
     return pace
+
+
+def with_pace(plays, beats: list[tuple[str, float]], pace: dict[str, float]):
+    """The plays and beat starts as `pace` would time them, worked out from a build
+    without it: a paced beat's animations run longer, and the hold for its speech at its
+    end is shorter by as much (a beat grows only where nothing is left to shorten)."""
+    out, shift, added = [], 0.0, 0.0
+    starts = dict(beats)
+    moved = {}
+    for play in plays:
+        if play.beat in starts and play.beat not in moved:
+            moved[play.beat] = starts[play.beat] + shift
+            added = 0.0
+        length = play.seconds
+        if not play.wait and not play.cued:
+            length *= pace.get(play.beat, 1.0)
+            added += length - play.seconds
+        elif play.for_speech:
+            length, added = max(0.0, length - added), max(0.0, added - length)
+        start = play.start + shift
+        shift += length - play.seconds
+        if length > 1e-3:  # a hold with nothing left to wait is not played
+            out.append(dataclasses.replace(play, start=start, end=start + length))
+    return out, [(key, moved.get(key, start + shift)) for key, start in beats]
 
 
 def build(
