@@ -377,7 +377,7 @@ class AttentionShuffle(LessonScene):
             slots.add(VGroup(self.sentence[t].copy(), tag).arrange(DOWN, buff=0.3))
         slots.arrange(RIGHT, buff=0.9, aligned_edge=DOWN)
         board = VGroup(slots, pieces).arrange(DOWN, buff=0.9)
-        self.fit(board, 1.0, 0.7).move_to(ORIGIN)
+        self.fit(board, 1.0, 0.75, grow=self.shape == "wide").move_to(ORIGIN)
         self.play(
             *[Transform(self.sentence[t], slots[k][0]) for k, t in enumerate(self.n.order)],
             run_time=theme.NORMAL,
@@ -400,10 +400,10 @@ class AttentionShuffle(LessonScene):
         )  # a tall frame has rows to spare
         names = [self.lines(n, width, size=size) for n in self.requirement_names()]
         needs = Checklist(names)
-        if self.shape == "tall":
+        if self.shape != "square":  # rows to spare: the needs spread down the stage
             needs.arrange(DOWN, buff=0.5, aligned_edge=LEFT)
         board = VGroup(heading, needs).arrange(DOWN, buff=0.5)
-        self.fit_to_stage(board)
+        self.fit_to_stage(board, grow=self.shape == "wide")
         self.play(Write(heading), run_time=theme.NORMAL)
         self.play(
             LaggedStart(*[FadeIn(row, shift=0.2 * RIGHT) for row in needs], lag_ratio=0.6),
@@ -562,7 +562,7 @@ class AttentionShuffle(LessonScene):
             seed = self._seed(stacked=False, width=wrap)
             seed.add(self._weights_note(wrap)).arrange(DOWN, buff=0.2)
             seed.next_to(
-                VGroup(x_rows, grid, out_rows), DOWN, buff=0.8 if self.shape == "wide" else 0.5
+                VGroup(x_rows, grid, out_rows), DOWN, buff=1.1 if self.shape == "wide" else 0.5
             )
             if seed.width > self.stage_width():
                 seed[0].next_to(seed[1], UP, buff=0.2)
@@ -580,7 +580,7 @@ class AttentionShuffle(LessonScene):
         whole = VGroup(*parts.values())
         width = whole.width
         # a square is short of height (most with burned captions): a tighter gap under the sentence
-        self.fill_below(self.sentence, whole, 0.74, buff=0.5 if self.shape == "square" else 0.7)
+        self.fill_below(self.sentence, whole, 0.8, buff=0.5 if self.shape == "square" else 0.7)
         self.stage_scale = whole.width / width
         if self.shape == "square":  # the corner grew or shrank with the stage
             self.corner_width *= self.stage_scale

@@ -435,19 +435,21 @@ class LessonScene(Scene):
     def stage_width(self) -> float:
         return config.frame_width - 2 * theme.MARGIN
 
-    def fit_to_stage(self, mob: Mobject) -> Mobject:
-        """Fit `mob` into the stage and centre it there."""
+    def fit_to_stage(self, mob: Mobject, grow: bool = False) -> Mobject:
+        """Fit `mob` into the stage (with `grow`, fill it) and centre it there."""
         band = self.caption_band()
-        self.fit(mob, height_share=self.stage_height() / (config.frame_height - 2 * theme.MARGIN))
+        share = self.stage_height() / (config.frame_height - 2 * theme.MARGIN)
+        self.fit(mob, height_share=share, grow=grow)
         return mob.move_to(band / 2 * UP)
 
     def fill_below(
         self, anchor: Mobject, mob: Mobject, wide_share: float, buff: float = 0.5
     ) -> Mobject:
-        """Place `mob` under `anchor`: in 16:9 fitted to `wide_share` of the stage's height;
-        in a tall frame grown (at most 1.4×) or shrunk to the room left below the anchor."""
+        """Place `mob` under `anchor`: in 16:9 grown or shrunk to `wide_share` of the stage's
+        height (or its width); in a tall frame grown (at most 1.4×) or shrunk to the room
+        left below the anchor."""
         if self.shape == "wide":
-            self.fit(mob, 1.0, wide_share)
+            self.fit(mob, 1.0, wide_share, grow=True)
         else:
             room = anchor.get_bottom()[1] - buff - self.stage_bottom()
             factor = min(
@@ -456,9 +458,16 @@ class LessonScene(Scene):
             mob.scale(factor)
         return mob.next_to(anchor, DOWN, buff=buff)
 
-    def fit(self, mob: Mobject, width_share: float = 1.0, height_share: float = 1.0) -> Mobject:
-        """Scale `mob` down (never up) to fit a share of the frame inside the margins."""
+    def fit(
+        self,
+        mob: Mobject,
+        width_share: float = 1.0,
+        height_share: float = 1.0,
+        grow: bool = False,
+    ) -> Mobject:
+        """Scale `mob` down to fit a share of the frame inside the margins; with `grow`,
+        up as well, until it meets that share's width or height."""
         max_w = (config.frame_width - 2 * theme.MARGIN) * width_share
         max_h = (config.frame_height - 2 * theme.MARGIN) * height_share
-        factor = min(1.0, max_w / max(mob.width, 1e-6), max_h / max(mob.height, 1e-6))
-        return mob.scale(factor)
+        factor = min(max_w / max(mob.width, 1e-6), max_h / max(mob.height, 1e-6))
+        return mob.scale(factor if grow else min(1.0, factor))

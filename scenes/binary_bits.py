@@ -21,7 +21,9 @@ from manim import (
     LaggedStart,
     Line,
     MathTex,
+    MoveToTarget,
     Rectangle,
+    Restore,
     ValueTracker,
     VGroup,
     VMobject,
@@ -177,6 +179,15 @@ class BinaryBits(LessonScene):
                 counter.submobjects[0] = shown
 
         self.counter = VGroup(number(0))
+        # Alone on stage, the counter and its bits stand large in the middle; they move to
+        # their place at the top as the traces arrive (run_counter).
+        self.staged = VGroup(self.bit_block, self.counter).save_state()
+        grow = min(
+            1.6,
+            0.9 * self.stage_width() / self.staged.width,
+            0.5 * self.stage_height() / self.staged.height,
+        )
+        self.staged.scale(max(grow, 1.0)).move_to(self.caption_band() / 2 * UP)
         self.play(FadeIn(self.bit_block), FadeIn(self.counter), run_time=theme.NORMAL)
         # Only now: FadeIn's copies would carry the updater and swap the real "p = 0" into
         # their faded start, leaving it invisible.
@@ -248,17 +259,18 @@ class BinaryBits(LessonScene):
         nums = self.n
         shown, table = nums.positions, nums.table
         trace_width = min(TRACE_WIDTH, self.stage_width() - 1.7)  # room for names and ticks
-        trace_height = TRACE_HEIGHT * (2.8 if self.shape == "tall" else 1.0)
+        trace_height = TRACE_HEIGHT * {"tall": 2.8, "wide": 1.15}.get(self.shape, 1.0)
+        block = self.staged.saved_state[0]  # where the bits go: the traces fill the room below
         self.traces = self.trace_panel(trace_width, trace_height)
         # Fit the traces into the room left under the bits (and above a caption band).
-        room = self.bit_block.get_bottom()[1] - 0.35 - self.stage_bottom()
+        room = block.get_bottom()[1] - 0.35 - self.stage_bottom()
         if self.shape == "square":  # resize the rows, not the words, to the room
             spare = (room - self.traces.height) / nums.trace_bits
             self.traces = self.trace_panel(trace_width, max(trace_height + spare, TRACE_HEIGHT / 2))
         self.traces.scale(
             min(1.0, room / self.traces.height, self.stage_width() / self.traces.width)
         )
-        self.traces.next_to(self.bit_block, DOWN, buff=0.35)
+        self.traces.next_to(block, DOWN, buff=0.35)
         self.traces.shift(RIGHT * min(0.0, self.stage_width() / 2 - self.traces.get_right()[0]))
 
         def trace(k: int):
@@ -284,6 +296,7 @@ class BinaryBits(LessonScene):
             return DashedLine(foot + 0.1 * DOWN, head, stroke_width=1.5, color=theme.FOREGROUND)
 
         cursor = always_redraw(cursor_line)
+        self.play(Restore(self.staged), run_time=theme.SHORT)
         self.play(FadeIn(self.traces), run_time=theme.SHORT)
         self.add(waves, cursor)
         self.play(
@@ -318,11 +331,12 @@ class BinaryBits(LessonScene):
         self.play(FadeOut(self.traces), FadeOut(self.bit_block), FadeOut(self.counter))
 
         rows = VGroup()
+        wide = self.shape == "wide"  # two rows only: in 16:9 they can take bigger cells
         for p, bits in zip(nums.cliff, nums.cliff_bits, strict=True):
-            row = BitRow(bits, cell=self.cell)
+            row = BitRow(bits, cell=self.cell * (1.5 if wide else 1.0))
             name = self.label("counter", theme.BODY_SIZE, theme.FOREGROUND, p=p)
             rows.add(VGroup(row, name.next_to(row, LEFT, buff=0.4)))
-        drop = {"tall": 3.0, "square": 2.2}.get(self.shape, 1.4)  # long arrows: every bit falls
+        drop = {"tall": 3.0, "square": 2.2}.get(self.shape, 2.4)  # long arrows: every bit falls
         rows.arrange(DOWN, buff=drop, aligned_edge=RIGHT)
         top, bottom = rows[0][0], rows[1][0]
         flips = VGroup(
@@ -474,12 +488,16 @@ class BinaryBits(LessonScene):
         for key, color in points:
             words = self.label(key, theme.HEADING_SIZE, max_width=self.stage_width() - 0.6)
             lines.add(VGroup(Dot(radius=0.11, color=color), words).arrange(RIGHT, buff=0.3))
-        lines.arrange(DOWN, buff=0.9, aligned_edge=LEFT)
-        self.fit(lines, 1.0, 0.8)
+        lines.arrange(DOWN, buff=0.5 if self.shape == "tall" else 0.9, aligned_edge=LEFT)
         if self.shape == "tall":  # room enough to keep the evidence above the verdict
-            self.play(self.chart_group.animate.to_edge(UP, buff=theme.MARGIN), run_time=theme.SHORT)
-            lines.next_to(self.chart_group, DOWN, buff=0.7)
-        else:
+            chart = self.chart_group.generate_target().to_edge(UP, buff=theme.MARGIN)
+            self.fill_below(chart, lines, 0.8)
+            self.play(MoveToTarget(self.chart_group), run_time=theme.SHORT)
+        else:  # the points spread down the stage, their words at the size they were set
+            self.fit(lines, 1.0, 0.8)
+            room = 0.9 * self.stage_height() - sum(line.height for line in lines)
+            lines.arrange(DOWN, buff=max(0.9, room / max(len(lines) - 1, 1)), aligned_edge=LEFT)
+            self.fit_to_stage(lines)
             self.play(FadeOut(self.chart_group), run_time=theme.SHORT)
         for (key, _), line in zip(points, lines, strict=True):  # each point as it is said
             self.while_saying(

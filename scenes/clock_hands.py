@@ -269,14 +269,16 @@ class ClockHands(LessonScene):
             left = VGroup(self.cells, self.shown_note).arrange(DOWN, buff=0.3)
             counter.next_to(self.pe_column, DOWN, buff=0.35)
             right = VGroup(self.pe_column, self.table, counter)
-        else:
-            left = VGroup(self.cells, self.shown_note, counter).arrange(DOWN, buff=0.3)
+        else:  # in 16:9 the row of clocks leaves height to spare: spread the page into it
+            left = VGroup(self.cells, self.shown_note, counter).arrange(
+                DOWN, buff=0.55 if self.shape == "wide" else 0.3
+            )
         if stacked:  # the readout (later the lap table) under the clocks
             body = VGroup(left, right).arrange(DOWN, buff=0.45)
         else:
             body = VGroup(left, right).arrange(RIGHT, buff=0.6, aligned_edge=UP)
         page = VGroup(self.convention, body, notes).arrange(
-            DOWN, buff=0.25 if self.shape == "square" else 0.35
+            DOWN, buff={"square": 0.25, "wide": 0.6}.get(self.shape, 0.35)
         )
         # each clock's angle gap (ambiguity beat) later takes its ω label's slot
         for delta, omega in zip(self.deltas, self.omegas, strict=True):

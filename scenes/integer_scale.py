@@ -246,7 +246,7 @@ class IntegerScale(LessonScene):
         if self.shape == "square":  # a stage only as tall as it is wide: the blocks need all of it
             self.fit_to_stage(board)
         else:
-            self.fit(board, 1.0, 0.8).move_to(ORIGIN)
+            self.fit(board, 1.0, 0.85, grow=wide).move_to(ORIGIN)
         self.play(FadeIn(title, shift=0.2 * DOWN), run_time=theme.SHORT)
         self.play(FadeIn(VGroup(*head)), FadeIn(rule), run_time=theme.SHORT)
         for row in rows[1:]:
@@ -280,7 +280,7 @@ class IntegerScale(LessonScene):
             s=theme.fmt(n.paper_scale, 1), r=theme.fmt(n.paper_pe_norm, 1),
         )  # fmt: skip
         board = VGroup(question, VGroup(identity, check).arrange(DOWN, buff=0.25), cosines, scale)
-        self.fit_to_stage(board.arrange(DOWN, buff=0.55))
+        self.fit_to_stage(board.arrange(DOWN, buff=0.55), grow=self.shape == "wide")
         self.play(FadeIn(question, shift=0.2 * DOWN), run_time=theme.NORMAL)
         self.play(Write(identity), run_time=theme.LONG)
         self.play(FadeIn(check), run_time=theme.SHORT)
@@ -349,7 +349,8 @@ class IntegerScale(LessonScene):
             words = top.height + gap + dims.height + DIM_BUFF + stage_buff + self.readouts.height
             chart_h = self.stage_height() - words
         else:
-            chart_h = CHART_H * (1.5 if tall else 1.0)  # a tall frame gives the bars more height
+            # a tall frame gives the bars more height, and a wide one some of its own
+            chart_h = CHART_H * (1.5 if tall else 1.2)
 
         self.plot_box = Rectangle(width=chart_w, height=chart_h, stroke_opacity=0)
         tick_zone = Rectangle(width=TICK_ZONE, height=chart_h, stroke_opacity=0)

@@ -47,7 +47,7 @@ class Sizes:
 
 # In 16:9 labels sit beside the rows; in tall and square frames they sit above them.
 SIZES = {
-    "wide": Sizes(plot=(10.0, 3.0), row=(8.5, 0.8), heat=(8.5, 3.4)),
+    "wide": Sizes(plot=(10.0, 4.0), row=(8.5, 1.0), heat=(8.5, 4.4)),
     "tall": Sizes(plot=(None, 6.5), row=(None, 2.0), heat=(None, 7.5)),
     "square": Sizes(plot=(None, 2.8), row=(None, 0.7), heat=(None, 2.9)),
 }
@@ -478,7 +478,7 @@ class SquareToSine(LessonScene):
         labels = VGroup(first, last, start, end, axis, scale)
         title.next_to(VGroup(image, labels), UP, buff=0.3)
         group = VGroup(title, image, labels)
-        self.fit(group, 1.0, 0.72 if self.shape != "square" else 0.62)
+        self.fit(group, 1.0, {"wide": 0.82, "tall": 0.72}.get(self.shape, 0.62))
         group.to_edge(UP, buff=theme.MARGIN + 0.1)
         return group, image
 

@@ -36,6 +36,7 @@ CAPTION_BAND = 0.8  # kept free at the bottom of the stage for burned-in caption
 # MIN_TEXT_PX / 480 of the frame's short side in every aspect and quality.
 MIN_TEXT_PX = 14
 MIN_STAGE_FILL = 0.55  # the stage's content should cover this share of its height
+WIDE_FRAME_FILL = 0.75  # in 16:9, the median beat's content spans this share of the frame
 MARGIN = 0.35  # free border inside the frame, in scene units
 
 # Pacing, in seconds.

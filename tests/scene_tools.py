@@ -34,7 +34,8 @@ from scenes.text_layout import sentences
 TEXT_TYPES = (Text, MarkupText, MathTex, Tex, SingleStringMathTex, DecimalNumber)
 EDGE_TOLERANCE = 0.02  # scene units a glyph may touch past the frame edge
 OVERLAP_TOLERANCE = 0.01  # scene units² two texts' boxes may share (anti-aliasing, kerning)
-TEXT_ONLY_BEATS = {"takeaway"}  # one line of text by design: not counted in the stage fill
+# text by design (the takeaway line, and the next chapter's title): not counted in the fill
+TEXT_ONLY_BEATS = {"takeaway", "bridge"}
 TEX_TYPES = (MathTex, Tex, SingleStringMathTex)
 # The em of a Text is font_size/72 scene units; LaTeX's Computer Modern sets smaller:
 # measured from a capital H (cap height 0.683 em in CM, 0.733 em in Noto Sans CJK).
@@ -52,6 +53,7 @@ class LayoutReport:
     fields_read: set[str] = field(default_factory=set)  # the Params fields the build read
     # beat -> share of the stage's height its content covers when the beat ENDS
     fill: dict[str, float] = field(default_factory=dict)
+    frame_fill: dict[str, float] = field(default_factory=dict)  # ... and of the frame's
     smallest_px: float = float("inf")  # the smallest text's em, in pixels at a 480 short side
     too_small: list[str] = field(default_factory=list)  # texts under theme.MIN_TEXT_PX
 
@@ -69,6 +71,15 @@ class LayoutReport:
         """Average stage fill over the beats that build a stage (the takeaway is one line)."""
         shares = [f for beat, f in self.fill.items() if beat not in TEXT_ONLY_BEATS]
         return float(np.mean(shares)) if shares else 1.0
+
+    def assert_fills_the_wide_frame(self) -> None:
+        """In 16:9, the median beat's content spans theme.WIDE_FRAME_FILL of the frame's height."""
+        shares = [f for beat, f in self.frame_fill.items() if beat not in TEXT_ONLY_BEATS]
+        per_beat = ", ".join(f"{b} {f:.0%}" for b, f in self.frame_fill.items())
+        assert np.median(shares) >= theme.WIDE_FRAME_FILL, (
+            f"the median beat spans {np.median(shares):.0%} of the frame's height "
+            f"(needs {theme.WIDE_FRAME_FILL:.0%}): {per_beat}"
+        )
 
     def assert_fills_the_stage(self) -> None:
         per_beat = ", ".join(f"{b} {f:.0%}" for b, f in self.fill.items())
@@ -158,7 +169,9 @@ def _visible_any(m: Mobject) -> bool:
 def check_layout(scene: LessonScene, beat: str, report: LayoutReport) -> None:
     """Every visible text inside the frame, big enough to read; no two texts overlapping."""
     if report.checked_beats:  # the stage now shows how the previous beat ended
-        report.fill[report.checked_beats[-1]] = stage_fill(scene)
+        ended = report.checked_beats[-1]
+        report.fill[ended] = stage_fill(scene)
+        report.frame_fill[ended] = report.fill[ended] * scene.stage_height() / config.frame_height
     report.checked_beats.append(beat)
     half_w, half_h = config.frame_width / 2, config.frame_height / 2
     texts = visible_texts(scene)

@@ -217,6 +217,7 @@ def test_mission_scenes_are_readable_and_fill_the_16_9_stage(info, lang):
     report.assert_clean()
     report.assert_readable()
     report.assert_fills_the_stage()
+    report.assert_fills_the_wide_frame()
     # paced for a lesson even without a voice, its beats in the order they are narrated
     assert [key for key, _ in scene.beats] == list(catalogue(lang, info.slug)["say"])
     times = [t for _, t in scene.beats]
