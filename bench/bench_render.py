@@ -3,7 +3,8 @@
     python bench/bench_render.py [--quality l|m|h|k] [--jobs N] [--scenes a,b,...]
 
 Prints wall times and ratios for: plain sequential manim CLI renders; `render.py render
---jobs N` of the same scenes; an unchanged re-run; a one-knob change (base); and the
+--jobs N` of the same scenes, and how that compares with the length of the video it made
+(its animations stretched to the voice); an unchanged re-run; a one-knob change (base); and the
 x264 presets at the chosen quality. Peak memory is the largest child process's RSS.
 """
 
@@ -89,6 +90,7 @@ def main() -> None:
             str(out),
         ]
         full = timed(driver)
+        video = sum(_durations(out, args.quality).values())
         rerun = timed(driver)
         before = _keys(out, args.quality)
         knob = timed([*driver, "--set", "base=500"])
@@ -100,6 +102,10 @@ def main() -> None:
         print(f"{'plain sequential manim':<34}{plain:>9.1f}s")
         print(
             f"{'render.py --jobs ' + str(args.jobs):<34}{full:>9.1f}s   {full / plain:.2f}x of plain"
+        )
+        print(
+            f"{'real time':<34}{video:>9.1f}s of video   the render took "
+            f"{full / video:.2f}x real time"
         )
         print(f"{'unchanged re-run':<34}{rerun:>9.1f}s   {rerun / plain:.3f}x of plain")
         print(
@@ -115,10 +121,17 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _keys(out: Path, quality: str) -> dict[str, str]:
+def _clips(out: Path, quality: str) -> dict:
     folder = out / "en" / settings.folder_name(quality, "16:9")
-    clips = json.loads((folder / "manifest.json").read_text())["clips"]
-    return {slug: v["mp4"]["key"] for slug, v in clips.items()}
+    return json.loads((folder / "manifest.json").read_text())["clips"]
+
+
+def _keys(out: Path, quality: str) -> dict[str, str]:
+    return {slug: v["mp4"]["key"] for slug, v in _clips(out, quality).items()}
+
+
+def _durations(out: Path, quality: str) -> dict[str, float]:
+    return {slug: v["mp4"]["duration"] for slug, v in _clips(out, quality).items()}
 
 
 def _encoders(py: str, info, quality: str, work: Path) -> None:

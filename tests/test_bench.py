@@ -39,7 +39,7 @@ def test_bench_pe_math_checks_the_loops_against_pe_math():
 
 def test_bench_render_compares_the_driver_with_plain_manim():
     out = bench("bench_render.py", "--quality", "l", "--scenes", "tiny", "--jobs", "1")
-    for row in ("plain sequential manim", "unchanged re-run", "one knob (base=500)"):
+    for row in ("plain sequential manim", "real time", "unchanged re-run", "one knob (base=500)"):
         assert row in out
     assert "re-rendered: tiny" in out  # tiny reads base
     for preset in ("ultrafast", "veryfast", "faster", "medium"):
