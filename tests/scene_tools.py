@@ -343,14 +343,19 @@ def build_and_read(
 
 
 def build_in(
-    cls: type[LessonScene], aspect: str, lang: str = "en", params: Params | None = None
+    cls: type[LessonScene],
+    aspect: str,
+    lang: str = "en",
+    params: Params | None = None,
+    **timing,
 ) -> tuple[LessonScene, LayoutReport]:
-    """build_scene in the frame of an aspect ("16:9", "9:16", "1:1") at the 480-line preset."""
+    """build_scene in the frame of an aspect ("16:9", "9:16", "1:1") at the 480-line preset
+    (`timing`: build_scene's speech, pace and sentences)."""
     from rendering.core import settings
 
     geo = settings.geometry("l", aspect, settings.SHAPES[aspect] in cls.SHAPES)
     with tempconfig(geo.manim_frame()):
-        return build_scene(cls, params, lang)
+        return build_scene(cls, params, lang, **timing)
 
 
 def squash(words: str | list[str]) -> str:

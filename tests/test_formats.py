@@ -14,13 +14,15 @@ from rendering.core import settings
 from rendering.core.jobs import Job
 from rendering.core.manifest import ClipEntry, Manifest
 from rendering.draw import encoders
+from rendering.draw.motion import MOST_STILL, pace_for, still_runs, with_pace
 from rendering.publish import gallery
 from scenes import theme
 from scenes.base import LessonScene
 from scenes.catalogue import catalogue
 from scenes.lesson_cards import LessonIntro, LessonOutro
+from scenes.timing import BREATH
 from tests import test_lesson
-from tests.scene_tools import LayoutReport, build_in, build_scene, check_layout
+from tests.scene_tools import LayoutReport, build_in, build_scene, check_layout, estimated_speech
 from tests.test_lesson import render_clips
 
 tiny_scenes = test_lesson.tiny_scenes  # the fixture: tiny scenes at 256x144, 10 fps
@@ -212,17 +214,27 @@ def test_a_16_9_only_scene_keeps_its_layout_whole_in_other_frames(aspect):
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("info", MISSION_CLASSES)
-def test_mission_scenes_are_readable_and_fill_the_16_9_stage(info, lang):
-    scene, report = build_in(info.load(), "16:9", lang)
+def test_mission_scenes_are_readable_fill_the_16_9_stage_and_move_while_a_voice_talks(info, lang):
+    """Each chapter timed as a voice slower than the default ones would read it, paced as
+    a render paces it: laid out cleanly at every beat and cue, and never long still."""
+    cls = info.load()
+    speech, sentences = estimated_speech(cls, lang)
+    scene, report = build_in(cls, "16:9", lang, speech=speech, sentences=sentences)
     report.assert_clean()
     report.assert_readable()
     report.assert_fills_the_stage()
     report.assert_fills_the_wide_frame()
-    # paced for a lesson even without a voice, its beats in the order they are narrated
+    # its beats in the order they are narrated, each as long as its speech at least
     assert [key for key, _ in scene.beats] == list(catalogue(lang, info.slug)["say"])
-    times = [t for _, t in scene.beats]
-    assert times == sorted(times) and 0 < times[0] and times[-1] < scene.renderer.time
-    assert 30 <= scene.renderer.time <= 90
+    times = [t for _, t in scene.beats] + [scene.renderer.time]
+    assert times == sorted(times) and 0 < times[0]
+    for (key, start), end in zip(scene.beats, times[1:], strict=False):
+        assert end - start >= speech[key] + BREATH - 0.1, key
+    # paced as rendered: the stretch comes from the animations alone, then the holds shrink
+    plays, beats = with_pace(scene.plays, scene.beats, pace_for(scene.plays, speech))
+    motion = still_runs(plays, beats, speech)
+    assert motion.longest is None or motion.longest.seconds <= MOST_STILL, motion.longest
+    assert motion.still_share <= 0.3
 
 
 def test_every_mission_scene_composes_for_every_frame_shape():

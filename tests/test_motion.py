@@ -5,9 +5,8 @@ from pathlib import Path
 import pytest
 from manim import RIGHT, Dot, FadeIn, Rotate, Square, tempconfig
 
-import scenes
 from pe_math import Params
-from rendering.draw.motion import MOST_PACE, MOST_STILL, pace_for, still_runs, with_pace
+from rendering.draw.motion import MOST_PACE, pace_for, still_runs, with_pace
 from scenes import say
 from scenes.base import LessonScene, Play
 from scenes.catalogue import CatalogueError, add_root
@@ -226,25 +225,6 @@ def test_a_marked_cue_the_scene_never_plays_is_a_layout_problem():
         assert report.problems == ["[one] the line marks @spin, which the scene never plays"]
     _, report = build_scene(_Cued, lang="zh")
     assert report.problems == []
-
-
-@pytest.mark.parametrize("lang", ["zh", "en"])
-@pytest.mark.parametrize(
-    "slug", [i.slug for i in scenes.chapters() if i.module.startswith("scenes.")]
-)
-def test_no_scene_holds_still_long_while_a_slow_voice_talks(slug, lang):
-    """Every chapter, timed as a slow voice would say its lines and paced as rendered."""
-    from tests.scene_tools import build_scene, estimated_speech
-
-    cls = scenes.get(slug).load()
-    speech, sentences = estimated_speech(cls, lang)
-    scene, report = build_scene(cls, lang=lang, speech=speech, sentences=sentences)
-    pace = pace_for(scene.plays, speech)
-    motion = still_runs(*with_pace(scene.plays, scene.beats, pace), speech)
-    longest = motion.longest
-    assert longest is None or longest.seconds <= MOST_STILL, (longest, motion.still_share)
-    assert motion.still_share <= 0.3
-    report.assert_clean()  # the layout holds at every cue as at every beat
 
 
 def test_the_layout_is_checked_as_every_cued_animation_ends():
