@@ -49,7 +49,9 @@ def check_video(
         raise InvalidOutput(f"{path.name} is {w}x{h}, expected {width}x{height}")
     if fps is not None and rate and abs(rate - fps) > 0.01 * fps:
         raise InvalidOutput(f"{path.name} plays at {rate:g} fps, expected {fps:g}")
-    duration = frames / rate if rate else end
+    # at the frame rate asked for: a long join's average rate, worked out from rounded
+    # timestamps, can be off by enough to misplace its end by more than a frame
+    duration = frames / (fps or rate) if (fps or rate) else end
     if duration <= 0:
         raise InvalidOutput(f"{path.name} has zero duration")
     if poster is not None:
