@@ -29,10 +29,11 @@ from manim import (
     Write,
     config,
 )
+from manim.utils.exceptions import EndSceneEarlyException
 
 import pe_math as pm
 from pe_math import Params
-from scenes import say, theme
+from scenes import reads, say, theme
 from scenes.catalogue import COMMON, CatalogueError, fill, lookup
 from scenes.components import Checklist, text
 from scenes.text_layout import balanced_rows, break_units, listing, wrap
@@ -96,9 +97,11 @@ class LessonScene(Scene):
         speech: dict[str, float] | None = None,
         pace: dict[str, float] | None = None,
         sentences: dict[str, list[tuple[float, float]]] | None = None,
+        skip_beats: set[str] | None = None,
+        stop_at: str | None = None,
         **kwargs: Any,
     ) -> None:
-        self.params = params if params is not None else Params.load()
+        self.params = reads.watched(params if params is not None else Params.load())
         self.lang = lang or os.environ.get("PE_LANG", "en")
         self.burn_captions = burn_captions
         self.beats: list[tuple[str, float]] = []
@@ -113,8 +116,22 @@ class LessonScene(Scene):
         self.cues_used: list[tuple[str, str]] = []  # (beat, cue) as while_saying met them
         self._speech_until = 0.0
         self._caption: Mobject | None = None
+        # beats played without drawing, as a span's earlier plays are (reads.PRELUDE for
+        # the plays before the first beat): their frames are kept from an earlier render
+        self.skip_beats = set(skip_beats or ())
+        self.stop_at = stop_at  # end the build as this beat begins (the rest is kept too)
+        self.cut_short = False  # the build ended before the scene did (a span, or stop_at)
+        self.stopped = False  # it ended at stop_at, every beat before it whole
         super().__init__(**kwargs)
         self.camera.background_color = theme.BACKGROUND
+
+    def setup(self) -> None:
+        super().setup()
+        self._draw_or_skip(reads.PRELUDE)
+
+    def _draw_or_skip(self, key: str) -> None:
+        if self.skip_beats:
+            self.next_section(key or "prelude", skip_animations=key in self.skip_beats)
 
     # --------------------------------------------------------------- numbers
     @classmethod
@@ -177,7 +194,13 @@ class LessonScene(Scene):
     # ----------------------------------------------------------------- beats
     def beat(self, key: str) -> None:
         """Start narration beat `key`: record its time (and burn its caption if asked)."""
-        self.wait_for_speech()
+        self.wait_for_speech()  # the hold ends the beat before: drawn or skipped with it
+        if key == self.stop_at:
+            self.cut_short = self.stopped = True
+            raise EndSceneEarlyException()
+        if reads.ACTIVE is not None:
+            reads.ACTIVE.enter(key)
+        self._draw_or_skip(key)
         self._run_hooks(key)
         start = float(self.renderer.time)
         self.beats.append((key, start))
@@ -195,7 +218,11 @@ class LessonScene(Scene):
             args = tuple(self.compile_animations(*args))
             base = kwargs.get("run_time") or max(a.get_run_time() for a in args)
             kwargs = {**kwargs, "run_time": base * self._pace}
-        super().play(*args, **kwargs)
+        try:
+            super().play(*args, **kwargs)
+        except EndSceneEarlyException:
+            self.cut_short = True
+            raise
         if self.renderer.skip_animations:
             self._end_as_drawn(start)
         self.plays.append(
@@ -285,7 +312,7 @@ class LessonScene(Scene):
         return say.cues(self.lang, self.slug, key, lambda: self._spoken_numbers)
 
     def tear_down(self) -> None:
-        if not self.ended_early():
+        if not self.ended_early() and not self.cut_short:
             self.wait_for_speech()
             self._run_hooks("<end>")
         super().tear_down()

@@ -92,7 +92,8 @@ def test_cache_skips_unchanged_and_rerenders_only_scenes_reading_a_changed_knob(
     assert manifest(tmp_path)["clips"] == first  # nothing re-rendered, nothing rewritten
 
     assert planned(base=100) == {
-        "tiny": (False, "parameters it reads changed"),
+        # the beats say which knob changed and from which beat on the frames read it
+        "tiny": (False, "knob base changed (read from beat 'one' on); all 2 beats to draw"),
         "tiny-static": (True, "up to date"),
     }
     assert render(tmp_path, "tiny", "tiny-static", "--set", "base=100").exit_code == 0

@@ -1,15 +1,20 @@
-"""Long scenes drawn in spans of animations by several workers, then joined.
+"""Scenes drawn in parts, then joined: spans of animations by several workers, or the
+beats that changed, with the others kept from an earlier render (segments.py).
 
-A span that starts late skips every play before it (they end without drawing), so a
-scene whose state or clock depends on those plays would draw it differently. Every
-mission scene is drawn whole, then from a late span alone, at a tiny frame size with
-speech lengths that are not whole frames: the span must be the whole render's last
-frames exactly. Joining by packet copy is checked on one scene and through the driver.
+A part that starts late skips every play before it (they end without drawing), so a
+scene whose state or clock depends on those plays would draw it differently; and a kept
+beat may start later than it did, so a scene whose frames depend on the absolute clock
+could not keep it. Every mission scene is drawn whole, then again with an earlier beat
+speaking longer, drawing only from that beat on, at a tiny frame size with speech
+lengths that are not whole frames: every later beat must be drawn as before. Spans are
+checked on the scene that redraws its hands every frame, joining by packet copy on it
+and through the driver.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import av
@@ -20,15 +25,20 @@ from click.testing import CliRunner
 import scenes
 from pe_math import Params
 from render import cli
+from rendering.cli import options
 from rendering.core.jobs import Job
-from rendering.draw import join
+from rendering.draw import join, segments
 from rendering.draw.scene import draw
 from rendering.run import split
+from rendering.speech import audio
+from scenes import catalogue as catalogue_mod
 from scenes.base import LessonScene
 from scenes.catalogue import catalogue
+from scenes.reads import PRELUDE
 
 TINY_FRAME = {"pixel_width": 256, "pixel_height": 144, "frame_rate": 10}
 MISSION = [info.slug for info in scenes.ordered() if info.module.startswith("scenes.")]
+MANY_BEATS = [slug for slug in MISSION if len(catalogue("en", slug)["say"]) > 1]
 FOLDER = Path("en") / "480p15"
 JOINED = "clock-hands"  # its hands are redrawn every frame from the scene clock
 
@@ -78,26 +88,74 @@ def test_merged_timings_take_each_animation_from_the_part_that_drew_it():
 
 
 # ----------------------------------------------------------------- frame for frame
+def speeches(slug: str) -> tuple[dict[str, float], str, dict[str, float]]:
+    """Speech that is no whole number of frames (the waits after skipped plays must
+    match), a beat a third of the way in, and the same speech with that beat 15 s longer."""
+    keys = list(catalogue("en", slug)["say"])
+    speech = {key: 1.37 + 0.71 * i for i, key in enumerate(keys)}
+    longer = keys[len(keys) // 3]
+    return speech, longer, {**speech, longer: speech[longer] + 15.0}
+
+
 @pytest.mark.render
-@pytest.mark.parametrize("slug", MISSION)
-def test_a_late_span_drawn_alone_is_the_end_of_the_whole_render(slug, tmp_path):
+@pytest.mark.parametrize("slug", MANY_BEATS)
+def test_a_beat_drawn_after_kept_ones_and_an_earlier_longer_beat_leave_the_later_frames_alone(
+    slug, tmp_path
+):
+    """A clip is drawn whole and its beats kept; then a beat a third of the way in speaks
+    longer. The next render copies the beats before it and draws the rest, after playing
+    the kept ones without drawing: every later beat must come out as the whole render
+    drew it (same key, same frames), though it now starts later, and the beats' start
+    times must follow from the frames."""
     job = Job(slug, Params.load())
-    # speech that is no whole number of frames: the waits after skipped plays must match.
+    speech, longer, speech2 = speeches(slug)
     # Speech stretches the animations to fill it (motion.pace_for), which costs a build
-    # before the draw: one scene is drawn so, the others as written
-    speech = {key: 1.37 + 0.71 * i for i, key in enumerate(catalogue("en", slug)["say"])}
-    pace = None if slug == JOINED else {}  # {}: drawn as written
+    # before the draw: one scene is drawn so, the others as written ({})
+    pace = None if slug == JOINED else {}
+    store = tmp_path / "beats"
+    whole = draw(job, tmp_path / "whole", frame=TINY_FRAME, speech=speech, pace=pace)
+    kept = segments.keep(job, whole, store)
+    says = list(catalogue("en", slug)["say"])
+    assert [r["beat"] for r in kept] in (says, [PRELUDE, *says])  # a prelude if it plays
+    assert all(r["frames"] is not None for r in kept)
+    order = [r["beat"] for r in kept]
+    later = order[order.index(longer) + 1 :]
+    assert later
+    before = {r["beat"]: decoded(store / f"{r['key']}.mp4") for r in kept if r["beat"] in later}
+
+    plan = segments.BeatPlan(tuple(order), {r["beat"]: r for r in kept[: order.index(longer)]})
+    again = draw(job, tmp_path / "again", frame=TINY_FRAME, speech=speech2, pace=pace, kept=plan)
+    redrawn = segments.keep(job, again, store)
+    by_beat = {r["beat"]: r for r in redrawn}
+    assert by_beat[longer]["key"] != kept[order.index(longer)]["key"]
+    for beat in later:
+        record = by_beat[beat]
+        assert record["key"] == kept[order.index(beat)]["key"], beat
+        got = decoded(store / f"{record['key']}.mp4")
+        assert len(got) == len(before[beat]) and all(
+            (a == b).all() for a, b in zip(before[beat], got, strict=True)
+        ), f"beat {beat!r} drew differently after the longer beat"
+    clip, starts = segments.assemble(redrawn, plan, store, tmp_path / "clip.mp4", 10)
+    assert starts == again.beats
+    assert dict(starts)[later[0]] > dict(whole.beats)[later[0]] + 1.0  # it moved, unchanged
+    assert len(decoded(tmp_path / "clip.mp4")) == sum(r["frames"] for r in clip)
+
+
+@pytest.mark.render
+def test_a_late_span_drawn_alone_is_the_end_of_the_whole_render_and_joins_to_it(tmp_path):
+    """The spans a split job is drawn in: the last quarter drawn alone is the whole
+    render's last frames, and the rest drawn apart and joined to it is the whole again."""
+    job = Job(JOINED, Params.load())
+    speech, _, _ = speeches(JOINED)
     ends: list[float] = []  # the scene clock after each animation of the whole render
     LessonScene.play_hooks.append(lambda scene: ends.append(float(scene.renderer.time)))
     try:
-        whole = draw(job, tmp_path / "whole", frame=TINY_FRAME, speech=speech, pace=pace)
+        whole = draw(job, tmp_path / "whole", frame=TINY_FRAME, speech=speech)
     finally:
         LessonScene.play_hooks.pop()
     first, last = split.spans(whole.animations, 4)[-1]  # the last quarter of the drawing
     assert 0 < first <= last == len(ends) - 1
-    tail = draw(
-        job, tmp_path / "tail", span=(first, last), frame=TINY_FRAME, speech=speech, pace=pace
-    )
+    tail = draw(job, tmp_path / "tail", span=(first, last), frame=TINY_FRAME, speech=speech)
 
     assert tail.beats == whole.beats  # every beat seen, at the same time, drawn or skipped
     expected, got = decoded(whole.file), decoded(tail.file)
@@ -109,15 +167,12 @@ def test_a_late_span_drawn_alone_is_the_end_of_the_whole_render(slug, tmp_path):
     ]
     assert not differing, f"{len(differing)} frames differ, from frame {skipped + differing[0]}"
 
-    if slug == JOINED:  # and the head drawn apart, joined to the tail: the whole render again
-        head = draw(
-            job, tmp_path / "head", span=(0, first - 1), frame=TINY_FRAME, speech=speech, pace=pace
-        )
-        join.join([head.file, tail.file], tmp_path / "joined.mp4")
-        assert len(decoded(head.file)) == skipped
-        joined = decoded(tmp_path / "joined.mp4")
-        assert len(joined) == len(expected)
-        assert all((a == b).all() for a, b in zip(expected, joined, strict=True))
+    head = draw(job, tmp_path / "head", span=(0, first - 1), frame=TINY_FRAME, speech=speech)
+    join.join([head.file, tail.file], tmp_path / "joined.mp4")
+    assert len(decoded(head.file)) == skipped
+    joined = decoded(tmp_path / "joined.mp4")
+    assert len(joined) == len(expected)
+    assert all((a == b).all() for a, b in zip(expected, joined, strict=True))
 
 
 # ----------------------------------------------------------------- through the driver
@@ -162,3 +217,44 @@ def test_the_driver_splits_from_the_last_timings_and_publishes_the_same_clip(
     solo = render(tmp_path, "--jobs", "1", "--force")  # one worker: nothing to gain
     assert solo.exit_code == 0, solo.output
     assert clip_entry(tmp_path)["parts"] == 1
+
+
+@pytest.mark.render
+def test_a_reworded_line_redraws_its_beat_alone_and_the_clip_is_a_whole_render_again(
+    plugin_scenes, tmp_path, monkeypatch
+):
+    """Through the driver: after one line of the second beat is reworded, the plan names
+    that beat, the render draws it alone, and the clip's frames and sound are those of a
+    whole render of the new words. A changed knob that the first beat reads draws both."""
+    words = tmp_path / "captions"  # a course's own wording, read before the project's
+    shutil.copytree(Path(__file__).parent / "captions", words)
+    monkeypatch.setenv(catalogue_mod.OVERRIDE, str(words))
+    monkeypatch.setattr(options.console, "width", 250)  # the plan's table: a line per clip
+    out, whole = tmp_path / "out", tmp_path / "whole"
+    assert render(out, "--no-split").exit_code == 0
+    recorded = clip_entry(out)["segments"]["beats"]
+    assert [r["beat"] for r in recorded] == ["one", "two"]  # nothing before the first beat
+
+    line = words / "en" / "tiny.toml"
+    line.write_text(
+        line.read_text().replace("adds a square.", "adds a square below the frequency.")
+    )
+    dry = render(out, "--dry-run")
+    assert "beat 'two' narration changed; 1 of 2 beats to draw" in dry.output, dry.output
+    again = render(out, "--no-split")
+    assert again.exit_code == 0, again.output
+    assert "tiny: drew 1 of 2 beats, kept the rest" in again.output
+    assert render(whole, "--no-split").exit_code == 0
+    ours, theirs = out / FOLDER / "90-tiny.mp4", whole / FOLDER / "90-tiny.mp4"
+    expected = decoded(theirs)
+    got = decoded(ours)
+    assert len(got) == len(expected)
+    assert all((a == b).all() for a, b in zip(expected, got, strict=True))
+    assert np.array_equal(audio.decode(ours), audio.decode(theirs))
+    assert clip_entry(out)["beats"] == clip_entry(whole)["beats"]
+    assert len(list((out / FOLDER / ".beats" / "90-tiny").glob("*.mp4"))) == 2  # old one gone
+
+    knob = render(out, "--set", "base=500", "--dry-run")
+    assert "knob base changed (read from beat 'one' on); all 2 beats to draw" in (knob.output), (
+        knob.output
+    )

@@ -264,6 +264,8 @@ def _execute(planned, roots, run: Run, work_root: Path | None = None):
         raise Fail(str(exc)) from None
     console.print(summary_table(report))
     for o in report.outcomes:
+        if o.beats:
+            click.echo(f"{_named(o)}: {o.beats}")
         if o.note:
             click.echo(f"warning: {_named(o)}: {o.note}", err=True)
     return report

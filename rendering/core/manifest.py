@@ -125,6 +125,7 @@ class ClipEntry:
     sound: dict[str, Any] | None = None  # codec, rate, seconds, lufs, true_peak_dbtp
     animations: list[list[float]] = field(default_factory=list)  # per play: [build, draw] s
     parts: int = 1  # ranges of animations drawn by different workers, then joined
+    segments: dict[str, Any] = field(default_factory=dict)  # its beats' keys (segments.py)
 
     def knobs(self) -> Params:
         """The knobs the clip was rendered at: its recorded fields, the rest at their

@@ -45,7 +45,17 @@ def join_parts(job: Job, parts: list[tuple[Span, RenderResult]], folder: Path) -
     if result.frames != frames:
         raise InvalidOutput(f"the joined clip has {result.frames} frames, its parts {frames}")
     timings = merged_timings([(span, r.animations or []) for span, r in parts])
-    return dataclasses.replace(result, animations=timings, parts=len(parts))
+    kept = merged_segments([r.segments for _, r in parts if r.segments])
+    return dataclasses.replace(result, animations=timings, parts=len(parts), segments=kept)
+
+
+def merged_segments(parts: list[list[dict]]) -> list[dict] | None:
+    """Each beat's record from the part that drew it whole (frames None where none did),
+    in the order of the last part, which met every beat."""
+    if not parts:
+        return None
+    drawn = {r["beat"]: r for records in parts for r in records if r["frames"] is not None}
+    return [drawn.get(r["beat"], r) for r in parts[-1]]
 
 
 def merged_timings(parts: list[tuple[tuple[int, int], list[list[float]]]]) -> list[list[float]]:

@@ -74,27 +74,33 @@ def still_runs(plays, beats: list[tuple[str, float]], speech: dict[str, float]) 
     )
 
 
-def pace_for(plays, speech: dict[str, float], most: float = MOST_PACE) -> dict[str, float]:
-    """Beat -> the factor that stretches its animations (not its waits) until they and
-    its own waits fill its speech and breath; 1 where the animation is already longer,
-    and for beats that play with their sentences. The beat lasts as long as before:
-    only the hold at its end shrinks."""
-    moving: dict[str, float] = {}
-    waiting: dict[str, float] = {}
-    cued = {play.beat for play in plays if play.cued}  # timed by their sentences instead
+def pace_inputs(plays) -> dict[str, list[float]]:
+    """Beat -> [seconds its animations run, seconds it waits] as written (holds for speech
+    left out); cued beats are timed by their sentences and have none."""
+    out: dict[str, list[float]] = {}
+    cued = {play.beat for play in plays if play.cued}
     for play in plays:
         if play.for_speech or not play.beat or play.beat in cued:
             continue
-        into = waiting if play.wait else moving
-        into[play.beat] = into.get(play.beat, 0.0) + play.seconds
-    pace = {}
-    for key, said in speech.items():
-        if moving.get(key, 0.0) <= 0:
-            continue
-        factor = (said + BREATH - waiting.get(key, 0.0)) / moving[key]
-        if factor > 1.0:
-            pace[key] = round(min(factor, most), 6)
-    return pace
+        out.setdefault(play.beat, [0.0, 0.0])[1 if play.wait else 0] += play.seconds
+    return out
+
+
+def beat_pace(moving: float, waiting: float, said: float, most: float = MOST_PACE) -> float:
+    """The factor that stretches a beat's animations until they and its own waits fill its
+    speech and breath; 1 where the animation is already longer."""
+    if moving <= 0:
+        return 1.0
+    factor = (said + BREATH - waiting) / moving
+    return round(min(factor, most), 6) if factor > 1.0 else 1.0
+
+
+def pace_for(plays, speech: dict[str, float], most: float = MOST_PACE) -> dict[str, float]:
+    """Beat -> the factor that stretches its animations (not its waits) until they and
+    its own waits fill its speech and breath (beat_pace); only the beats it stretches,
+    never those that play with their sentences. The beat lasts as long as before: only
+    the hold at its end shrinks."""
+    return pace_for_inputs(pace_inputs(plays), speech, most)
 
 
 def with_pace(plays, beats: list[tuple[str, float]], pace: dict[str, float]):
@@ -155,7 +161,7 @@ def build(
     return scene
 
 
-_paces: dict[tuple, dict[str, float]] = {}  # this process's paces: a span needs its whole's
+_inputs: dict[tuple, dict[str, list[float]]] = {}  # this process's: a span needs its whole's
 
 
 def paced(
@@ -165,14 +171,34 @@ def paced(
     frame: dict | None = None,
     sentences: dict | None = None,
 ) -> dict[str, float]:
-    """The pace of every beat of `job` at this speech (worked out once per process)."""
+    """The pace of every beat of `job` at this speech (its build made once per process)."""
+    return pace_for_inputs(timed_inputs(job, work_dir, speech, frame, sentences), speech)
+
+
+def timed_inputs(
+    job: Job,
+    work_dir: Path,
+    speech: dict[str, float],
+    frame: dict | None = None,
+    sentences: dict | None = None,
+) -> dict[str, list[float]]:
+    """pace_inputs of `job`'s scene built at this speech, without frames."""
     fields = job.info.fields_for(job.lang)
     known = (job.slug, job.lang, job.aspect, job.quality, job.params.digest(fields))
     key = (*known, job.burn_captions, tuple(sorted(speech.items())), str(frame), str(sentences))
-    if key not in _paces:
-        scene = build(job, work_dir, speech, None, frame, sentences)
-        _paces[key] = pace_for(scene.plays, speech)
-    return dict(_paces[key])
+    if key not in _inputs:
+        _inputs[key] = pace_inputs(build(job, work_dir, speech, None, frame, sentences).plays)
+    return {beat: list(v) for beat, v in _inputs[key].items()}
+
+
+def pace_for_inputs(
+    inputs: dict[str, list[float]], speech: dict[str, float], most: float = MOST_PACE
+) -> dict[str, float]:
+    """Beat -> pace, for the beats that stretch, from pace_inputs and the speech."""
+    pace = {
+        key: beat_pace(*inputs.get(key, (0.0, 0.0)), said, most) for key, said in speech.items()
+    }
+    return {key: factor for key, factor in pace.items() if factor > 1.0}
 
 
 def measure(job: Job, work_dir: Path, pace: bool = True) -> Motion:

@@ -17,9 +17,10 @@ from typing import Any
 from rendering.core import settings
 from rendering.core.jobs import Job
 from rendering.core.validate import check_image, check_video
-from rendering.draw import encoders, motion
+from rendering.draw import encoders, motion, segments
 from rendering.draw.config import Span, manim_config
 from rendering.speech import audio
+from scenes import reads
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,8 @@ class RenderResult:
     speech: dict[str, list] | None = None  # beat -> spoken sentence spans
     animations: list[list[float]] | None = None  # per play: [build, draw] wall seconds
     parts: int = 1  # ranges of animations drawn apart and joined
+    segments: list[dict[str, Any]] | None = None  # per beat: its key, reads and frames
+    drawn_beats: int | None = None  # beats drawn (the others copied from the store)
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,14 @@ class Drawn:
     file: Path
     beats: list[tuple[str, float]]
     animations: list[list[float]]  # per play: [build, draw] wall seconds; see split.py
+    plays: list = dataclasses.field(default_factory=list)  # scenes.base.Play, per play
+    partials: list[str | None] = dataclasses.field(default_factory=list)  # Manim's file per play
+    drawn: list[bool] = dataclasses.field(default_factory=list)  # per play
+    read: reads.Reads | None = None  # what the build read, beat by beat
+    ended: bool = True  # the scene ran to its end (a span stops at its last animation)
+    speech: dict[str, float] = dataclasses.field(default_factory=dict)  # what timed it
+    sentences: dict[str, list] = dataclasses.field(default_factory=dict)
+    inputs: dict[str, list[float]] = dataclasses.field(default_factory=dict)  # motion.pace_inputs
 
 
 def draw(
@@ -58,13 +69,16 @@ def draw(
     speech: dict[str, float] | None = None,
     pace: dict[str, float] | None = None,
     sentences: dict[str, list[tuple[float, float]]] | None = None,
+    kept: segments.BeatPlan | None = None,
 ) -> Drawn:
     """Let Manim draw the job's frames into a silent video under `work_dir`.
 
     `report` gets the scene seconds drawn so far after every play. `span` draws only
-    those animations (the ones before it are skipped, not drawn). `frame` overrides
-    Manim's pixel size or frame rate, and `speech` and `sentences` the narration's beat
-    lengths and sentence times (tests).
+    those animations (the ones before it are skipped, not drawn), and `kept` names the
+    beats whose frames are kept from before: they are played without drawing, and the
+    build stops where only kept beats are left. `frame` overrides Manim's pixel size or
+    frame rate, and `speech` and `sentences` the narration's beat lengths and sentence
+    times (tests).
     """
     from manim import tempconfig
 
@@ -87,13 +101,20 @@ def draw(
     if speech is None and job.narration is not None:
         speech = job.narration.seconds()
         sentences = job.narration.sentence_times()
-    # animations stretched to fill their beat's speech (worked out before any frame is drawn)
-    if pace is None and speech:  # stretch the animations to the speech (tests may fix it)
-        pace = motion.paced(job, work_dir / "pace", speech, frame, sentences)
+    # animations stretched to fill their beat's speech (worked out before any frame is
+    # drawn, from a build without frames unless the kept beats recorded what it needs)
+    inputs = kept.inputs if kept is not None else None
+    if pace is None and speech:  # tests may fix it
+        if inputs is None:
+            inputs = motion.timed_inputs(job, work_dir / "pace", speech, frame, sentences)
+        pace = motion.pace_for_inputs(inputs, speech)
     LessonScene.play_hooks.append(record)
     logging.getLogger("manim").setLevel(logging.ERROR)
     try:
-        with tempconfig({**manim_config(job, work_dir / "manim", span), **(frame or {})}):
+        with (
+            tempconfig({**manim_config(job, work_dir / "manim", span), **(frame or {})}),
+            reads.watching() as read,
+        ):
             begun = time.perf_counter()
             scene = scene_cls(
                 params=job.params,
@@ -102,14 +123,29 @@ def draw(
                 speech=speech,
                 pace=pace,
                 sentences=sentences,
+                skip_beats=set(kept.reuse) if kept else None,
+                stop_at=kept.stop_at() if kept else None,
             )
             scene.render()
             writer = scene.renderer.file_writer
             # only the artifact the plan has: the other path properties raise
             produced = Path(writer.image_file_path if job.fmt == "png" else writer.movie_file_path)
+            ended = scene.stopped or not scene.cut_short
     finally:
         LessonScene.play_hooks.remove(record)
-    return Drawn(produced, [(k, round(t, 3)) for k, t in scene.beats], timings(begun, clock))
+    return Drawn(
+        produced,
+        [(k, round(t, 3)) for k, t in scene.beats],
+        timings(begun, clock),
+        scene.plays,
+        list(getattr(writer, "partial_movie_files", [])),
+        [drawn for _, _, drawn in clock],
+        read,
+        ended,
+        dict(speech or {}),
+        dict(sentences or {}),
+        inputs or {},
+    )
 
 
 def timings(begun: float, clock: list[tuple[float, float, bool]]) -> list[list[float]]:
@@ -169,16 +205,40 @@ def complete(job: Job, drawn: Path, beats: list[tuple[str, float]], work_dir: Pa
     )
 
 
-def render(job: Job, work_dir: Path, report=None, span: Span | None = None) -> RenderResult:
+def render(
+    job: Job,
+    work_dir: Path,
+    report=None,
+    span: Span | None = None,
+    store: Path | None = None,
+    kept: segments.BeatPlan | None = None,
+) -> RenderResult:
     """Render, validate and make a poster; returns what the manifest needs.
 
     With `span`, only that range of animations: Manim's silent video as it is, to be
-    joined with the other ranges' (split.py) and completed by the client.
+    joined with the other ranges' (split.py) and completed by the client. With `store`,
+    every beat drawn whole is kept there (segments.py), and the beats `kept` names are
+    copied from it instead of drawn.
     """
-    drawn = draw(job, work_dir, report, span)
+    kept = kept if kept and kept.reuse and span is None else None
+    drawn = draw(job, work_dir, report, span, kept=kept)
+    records = segments.keep(job, drawn, store) if store is not None else None
+    if kept is not None:
+        silent = work_dir / f"{job.info.stem}.beats.mp4"
+        try:
+            fps = settings.geometry(job.quality, job.aspect).fps
+            records, beats = segments.assemble(records, kept, store, silent, fps)
+        except segments.SegmentMismatch:  # what the plan kept no longer fits: draw it all
+            (work_dir / "whole").mkdir(exist_ok=True)
+            return render(job, work_dir / "whole", report, None, store)
+        result = complete(job, silent, beats, work_dir)
+        drew = sum(1 for r in records if r["beat"] not in kept.reuse and r["frames"])
+        return dataclasses.replace(result, segments=records, drawn_beats=drew)
     if span is None:
         result = complete(job, drawn.file, drawn.beats, work_dir)
-        return dataclasses.replace(result, animations=drawn.animations)
+        return dataclasses.replace(
+            result, animations=drawn.animations, segments=records, drawn_beats=len(records or [])
+        )
     geo = settings.geometry(job.quality, job.aspect)
     checked = check_video(drawn.file, geo.width, geo.height, geo.fps)
     return RenderResult(
@@ -191,6 +251,7 @@ def render(job: Job, work_dir: Path, report=None, span: Span | None = None) -> R
         fps=geo.fps,
         beats=[[k, t] for k, t in drawn.beats],
         animations=drawn.animations,
+        segments=records,
     )
 
 

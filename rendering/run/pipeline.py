@@ -27,7 +27,7 @@ from rendering.core.jobs import Job
 from rendering.core.manifest import NAME as MANIFEST
 from rendering.core.manifest import Beat, ClipEntry, Manifest, VoiceCard
 from rendering.core.validate import InvalidOutput, check_image, check_video
-from rendering.draw import encoders
+from rendering.draw import encoders, segments
 from rendering.draw.join import join_parts
 from rendering.draw.scene import RenderResult, Span
 from rendering.run import split
@@ -53,6 +53,7 @@ class Outcome:
     detail: str | None = None
     note: str = ""  # something to know about a job that did render (e.g. it was retried)
     where: str = ""  # the job's output folder, named in a run that writes to several
+    beats: str = ""  # e.g. "drew 1 of 9 beats, kept the rest"
 
 
 @dataclass
@@ -125,6 +126,10 @@ def install(job: Job, result: RenderResult, root: Path) -> Path:
             folder, job.info.stem, job.slug, result.beats, result.duration, spoken, job.params
         )
     narration = job.narration if result.speech else None
+    kept = {}
+    if result.segments:
+        kept = {"base": segments.base(job), "beats": result.segments}
+        segments.prune(segments.store_for(job, root), result.segments)
     entry = ClipEntry(
         slug=job.slug,
         order=job.info.order,
@@ -154,6 +159,7 @@ def install(job: Job, result: RenderResult, root: Path) -> Path:
         sound=result.sound,
         animations=result.animations or [],
         parts=result.parts,
+        segments=kept,
     )
     with Manifest.update(folder) as manifest:
         manifest.data.update({"lang": job.lang, "quality": job.quality, "aspect": job.aspect})
@@ -201,6 +207,7 @@ def execute(
     todo: list[Job] = []
     todo_roots: list[Path] = []
     todo_labels: list[str] = []
+    todo_kept: list[segments.BeatPlan | None] = []
     for p, job_root, label in zip(planned, roots, labels, strict=True):
         if p.cached:
             refresh_sidecars(p.job, job_root)
@@ -211,6 +218,7 @@ def execute(
             todo.append(p.job)
             todo_roots.append(job_root)
             todo_labels.append(label)
+            todo_kept.append(p.beats)
     if not todo:
         return report
     try:
@@ -239,6 +247,7 @@ def execute(
             todo_labels,
             split_long,
             sorted(set(roots)),
+            todo_kept,
         ).run()
     return report
 
@@ -265,6 +274,7 @@ class Entry:
     units: list[Unit] = field(default_factory=list)
     split: Split | None = None
     ended: bool = False
+    kept: segments.BeatPlan | None = None  # beats copied from the store, not drawn
 
 
 @dataclass(eq=False)
@@ -341,6 +351,7 @@ class Runner:
         labels: list[str] | None = None,  # each job's folder, where a run writes to several
         allow_split: bool = True,
         run_roots: Sequence[Path] = (),  # every root of the run, also those of cached jobs
+        kept: Sequence[segments.BeatPlan | None] | None = None,  # per job: beats kept
     ) -> None:
         self.executor, self.progress = executor, progress
         self.report, self.verbose = report, verbose
@@ -350,6 +361,7 @@ class Runner:
         # (the last render's, else the same scene's in another folder, else its speech)
         # times the pixels per second of the job's frame.
         expected = expected_seconds(todo, roots, run_roots)
+        kept = kept if kept is not None else [None] * len(todo)
         self.entries = [
             Entry(
                 job,
@@ -359,8 +371,11 @@ class Runner:
                 progress.add_task(
                     f"{where} {job.info.stem}".strip(), total=seconds, status="waiting"
                 ),
+                kept=beats,
             )
-            for job, root, where, seconds in zip(todo, roots, labels, expected, strict=True)
+            for job, root, where, seconds, beats in zip(
+                todo, roots, labels, expected, kept, strict=True
+            )
         ]
         self.units: list[Unit] = []
         timings = [None] * len(todo)
@@ -372,19 +387,30 @@ class Runner:
         self.running: dict[int, Running] = {}  # by unit id
         self.joiner = cf.ThreadPoolExecutor(1, thread_name_prefix="join")
 
+    @staticmethod
+    def beat_starts(entry: Entry, animations: list[list[float]]) -> set[int] | None:
+        """Where the clip's beats began in its last render: a part starts at one of them."""
+        recorded = Manifest.load(entry.job.out_dir(entry.root)).entry(
+            entry.job.slug, entry.job.variant
+        )
+        return segments.beat_starts(recorded.segments if recorded else {}, len(animations))
+
     def plan_units(
         self, entry: Entry, animations: list[list[float]] | None, per_slot: float
     ) -> None:
         """The job as one unit, or as spans sized from its last timings (split.py);
         `per_slot` is the run's cost per executor slot."""
         parts = 1
-        if animations and splittable(entry.job):
+        # a clip with kept beats draws only the others, in one unit
+        if animations and segments.segmentable(entry.job) and entry.kept is None:
             share = entry.cost / per_slot if per_slot else 0.0
             parts = split.part_count(animations, share, self.executor.slots)
-        if parts == 1:
+        spans: list = [None]
+        if parts > 1:
+            spans = split.spans(animations, parts, self.beat_starts(entry, animations))
+        if len(spans) == 1:
             spans, costs = [None], [entry.cost]
         else:
-            spans = split.spans(animations, parts)
             weights = [split.part_cost(animations, *span) for span in spans]
             costs = [entry.cost * w / sum(weights) for w in weights]
             entry.split = Split()
@@ -437,6 +463,8 @@ class Runner:
         job = unit.entry.job
         remote = self.executor.remote
         work_dir = None if remote else self.work_dir(unit)
+        # a local worker keeps the clip's beats beside the outputs; a remote one draws whole
+        keeps = not remote and segments.segmentable(job)
         task = Task(
             unit.id,
             job,
@@ -445,6 +473,8 @@ class Runner:
             speech_files(job) if remote and unit.span is None else None,
             self.verbose,
             unit.span,
+            str(segments.store_for(job, unit.entry.root)) if keeps else None,
+            unit.entry.kept if keeps else None,
         )
         future = self.executor.submit(task, priority=unit.cost)
         self.running[unit.id] = Running(unit, future, time.monotonic(), work_dir)
@@ -498,6 +528,10 @@ class Runner:
             return self.fail(run, f"could not install the output ({exc})")
         outcome = run.outcome("rendered", path=path)
         outcome.seconds = rendered.seconds or outcome.seconds  # the worker's own clock
+        if run.unit.entry.kept and result.segments and result.drawn_beats is not None:
+            outcome.beats = (
+                f"drew {result.drawn_beats} of {len(result.segments)} beats, kept the rest"
+            )
         self.finish(run, outcome)
 
     def on_part(self, run: Running, result: RenderResult) -> None:
@@ -593,12 +627,6 @@ class Runner:
                 self.fail(run, message)
         for entry in self.joining():
             self.end(entry, entry.split.run.outcome("failed", message="interrupted"))
-
-
-def splittable(job: Job) -> bool:
-    """Whether a job may be drawn in spans: an mp4 (joined by copying H.264 packets) of a
-    scene that does not ask to stay whole."""
-    return job.fmt == "mp4" and not job.transparent and job.info.load().SPLITS
 
 
 @contextlib.contextmanager

@@ -8,6 +8,7 @@ from pathlib import Path
 from rendering.core import keys
 from rendering.core.jobs import Job
 from rendering.core.manifest import ClipEntry, Manifest
+from rendering.draw import segments
 
 
 @dataclass(frozen=True)
@@ -15,6 +16,7 @@ class Planned:
     job: Job
     cached: bool
     reason: str
+    beats: segments.BeatPlan | None = None  # the beats kept from before (segments.py)
 
 
 PART_NAMES = {
@@ -52,11 +54,16 @@ def plan(jobs: list[Job], root: Path, force: bool = False) -> list[Planned]:
             out.append(Planned(job, False, "never rendered"))
         elif not (folder / entry.file).exists():
             out.append(Planned(job, False, "output file missing"))
-        elif parts["speech"] == "pending":
-            out.append(Planned(job, False, "narration not synthesised yet"))
-        elif entry.key != job.key():
+        elif parts["speech"] == "pending" or entry.key != job.key():
             changed = [_why(job, entry, k) for k, v in parts.items() if entry.key_parts.get(k) != v]
-            out.append(Planned(job, False, ", ".join(changed) or "key changed"))
+            reason = ", ".join(changed) or "key changed"
+            if parts["speech"] == "pending":
+                reason = "narration not synthesised yet"
+            beats = segments.plan_beats(job, entry.segments, segments.store_for(job, root))
+            if beats is None:
+                out.append(Planned(job, False, reason))
+            else:
+                out.append(Planned(job, False, beats.explain(), beats if beats.reuse else None))
         else:
             out.append(Planned(job, True, "up to date"))
     return out

@@ -26,9 +26,16 @@ def part_cost(animations: list[list[float]], first: int, last: int) -> float:
     return builds + sum(draw for _, draw in animations[first : last + 1])
 
 
-def spans(animations: list[list[float]], parts: int) -> list[tuple[int, int]]:
-    """`parts` consecutive ranges covering every animation, the dearest as cheap as can be."""
+def spans(
+    animations: list[list[float]], parts: int, cuts: set[int] | None = None
+) -> list[tuple[int, int]]:
+    """`parts` consecutive ranges covering every animation, the dearest as cheap as can be;
+    with `cuts`, a range may start only at one of those animations (a beat's first, so
+    that every beat is drawn whole by one part and can be kept)."""
     n = len(animations)
+    if cuts is not None:
+        cuts = {c for c in cuts if 0 < c < n}
+        parts = min(parts, len(cuts) + 1)
     parts = max(1, min(parts, n))
     builds, draws = [0.0], [0.0]  # prefix sums
     for build, draw in animations:
@@ -41,6 +48,8 @@ def spans(animations: list[list[float]], parts: int) -> list[tuple[int, int]]:
     for k in range(1, parts + 1):
         for j in range(k, n + 1):
             for i in range(k - 1, j):
+                if i and cuts is not None and i not in cuts:
+                    continue
                 worst = max(best[k - 1][i], builds[j] + draws[j] - draws[i])
                 if worst < best[k][j]:
                     best[k][j], cut[k][j] = worst, i

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from rendering.core.jobs import Job
 from rendering.draw.scene import RenderResult, Span, render
+from rendering.draw.segments import BeatPlan
 
 
 def describe_error(exc: BaseException) -> str:
@@ -86,6 +87,8 @@ class Task:
     speech: dict[str, bytes] | None = None
     verbose: bool = False
     span: Span | None = None  # draw only these animations (a part of a split job)
+    store: str | None = None  # where the clip's beats are kept (local workers; segments.py)
+    kept: BeatPlan | None = None  # the beats copied from the store, not drawn
 
 
 @dataclass(frozen=True)
@@ -120,7 +123,14 @@ def run_task(task: Task, events: Events, worker: str = "local") -> Rendered:
             if task.work_dir is not None:
                 exit_with_parent(Path(task.work_dir))
                 work = Path(task.work_dir)
-                result = render(task.job, work, lambda t: events.progress(task.index, t), task.span)
+                result = render(
+                    task.job,
+                    work,
+                    lambda t: events.progress(task.index, t),
+                    task.span,
+                    Path(task.store) if task.store else None,
+                    task.kept,
+                )
                 return Rendered(result, None, worker, time.monotonic() - started)
             result, files = _render_detached(task, events)
             return Rendered(result, files, worker, time.monotonic() - started)
