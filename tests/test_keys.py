@@ -109,7 +109,7 @@ def test_rewording_messages_and_docstrings_keeps_the_renderer_key(tree):
     "where, old, new",
     [
         ("rendering/draw/config.py", '"crf": "23"', '"crf": "24"'),
-        ("rendering/draw/join.py", "packet.dts = None", "packet.dts = None\n            pass"),
+        ("rendering/draw/packets.py", "packet.dts = None", "packet.dts = None\n            pass"),
         ("rendering/draw/encoders.py", "\nimport ", "\nLIMIT = 2\nimport "),
         ("rendering/speech/audio.py", "\nimport ", "\nGAIN = 0.5\nimport "),
     ],
@@ -186,12 +186,12 @@ def test_dry_run_names_the_module_that_changed_and_ignores_reworded_messages(tmp
     edit(project / "rendering/draw/join.py", "the parts do not join", "the parts would not join")
     assert "up to date" in run("--dry-run")
     edit(
-        project / "rendering/draw/join.py",
+        project / "rendering/draw/packets.py",
         "packet.dts = None",
         "packet.dts = None\n            pass",
     )
     plan = run("--dry-run")
-    assert "render pipeline changed (rendering/draw/join.py)" in plan, plan
+    assert "render pipeline changed (rendering/draw/packets.py)" in plan, plan
 
 
 def test_an_engine_edit_renames_that_engines_speech_only(tree):

@@ -27,7 +27,7 @@ from pe_math import Params
 from render import cli
 from rendering.cli import options
 from rendering.core.jobs import Job
-from rendering.draw import join, segments
+from rendering.draw import join, packets, segments
 from rendering.draw.scene import draw
 from rendering.run import split
 from rendering.speech import audio
@@ -168,7 +168,7 @@ def test_a_late_span_drawn_alone_is_the_end_of_the_whole_render_and_joins_to_it(
     assert not differing, f"{len(differing)} frames differ, from frame {skipped + differing[0]}"
 
     head = draw(job, tmp_path / "head", span=(0, first - 1), frame=TINY_FRAME, speech=speech)
-    join.join([head.file, tail.file], tmp_path / "joined.mp4")
+    packets.join([head.file, tail.file], tmp_path / "joined.mp4")
     assert len(decoded(head.file)) == skipped
     joined = decoded(tmp_path / "joined.mp4")
     assert len(joined) == len(expected)

@@ -23,10 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import av
-
 from rendering.core import keys
 from rendering.core.jobs import Job
+from rendering.draw.packets import frames_in, join
 from scenes.catalogue import CatalogueError, node
 from scenes.reads import PRELUDE
 
@@ -243,19 +242,10 @@ def plan_beats(job: Job, recorded: dict[str, Any], store: Path) -> BeatPlan | No
 
 
 # ----------------------------------------------------------------- keeping and joining
-def frames_in(path: Path) -> int:
-    """Frames of a kept segment, counted from its packets (nothing decoded)."""
-    with av.open(str(path)) as container:
-        stream = container.streams.video[0]
-        return sum(1 for p in container.demux(stream) if p.dts is not None)
-
-
 def keep(job: Job, drawn, store: Path) -> list[dict[str, Any]]:
     """Write every beat the build (`scene.Drawn`) drew whole into `store`, from Manim's
     file per play; returns each beat's record: its key, reads and frames (None where the
     build did not draw all of it)."""
-    from rendering.draw.join import join
-
     beats = traced(job, drawn.read.as_dict(), (drawn.speech, drawn.sentences, set()))
     keyed = beat_keys(base(job), beats)
     store.mkdir(parents=True, exist_ok=True)
@@ -295,8 +285,6 @@ def assemble(
     kept beats it met must read as the plan found them (same key), or SegmentMismatch.
     Returns every beat's record and start (from the frames before it).
     """
-    from rendering.draw.join import join
-
     met = {r["beat"]: r for r in records}
     if [r["beat"] for r in records] != list(plan.order[: len(records)]):
         raise SegmentMismatch("the scene's beats are not the ones kept")
