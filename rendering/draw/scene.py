@@ -221,8 +221,11 @@ def render(
     copied from it instead of drawn.
     """
     kept = kept if kept and kept.reuse and span is None else None
-    drawn = draw(job, work_dir, report, span, kept=kept)
-    records = segments.keep(job, drawn, store) if store is not None else None
+    if kept is not None and not kept.to_draw:  # only the sound changed: nothing to draw
+        drawn, records = None, []
+    else:
+        drawn = draw(job, work_dir, report, span, kept=kept)
+        records = segments.keep(job, drawn, store) if store is not None else None
     if kept is not None:
         silent = work_dir / f"{job.info.stem}.beats.mp4"
         try:

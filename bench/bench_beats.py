@@ -1,0 +1,140 @@
+"""The editing loop: a whole clip against re-rendering it after one beat changed, side by side.
+
+    python bench/bench_beats.py [--quality m] [--scene clock-hands] [--beat tick]
+                                [--reword SLUG] [--voice auto] [--jobs N]
+
+Prints wall times and ratios for one scene: its first render (speech made, nothing kept),
+the whole clip drawn again (--force, split over the workers as a normal render is), then
+the same clip after one beat is re-recorded (a recording of that beat, read by
+espeak-ng, dropped into the voice folder), and after one narration line of a second scene (by default the longest)
+is reworded in a course's own copy of its catalogue (PE_CAPTIONS). Each re-render is
+compared with its own scene's whole render. Ratios, not seconds, are what to compare.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import scenes  # noqa: E402
+from rendering.core import settings  # noqa: E402
+from scenes import catalogue, say  # noqa: E402
+
+
+def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, str]:
+    start = time.perf_counter()
+    run = subprocess.run(
+        cmd, cwd=ROOT, capture_output=True, text=True, env={**os.environ, **(env or {})}
+    )
+    if run.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd[1:4])} failed:\n{run.stderr[-1500:]}")
+    return time.perf_counter() - start, run.stdout
+
+
+def drew(output: str) -> str:
+    found = re.search(r"drew (\d+) of (\d+) beats", output)
+    return f"drew {found.group(1)} of {found.group(2)} beats" if found else "drew every beat"
+
+
+def longest(out: Path, quality: str, lang: str) -> str:
+    manifest = out / lang / settings.folder_name(quality, "16:9") / "manifest.json"
+    clips = json.loads(manifest.read_text())["clips"]
+    return max(clips, key=lambda slug: clips[slug]["mp4"]["duration"])
+
+
+def record(voice_dir: Path, slug: str, beat: str, lang: str) -> None:
+    """A stand-in for a teacher's recording of `beat`: espeak-ng reading its line."""
+    target = voice_dir / lang / slug / f"{beat}.wav"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    voice = "en-us" if lang == "en" else "cmn"
+    line = say.line(lang, slug, beat)
+    subprocess.run(["espeak-ng", "-v", voice, "-w", str(target), line], check=True)
+
+
+def reword(words: Path, slug: str, lang: str) -> str:
+    """Append a short sentence to the last plain line of `slug` in a course's copy."""
+    source = catalogue.path_for(lang, slug)
+    copy = words / lang / source.name
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    text = source.read_text(encoding="utf-8")
+    say = tomllib.loads(text)["say"]
+    beat = [k for k, v in say.items() if isinstance(v, str) and "{" not in v][-1]
+    old = f"{beat} = {json.dumps(say[beat], ensure_ascii=False)}"
+    new = f"{beat} = {json.dumps(say[beat] + ' That is all.', ensure_ascii=False)}"
+    if old not in text:
+        raise SystemExit(f"cannot find the line of beat {beat!r} in {source.name} to reword")
+    copy.write_text(text.replace(old, new), encoding="utf-8")
+    return beat
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--quality", default="m", choices=list(settings.QUALITIES), help="quality")
+    ap.add_argument("--scene", default="clock-hands", help="the scene whose beat is re-recorded")
+    ap.add_argument("--beat", default="", help="the beat re-recorded (default: its third)")
+    ap.add_argument(
+        "--reword", default="", help="the scene whose line is reworded (default: the longest)"
+    )
+    ap.add_argument("--lang", default="en", choices=list(catalogue.LANGS), help="language")
+    ap.add_argument("--voice", default="auto", help="render.py --voice for the engine's speech")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="driver worker processes")
+    args = ap.parse_args()
+    scenes.get(args.scene)  # an unknown slug stops here, in one line
+    beats = list(catalogue.catalogue(args.lang, args.scene)["say"])
+    beat = args.beat or beats[len(beats) // 3]
+    work = Path(tempfile.mkdtemp(prefix="pe-bench-beats-"))
+    out, voice_dir, words = work / "out", work / "voice", work / "words"
+    words.mkdir()
+    env = {catalogue.OVERRIDE: str(words)}
+
+    def render(*slugs: str, extra: tuple[str, ...] = ()) -> tuple[float, str]:
+        cmd = [sys.executable, "render.py", "render", *slugs, "-q", args.quality]
+        cmd += ["--lang", args.lang, "--voice", args.voice, "--voice-dir", str(voice_dir)]
+        cmd += ["--jobs", str(args.jobs), "--output", str(out), *extra]
+        return timed(cmd, env)
+
+    try:
+        first, _ = render(args.scene)
+        whole, _ = render(args.scene, extra=("--force",))
+        record(voice_dir, args.scene, beat, args.lang)
+        recorded, said = render(args.scene)
+
+        other = args.reword or longest(out, args.quality, args.lang)
+        if other != args.scene:
+            render(other)
+        other_whole, _ = render(other, extra=("--force",))
+        line = reword(words, other, args.lang)
+        reworded, said_too = render(other)
+
+        print(f"quality: {args.quality}   jobs: {args.jobs}   lang: {args.lang}")
+        print(f"{'first render (speech made)':<44}{first:>8.1f}s   {args.scene}")
+        print(f"{'whole clip again (--force)':<44}{whole:>8.1f}s   {args.scene}")
+        print(
+            f"{'one beat re-recorded (' + beat + ')':<44}{recorded:>8.1f}s   "
+            f"{recorded / whole:.2f}x of the whole clip; {drew(said)}"
+        )
+        print(f"{'whole clip again (--force)':<44}{other_whole:>8.1f}s   {other}")
+        print(
+            f"{'one line reworded (' + line + ')':<44}{reworded:>8.1f}s   "
+            f"{reworded / other_whole:.2f}x of the whole clip; {drew(said_too)}"
+        )
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
