@@ -28,6 +28,7 @@ format: setup
 bench: setup
 	$(PY) bench/bench_pe_math.py
 	$(PY) bench/bench_render.py
+	$(PY) bench/bench_beats.py
 	$(PY) bench/bench_voice.py
 	$(PY) bench/bench_farm.py
 

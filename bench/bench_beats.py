@@ -48,10 +48,14 @@ def drew(output: str) -> str:
     return f"drew {found.group(1)} of {found.group(2)} beats" if found else "drew every beat"
 
 
-def longest(out: Path, quality: str, lang: str) -> str:
-    manifest = out / lang / settings.folder_name(quality, "16:9") / "manifest.json"
-    clips = json.loads(manifest.read_text())["clips"]
-    return max(clips, key=lambda slug: clips[slug]["mp4"]["duration"])
+def longest(lang: str) -> str:
+    """The lesson scene with the most narration (words in en, characters in zh)."""
+
+    def spoken(slug: str) -> int:
+        text = " ".join(say.lines(slug, lang).values())
+        return len(text.split()) if lang == "en" else len(text)
+
+    return max((info.slug for info in scenes.MISSION), key=spoken)
 
 
 def record(voice_dir: Path, slug: str, beat: str, lang: str) -> None:
@@ -113,7 +117,7 @@ def main() -> None:
         record(voice_dir, args.scene, beat, args.lang)
         recorded, said = render(args.scene)
 
-        other = args.reword or longest(out, args.quality, args.lang)
+        other = args.reword or longest(args.lang)
         if other != args.scene:
             render(other)
         other_whole, _ = render(other, extra=("--force",))

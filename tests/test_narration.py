@@ -105,9 +105,12 @@ def test_a_codec_overshoot_is_lowered_where_it_happens_and_nowhere_else():
     assert np.array_equal(fixed[spike + audio.RATE // 20 :], sound_in[spike + audio.RATE // 20 :])
 
 
-def test_a_square_onset_that_the_encoder_overshoots_still_ends_under_the_ceiling(tmp_path):
-    # a 30 ms square burst in quiet speech-level sound: limited to the ceiling, then
-    # AAC rings about 1 dB over it
+def test_a_square_onset_that_the_encoder_overshoots_still_ends_under_the_ceiling(
+    tmp_path, monkeypatch
+):
+    # a 30 ms square burst in quiet speech-level sound: limited to 0.3 dB under the
+    # ceiling, AAC rings over it (the limiter's own margin, 1 dB, spares most clips the
+    # re-encode; here the sound is limited less, so the retries must bring it under)
     samples = tone(3.0, -26.0, 220.0)
     t = np.arange(int(0.03 * audio.RATE)) / audio.RATE
     start = int(1.5 * audio.RATE)
@@ -121,10 +124,16 @@ def test_a_square_onset_that_the_encoder_overshoots_still_ends_under_the_ceiling
                 c.mux(p)
         for p in s.encode():
             c.mux(p)
+    thin = audio.normalise
+    monkeypatch.setattr(audio, "normalise", lambda x: thin(x, audio.PEAK_DBTP - 0.3))
     limited = audio.normalise(samples)
     audio.add_track(video, limited, tmp_path / "once.mp4")
     assert audio.true_peak_db(audio.decode(tmp_path / "once.mp4")) > audio.PEAK_DBTP
+    tries = []
+    add_track = audio.add_track
+    monkeypatch.setattr(audio, "add_track", lambda *a: tries.append(1) or add_track(*a))
     sound = audio.voice_clip(video, samples, tmp_path / "out.mp4", 10)
+    assert len(tries) > 1
     assert sound.true_peak <= audio.PEAK_DBTP
     assert sound.lufs == pytest.approx(audio.TARGET_LUFS, abs=0.5)
 

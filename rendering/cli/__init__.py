@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from rendering.cli import publish_cmd, render_cmd, scenes_cmd, speech_cmd
+from rendering.cli import publish_cmd, render_cmd, scenes_cmd, speech_cmd, watch_cmd
 
 
 class OneLineErrors(click.Group):
@@ -45,6 +45,7 @@ def cli(ctx: click.Context, verbose: bool) -> None:
 for command in (
     scenes_cmd.list_scenes,
     render_cmd.render,
+    watch_cmd.watch,
     speech_cmd.script,
     speech_cmd.motion,
     scenes_cmd.numbers,

@@ -16,9 +16,10 @@ from typing import Any
 
 from rendering.core import settings
 from rendering.core.jobs import Job
-from rendering.core.validate import check_image, check_video
+from rendering.core.validate import InvalidOutput, check_image, check_video
 from rendering.draw import encoders, motion, segments
 from rendering.draw.config import Span, manim_config
+from rendering.draw.packets import frames_in
 from rendering.speech import audio
 from scenes import reads
 
@@ -168,21 +169,27 @@ def complete(job: Job, drawn: Path, beats: list[tuple[str, float]], work_dir: Pa
     silent_name = f"{job.info.stem}.silent.{job.fmt}" if voiced else job.filename
     final = encoders.finish(job, drawn, work_dir / silent_name)
     poster = work_dir / f"{job.info.stem}.png"
+    sound = speech = None
     if job.fmt == "png":
         checked = check_image(final, geo.width, geo.height)
         poster = None
-    else:
-        checked = check_video(
-            final, geo.width, geo.height, None if job.fmt == "gif" else geo.fps, poster
-        )
-    sound = speech = None
-    if voiced:
-        track = narration.track(beats, checked.duration)
+    elif voiced:  # the voiced file is the one decoded and checked, once
+        track = narration.track(beats, frames_in(final) / geo.fps)
         voiced_file = work_dir / job.filename
         measured = audio.voice_clip(final, track, voiced_file, geo.fps)
         final.unlink()
         final = voiced_file
-        check_video(final, geo.width, geo.height, geo.fps)
+        checked = check_video(final, geo.width, geo.height, geo.fps, poster)
+        if abs(checked.duration - len(track) / audio.RATE) > 1 / geo.fps:
+            raise InvalidOutput(
+                f"{final.name}: the picture lasts {checked.duration:.3f} s after voicing, "
+                f"its sound {len(track) / audio.RATE:.3f} s"
+            )
+    else:
+        checked = check_video(
+            final, geo.width, geo.height, None if job.fmt == "gif" else geo.fps, poster
+        )
+    if voiced:
         sound = {
             "codec": measured.codec,
             "rate": measured.rate,

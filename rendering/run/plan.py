@@ -60,7 +60,7 @@ def plan(jobs: list[Job], root: Path, force: bool = False) -> list[Planned]:
             if parts["speech"] == "pending":
                 reason = "narration not synthesised yet"
             beats = segments.plan_beats(job, entry.segments, segments.store_for(job, root))
-            if beats is None:
+            if beats is None or (parts["speech"] == "pending" and not beats.reuse):
                 out.append(Planned(job, False, reason))
             else:
                 out.append(Planned(job, False, beats.explain(), beats if beats.reuse else None))

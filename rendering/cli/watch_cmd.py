@@ -1,0 +1,205 @@
+"""`watch`: re-render the scenes as their words, recordings, knobs or code are saved."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from rendering.cli.options import (
+    JobOptions,
+    aspect_option,
+    into_job_options,
+    lang_option,
+    output_option,
+    param_options,
+    quality_option,
+    resolve_slugs,
+    voice_options,
+)
+from rendering.core import keys, settings
+from rendering.core.jobs import Job
+from rendering.core.manifest import Manifest
+from rendering.watch.changes import Watcher
+from rendering.watch.server import LivePage
+from scenes import catalogue
+
+POLL = 0.3  # seconds between looks at the files
+SETTLE = 0.2  # an editor may save in steps: wait this long for the last one
+
+
+def watched_places(slugs: list[str], opts: JobOptions) -> list[Path]:
+    """The scene code, the knobs, the words (every catalogue folder) and the recordings."""
+    import scenes
+
+    code = {keys.ROOT / "scenes", keys.ROOT / "pe_math"}
+    for slug in slugs:
+        code.update(keys.module_closure(scenes.get(slug).module))
+    config = Path(opts.config) if opts.config else keys.ROOT / "lesson.toml"
+    return sorted({*code, config, *catalogue.roots(), opts.voice_dir / opts.lang})
+
+
+def render_command(slugs: list[str], opts: JobOptions) -> list[str]:
+    """The render that brings the watched clips up to date (what is unchanged is kept)."""
+    cmd = [sys.executable, str(keys.ROOT / "render.py"), "render", *slugs, "-q", opts.quality]
+    cmd += ["--lang", opts.lang, "--aspect", opts.aspect, "--voice", opts.voice]
+    cmd += ["--voice-dir", str(opts.voice_dir), "--output", str(opts.output)]
+    for assignment in opts.sets:
+        cmd += ["--set", assignment]
+    if opts.config:
+        cmd += ["--config", str(opts.config)]
+    if opts.seed is not None:
+        cmd += ["--seed", str(opts.seed)]
+    return cmd
+
+
+def first_problem(output: str) -> str:
+    """The first `error:` line a failed render printed, without its prefix."""
+    for line in output.splitlines():
+        if line.startswith("error:"):
+            return line.removeprefix("error:").strip()
+    lines = [line for line in output.splitlines() if line.strip()]
+    return lines[-1].strip() if lines else "the render failed"
+
+
+class Loop:
+    """Render, tell the page, wait for a save; again until Ctrl-C."""
+
+    def __init__(self, slugs: list[str], opts: JobOptions, page: LivePage) -> None:
+        self.slugs, self.opts, self.page = slugs, opts, page
+        self.process: subprocess.Popen | None = None
+        self.folder = opts.output / opts.lang / settings.folder_name(opts.quality, opts.aspect)
+
+    def entries(self) -> dict[str, dict]:
+        manifest = Manifest.load(self.folder)
+        found = {slug: manifest.entry(slug, "mp4") for slug in self.slugs}
+        return {slug: entry.to_dict() for slug, entry in found.items() if entry is not None}
+
+    def render(self, why: str) -> None:
+        before = self.entries()
+        self.page.tell({"type": "rendering", "text": f"rendering: {why}"})
+        click.echo(f"rendering: {why}")
+        started = time.monotonic()
+        self.process = subprocess.Popen(
+            render_command(self.slugs, self.opts),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,  # Ctrl-C reaches it through us, once, as SIGTERM
+            env={**os.environ, "COLUMNS": "200"},
+        )
+        output, _ = self.process.communicate()
+        code, self.process = self.process.returncode, None
+        seconds = time.monotonic() - started
+        if code != 0:
+            problem = first_problem(output)
+            click.echo(f"error: {problem} (the last good clips are kept)", err=True)
+            self.page.tell({"type": "error", "message": problem})
+            return
+        for slug, entry in self.entries().items():
+            if before.get(slug, {}).get("key") == entry["key"]:
+                continue
+            beat, at = changed_beat(before.get(slug), entry)
+            where = f" from beat {beat!r}" if beat else ""
+            text = f"{slug}: new clip{where} ({seconds:.1f} s)"
+            click.echo(text)
+            self.page.tell(
+                {
+                    "type": "clip",
+                    "slug": slug,
+                    "src": f"/media/{self.relative(entry['file'])}?v={entry['key']}",
+                    "at": at,
+                    "beat": beat,
+                    "text": text,
+                }
+            )
+
+    def relative(self, name: str) -> str:
+        return (self.folder / name).resolve().relative_to(self.opts.output.resolve()).as_posix()
+
+    def stop(self) -> None:
+        """End a running render and every process it started."""
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+
+
+def changed_beat(before: dict | None, after: dict) -> tuple[str, float]:
+    """The first beat whose kept frames or speech changed, and where it starts in the clip."""
+    starts = dict(after.get("beats", []))
+    old = {b["beat"]: b["key"] for b in (before or {}).get("segments", {}).get("beats", [])}
+    for record in after.get("segments", {}).get("beats", []):
+        if old.get(record["beat"]) != record["key"]:
+            return record["beat"], float(starts.get(record["beat"], 0.0))
+    for beat, start in after.get("beats", []):  # the frames are kept, the sound is new
+        speech = (before or {}).get("speech", {})
+        if speech.get(beat) != after.get("speech", {}).get(beat):
+            return beat, float(start)
+    return "", 0.0
+
+
+@click.command()
+@click.argument("slugs", nargs=-1, required=True)
+@quality_option("Manim preset while watching: l=480p15 (the quick look), m=720p30, h, k.")
+@lang_option("Language of the words.")
+@aspect_option
+@output_option("Root folder for outputs: <output>/<lang>/<quality>/.")
+@param_options
+@voice_options
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8765,
+    show_default=True,
+    help="Port of the live page on 127.0.0.1 (0 picks a free one).",
+)
+@into_job_options
+def watch(slugs: tuple[str, ...], opts: JobOptions, port: int) -> None:
+    """Re-render SLUGS each time their words, recordings, knobs or code are saved.
+
+    Open the page it names: each new clip plays from the beat that changed. A bad edit
+    is reported there and here in one line, and the last good clip stays. Ctrl-C stops
+    it, and any render it started.
+    """
+    chosen = resolve_slugs(slugs, False)
+    folder = settings.folder_name(opts.quality, opts.aspect)
+    clips = {s: f"{opts.lang}/{folder}/{Job(s, None, opts.lang).filename}" for s in chosen}
+    page = LivePage(opts.output, clips, port)
+    loop = Loop(chosen, opts, page)
+    watcher = Watcher(watched_places(chosen, opts))
+    page.start()
+    click.echo(f"watching {', '.join(chosen)}: open {page.url} (Ctrl-C stops)")
+    try:
+        loop.render("the first look")
+        while True:
+            time.sleep(POLL)
+            changed = watcher.changed()
+            if not changed:
+                continue
+            time.sleep(SETTLE)
+            changed += watcher.changed()
+            names = sorted({_shown(p) for p in changed})
+            loop.render(
+                ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+            )
+    except KeyboardInterrupt:
+        loop.stop()
+        raise
+    finally:
+        page.stop()
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(keys.ROOT))
+    except ValueError:
+        return path.name
