@@ -227,7 +227,7 @@ def render(
     every beat drawn whole is kept there (segments.py), and the beats `kept` names are
     copied from it instead of drawn.
     """
-    kept = kept if kept and kept.reuse and span is None else None
+    kept = kept if kept and kept.reuse and span is None and store is not None else None
     if kept is not None and not kept.to_draw:  # only the sound changed: nothing to draw
         drawn, records = None, []
     else:

@@ -127,9 +127,13 @@ def install(job: Job, result: RenderResult, root: Path) -> Path:
         )
     narration = job.narration if result.speech else None
     kept = {}
+    animations = result.animations
     if result.segments:
         kept = {"base": segments.base(job), "beats": result.segments}
         segments.prune(segments.store_for(job, root), result.segments)
+    if animations is None:  # drawn in part: the last whole render's timings still hold
+        previous = Manifest.load(folder).entry(job.slug, job.variant)
+        animations = previous.animations if previous else []
     entry = ClipEntry(
         slug=job.slug,
         order=job.info.order,
@@ -157,7 +161,7 @@ def install(job: Job, result: RenderResult, root: Path) -> Path:
         recorded_beats=narration.recorded if narration else [],
         speech=result.speech or {},
         sound=result.sound,
-        animations=result.animations or [],
+        animations=animations or [],
         parts=result.parts,
         segments=kept,
     )
