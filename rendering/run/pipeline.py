@@ -22,7 +22,7 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedCo
 from rich.table import Table
 
 from rendering.core import settings
-from rendering.core.files import publish_mode
+from rendering.core.files import atomic_write_bytes, publish_mode
 from rendering.core.jobs import Job
 from rendering.core.manifest import NAME as MANIFEST
 from rendering.core.manifest import Beat, ClipEntry, Manifest, VoiceCard
@@ -126,10 +126,10 @@ def install(job: Job, result: RenderResult, root: Path) -> Path:
             folder, job.info.stem, job.slug, result.beats, result.duration, spoken, job.params
         )
     narration = job.narration if result.speech else None
-    kept = {}
+    recorded = {}
     animations = result.animations
     if result.segments:
-        kept = {"base": segments.base(job), "beats": result.segments}
+        recorded = {"base": segments.base(job), "beats": result.segments}
         segments.prune(segments.store_for(job, root), result.segments)
     if animations is None:  # drawn in part: the last whole render's timings still hold
         previous = Manifest.load(folder).entry(job.slug, job.variant)
@@ -163,7 +163,7 @@ def install(job: Job, result: RenderResult, root: Path) -> Path:
         sound=result.sound,
         animations=animations or [],
         parts=result.parts,
-        segments=kept,
+        segments=recorded,
     )
     with Manifest.update(folder) as manifest:
         manifest.data.update({"lang": job.lang, "quality": job.quality, "aspect": job.aspect})
@@ -365,7 +365,8 @@ class Runner:
         # (the last render's, else the same scene's in another folder, else its speech)
         # times the pixels per second of the job's frame.
         expected = expected_seconds(todo, roots, run_roots)
-        kept = kept if kept is not None else [None] * len(todo)
+        if kept is None or executor.remote:  # a remote worker cannot reach the kept beats
+            kept = [None] * len(todo)
         self.entries = [
             Entry(
                 job,
@@ -582,6 +583,11 @@ class Runner:
         if result.poster and "poster" in rendered.files:
             poster = run.work_dir / Path(result.poster).name
             poster.write_bytes(rendered.files["poster"])
+        store = segments.store_for(run.job, run.unit.entry.root)
+        for name, data in rendered.files.items():  # the beats it kept, kept here too
+            if name.startswith("beats/"):
+                store.mkdir(parents=True, exist_ok=True)
+                atomic_write_bytes(store / Path(name).name, data)
         checked = check_output(run.job, clip)
         if checked.frames != result.frames:
             raise InvalidOutput(

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from rendering.core.jobs import Job
 from rendering.draw.scene import RenderResult, Span, render
-from rendering.draw.segments import BeatPlan
+from rendering.draw.segments import BeatPlan, segmentable
 
 
 def describe_error(exc: BaseException) -> str:
@@ -199,10 +199,14 @@ def _render_detached(task: Task, events: Events) -> tuple[RenderResult, dict[str
         job = with_speech_files(task.job, task.speech or {}, Path(tmp) / "speech")
         work = Path(tmp) / "job"
         work.mkdir()
-        result = render(job, work, lambda t: events.progress(task.index, t), task.span)
+        beats = Path(tmp) / "beats"  # kept here, and sent back with the clip
+        store = beats if segmentable(job) else None
+        result = render(job, work, lambda t: events.progress(task.index, t), task.span, store)
         files = {"file": Path(result.file).read_bytes()}
         if result.poster:
             files["poster"] = Path(result.poster).read_bytes()
+        for kept in sorted(beats.glob("*.mp4")):
+            files[f"beats/{kept.name}"] = kept.read_bytes()
         poster = Path(result.poster).name if result.poster else None
         return dataclasses.replace(result, file=Path(result.file).name, poster=poster), files
 

@@ -95,7 +95,8 @@ class LivePage:
     def html(self) -> str:
         figures = "\n".join(
             f"<figure><figcaption>{html.escape(slug)}</figcaption>"
-            f'<video id="clip-{html.escape(slug)}" controls src="/media/{html.escape(clip)}">'
+            f'<video id="clip-{html.escape(slug)}" controls src="/media/{html.escape(clip)}" '
+            f'poster="/media/{html.escape(str(Path(clip).with_suffix(".png")))}">'
             "</video></figure>"
             for slug, clip in self.clips.items()
         )
