@@ -111,3 +111,24 @@ def test_a_saved_line_reloads_the_page_at_its_beat_and_a_broken_one_keeps_the_cl
     assert any("error:" in x and "not valid TOML" in x for x in said), said
     assert not children_of(watcher.pid)
     assert not (out / ".work").exists() or not any((out / ".work").iterdir())
+
+
+def test_a_taken_port_is_one_line_and_exit_2(tmp_path):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        run = subprocess.run(
+            [sys.executable, "render.py", "watch", "clock-hands", "--port", port],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert run.returncode == 2
+    assert run.stderr.strip().splitlines() == [
+        f"error: cannot serve the live page on port {port} (Address already in use); "
+        "pass --port with another number (0 picks a free one)"
+    ]

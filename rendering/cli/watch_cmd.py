@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from rendering.cli.options import (
+    Fail,
     JobOptions,
     aspect_option,
     into_job_options,
@@ -173,7 +174,13 @@ def watch(slugs: tuple[str, ...], opts: JobOptions, port: int) -> None:
     chosen = resolve_slugs(slugs, False)
     folder = settings.folder_name(opts.quality, opts.aspect)
     clips = {s: f"{opts.lang}/{folder}/{Job(s, None, opts.lang).filename}" for s in chosen}
-    page = LivePage(opts.output, clips, port)
+    try:
+        page = LivePage(opts.output, clips, port)
+    except OSError as exc:
+        raise Fail(
+            f"cannot serve the live page on port {port} ({exc.strerror}); "
+            "pass --port with another number (0 picks a free one)"
+        ) from None
     loop = Loop(chosen, opts, page)
     watcher = Watcher(watched_places(chosen, opts))
     page.start()
