@@ -113,6 +113,7 @@ def test_a_second_run_reuses_every_clip_and_dry_run_prints_the_whole_plan(
 
     changed = tmp_path / "changed.toml"
     changed.write_text(COURSE.replace("base = 100", "base = 500"), encoding="utf-8")
+    monkeypatch.setattr(cli_options.console, "width", 250)  # the plan: one line per clip
     dry = CliRunner().invoke(
         cli,
         ["render", "--plan", str(changed), "--dry-run", "--voice", "none", "--output", str(out)],
@@ -122,7 +123,8 @@ def test_a_second_run_reuses_every_clip_and_dry_run_prints_the_whole_plan(
     assert "course: 2 sets (paper, base100) × 2 langs (en, zh)" in dry.output
     assert "= 8 jobs, each folder joined into lesson.mp4" in dry.output
     assert "8 jobs: 2 to render, 6 cached" in dry.output
-    rows = [line for line in dry.output.splitlines() if "parameters it reads changed" in line]
+    why = "knob base changed (read from beat 'one' on); all 2 beats to draw"
+    rows = [line for line in dry.output.splitlines() if why in line]
     assert len(rows) == 2 and all("90-tiny" in r and "base100" in r for r in rows)
     assert json.loads((out / "base100/en/480p15/manifest.json").read_text())["clips"]["tiny"][
         "mp4"
