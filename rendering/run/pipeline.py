@@ -53,7 +53,7 @@ class Outcome:
     detail: str | None = None
     note: str = ""  # something to know about a job that did render (e.g. it was retried)
     where: str = ""  # the job's output folder, named in a run that writes to several
-    beats: str = ""  # e.g. "drew 1 of 9 beats, kept the rest"
+    beats: str = ""  # e.g. "drew 1 of 8 beats, kept the rest"
 
 
 @dataclass
