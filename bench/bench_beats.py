@@ -118,9 +118,10 @@ def main() -> None:
         recorded, said = render(args.scene)
 
         other = args.reword or longest(args.lang)
+        other_whole = whole
         if other != args.scene:
             render(other)
-        other_whole, _ = render(other, extra=("--force",))
+            other_whole, _ = render(other, extra=("--force",))
         line = reword(words, other, args.lang)
         reworded, said_too = render(other)
 
