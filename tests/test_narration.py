@@ -88,6 +88,10 @@ def test_normalise_hits_the_target_and_limits_peaks():
     assert audio.true_peak_db(out) <= audio.PEAK_DBTP
     assert audio.loudness(out) == pytest.approx(audio.TARGET_LUFS, abs=0.5)
     assert np.all(audio.normalise(np.zeros(4800, np.float32)) == 0)  # silence stays silent
+    # a sound already at the level (a clip's track of normalised beats) is left as it is
+    assert np.array_equal(audio.normalise(out), out)
+    louder = out * 10 ** (0.5 / 20)  # half a LU over: brought back
+    assert audio.loudness(audio.normalise(louder)) == pytest.approx(audio.TARGET_LUFS, abs=0.2)
 
 
 def test_a_codec_overshoot_is_lowered_where_it_happens_and_nowhere_else():
@@ -108,13 +112,13 @@ def test_a_codec_overshoot_is_lowered_where_it_happens_and_nowhere_else():
 def test_a_square_onset_that_the_encoder_overshoots_still_ends_under_the_ceiling(
     tmp_path, monkeypatch
 ):
-    # a 30 ms square burst in quiet speech-level sound: limited to 0.3 dB under the
-    # ceiling, AAC rings over it (the limiter's own margin, 1 dB, spares most clips the
-    # re-encode; here the sound is limited less, so the retries must bring it under)
+    # a 10 ms square burst at 3 kHz in quiet speech-level sound: limited to 0.3 dB under
+    # the ceiling, AAC rings over it (the limiter's own margin, 1 dB, spares most clips
+    # the re-encode; here the sound is limited less, so the retries must bring it under)
     samples = tone(3.0, -26.0, 220.0)
-    t = np.arange(int(0.03 * audio.RATE)) / audio.RATE
+    t = np.arange(int(0.01 * audio.RATE)) / audio.RATE
     start = int(1.5 * audio.RATE)
-    samples[start : start + len(t)] = 0.9 * np.sign(np.sin(2 * np.pi * 100 * t))
+    samples[start : start + len(t)] = 0.9 * np.sign(np.sin(2 * np.pi * 3000 * t))
     video = tmp_path / "v.mp4"
     with av.open(str(video), "w") as c:
         s = c.add_stream("libx264", rate=10)

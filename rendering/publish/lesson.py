@@ -257,9 +257,7 @@ def join(
         )
         sound = None
         if track is not None:
-            codec = audio.CODECS[out.suffix.lstrip(".")]
-            sound = container.add_stream(codec, rate=audio.RATE, layout="mono")
-            sound.bit_rate = audio.BITRATES[codec]
+            sound = audio.sound_stream(container, audio.CODECS[out.suffix.lstrip(".")])
         if same:
             _remux(files, starts, container, stream)
         else:
