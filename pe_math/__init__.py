@@ -43,6 +43,15 @@ from .geometry import (
     shift_matrix,
     shifted_dots,
 )
+from .long_context import (
+    ROPE_TYPES,
+    ScalingError,
+    rope_frequencies,
+    rope_score_decay,
+    rope_wavelengths,
+    yarn_ramp,
+    yarn_temperature,
+)
 from .params import ParamError, Params, field_names, parse_assignment
 from .relative import (
     PositionOutOfRange,
@@ -60,6 +69,13 @@ from .requirements import REQUIREMENTS, SCHEMES, Verdict, verdict, verdicts
 from .scales import nice_step, nice_ticks
 
 __all__ = [
+    "ROPE_TYPES",
+    "ScalingError",
+    "rope_frequencies",
+    "rope_score_decay",
+    "rope_wavelengths",
+    "yarn_ramp",
+    "yarn_temperature",
     "concat_as_sum",
     "ladder_path",
     "random_projection",
