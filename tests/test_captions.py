@@ -170,6 +170,20 @@ def test_chapters_track_is_valid_webvtt():
     ]
 
 
+def test_chapter_list_is_youtube_description_lines_with_short_chapters_folded():
+    chapters = [
+        (0.0, 6.2, "Positional encoding"),  # the intro card: under 10 s, folded into the next
+        (6.2, 75.9, "一 打乱顺序"),
+        (75.9, 3671.5, "Clock\nhands"),
+        (3671.5, 3725.0, "RoPE"),
+        (3725.0, 3731.0, "The end"),  # the end card: folded into the one before
+    ]
+    assert captions.chapter_list(chapters) == (
+        "00:00 一 打乱顺序\n01:15 Clock hands\n1:01:11 RoPE\n"
+    )
+    assert captions.chapter_list([(0.0, 4.0, "Only")]) == "00:00 Only\n"
+
+
 def test_shifted_cues_move_both_ends():
     cue = captions.Cue(1.0, 2.5, "x").shifted(10.0)
     assert (cue.start, cue.end, cue.text) == (11.0, 12.5, "x")

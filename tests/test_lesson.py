@@ -167,6 +167,9 @@ def test_lesson_joins_clips_in_order_with_chapters_and_shifted_subtitles(lesson_
     track = webvtt.read(str(folder / record.chapters_vtt))
     assert [c.text for c in track] == [t for _, _, t in chapters]
     assert [_secs(c.start) for c in track] == pytest.approx(list(starts[:-1]), abs=1e-3)
+    # and chapters.txt, for a video description, from the marks in the file
+    listed = (folder / lesson.CHAPTER_LIST).read_text("utf-8")
+    assert listed == captions.chapter_list(chapters) and listed.startswith("00:00 ")
 
     # lesson subtitles: each clip's cues, moved by where the clip starts, in both languages
     for lang in ("zh", "en"):

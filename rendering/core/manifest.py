@@ -243,7 +243,16 @@ def _set_aside(path: Path, why: str) -> None:
 
 
 # What the project writes into an output folder besides its clips' own files.
-PAGES = {NAME, BACKUP, "index.html", "present.html", "explore.html", "explore.json", "chapters.vtt"}
+PAGES = {
+    NAME,
+    BACKUP,
+    "index.html",
+    "present.html",
+    "explore.html",
+    "explore.json",
+    "chapters.vtt",
+    "chapters.txt",
+}
 # A clip's files: NN-slug.mp4 and the poster, captions, stills and decks named after it.
 _CLIP_FILE = re.compile(
     r"^\d{2}-[a-z0-9][a-z0-9-]*(\.[a-z0-9-]+)*\.(mp4|webm|gif|png|vtt|srt|pdf|md)$"

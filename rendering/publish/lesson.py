@@ -5,8 +5,9 @@ into one file with shifted timestamps (no re-encoding). If they do not (clips le
 over from an older render with other encoder settings), the frames are decoded and
 encoded once more. Chapters are written with PyAV's `set_chapters` (an mp4 gets a
 QuickTime chapter track and a Nero `chpl` atom; a webm gets Matroska chapters) and
-read back before the file counts. Lesson-level subtitles in both languages and a
-WebVTT chapters track are written beside it, and the manifest records it all.
+read back before the file counts. Lesson-level subtitles in both languages, a
+WebVTT chapters track and a chapter list for a video description (chapters.txt) are
+written beside it, and the manifest records it all.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from scenes.catalogue import LANGS
 
 STEM = "lesson"
 CHAPTERS_VTT = "chapters.vtt"
+CHAPTER_LIST = "chapters.txt"  # for a video platform's description
 JOINABLE = ("mp4", "webm")
 _MS = Fraction(1, 1000)
 
@@ -91,6 +93,8 @@ def build(
     name = filename(variant)
     old = manifest.lesson
     if not force and old and old.key == key and (folder / old.file).exists():
+        if not (folder / CHAPTER_LIST).exists():  # a folder joined before the list was written
+            write_chapter_list(folder, [(c.start, c.end, c.title) for c in old.chapters])
         return old
 
     lang = manifest.data.get("lang", "en")
@@ -119,9 +123,9 @@ def build(
             raise InvalidOutput(f"{name}: chapters read back as {found}")
 
     subtitles = write_subtitles(folder, entries, chapters, lang)
-    atomic_write_text(
-        folder / CHAPTERS_VTT, captions.chapters_vtt([(c.start, c.end, c.title) for c in chapters])
-    )
+    marks = [(c.start, c.end, c.title) for c in chapters]
+    atomic_write_text(folder / CHAPTERS_VTT, captions.chapters_vtt(marks))
+    write_chapter_list(folder, marks)
     record = LessonRecord(
         file=name,
         variant=variant,
@@ -162,6 +166,10 @@ def join_folders(jobs: list, root: Path, console, force: bool = False) -> list[s
             f"{len(record.chapters)} chapters, {record.joined})"
         )
     return errors
+
+
+def write_chapter_list(folder: Path, marks: list[tuple[float, float, str]]) -> None:
+    atomic_write_text(folder / CHAPTER_LIST, captions.chapter_list(marks))
 
 
 def lesson_track(folder: Path, entries: list[ClipEntry]) -> np.ndarray | None:

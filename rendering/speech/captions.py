@@ -275,3 +275,31 @@ def write_sidecars(
 def chapters_vtt(chapters: Sequence[tuple[float, float, str]]) -> str:
     """A WebVTT chapters track: one cue per (start, end, title)."""
     return to_vtt([Cue(a, b, title) for a, b, title in chapters])
+
+
+YOUTUBE_SHORTEST = 10.0  # seconds: a video platform ignores a chapter list with a shorter one
+
+
+def chapter_list(chapters: Sequence[tuple[float, float, str]]) -> str:
+    """Chapters as a video description lists them (YouTube's format): `00:00 Title` lines,
+    the first at 00:00, `h:mm:ss` past an hour. A chapter under YOUTUBE_SHORTEST seconds
+    is folded into the next one (the last into the one before), so the list is accepted."""
+    kept: list[list] = []
+    carried = None  # where a folded chapter began
+    for i, (start, end, title) in enumerate(chapters):
+        begin = start if carried is None else carried
+        if end - begin < YOUTUBE_SHORTEST and i < len(chapters) - 1:
+            carried = begin
+            continue
+        if end - begin < YOUTUBE_SHORTEST and kept:
+            kept[-1][1] = end
+            continue
+        kept.append([begin, end, title])
+        carried = None
+
+    def stamp(seconds: float) -> str:
+        whole = int(seconds)
+        h, m, sec = whole // 3600, whole // 60 % 60, whole % 60
+        return f"{h}:{m:02d}:{sec:02d}" if h else f"{m:02d}:{sec:02d}"
+
+    return "".join(f"{stamp(a)} {' '.join(title.split())}\n" for a, _, title in kept)
