@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import srt
 import webvtt
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import scenes
@@ -225,6 +225,7 @@ def test_a_label_keeps_brackets_together_and_its_rows_even():
 
 
 @given(st.text(alphabet="猫狗位置，。ab (1)", min_size=1, max_size=40), st.integers(4, 20))
+@example("11位)111位", 4)  # a ")" kept off a row's start costs a row too
 def test_rows_are_the_fewest_that_fit_and_lose_nothing(text, limit):
     from scenes.text_layout import break_units, cell_width, join_words
 
@@ -241,7 +242,7 @@ def test_rows_are_the_fewest_that_fit_and_lose_nothing(text, limit):
             current = joined
     # as few rows as filling each one up, plus at most one per closing mark kept off a
     # row's start
-    closing = sum(u[0] in "，。" for u in break_units(text, "zh"))
+    closing = sum(u[0] in "，。)" for u in break_units(text, "zh"))
     assert greedy + 1 <= len(rows) + (rows == []) <= greedy + 1 + closing
 
 
