@@ -45,6 +45,15 @@ class Question:
     tolerance: float
     reason: str
 
+    @property
+    def answer_text(self) -> str:
+        """The answer as the key shows it: the right choice, or the number (about it,
+        when a tolerance allows some error)."""
+        if self.kind == CHOICE:
+            return self.choices[int(self.answer)]
+        shown = _shown(self.answer)
+        return f"≈ {shown}" if self.tolerance else str(shown)
+
     def right(self, given: float) -> bool:
         if self.kind == CHOICE:
             return given == self.answer
@@ -90,6 +99,8 @@ KEYS: dict[str, dict[str, Callable[[Params], Key]]] = {
 
 def questions(slug: str, lang: str, params: Params | None = None) -> list[Question]:
     """The chapter's questions in `lang`, their answers at `params` (the defaults if None)."""
+    if slug not in KEYS:
+        return []
     params = params or Params()
     asked = catalogue(lang, slug).get("ask", {})
     out = []

@@ -21,6 +21,7 @@ from rendering.core import settings
 from rendering.core.manifest import Manifest
 from rendering.publish import gallery, lesson, presenter
 from scenes import catalogue as catalogue_mod
+from scenes import questions
 from scenes.say import line as caption
 from tests import test_lesson
 from tests.browser_tools import WAIT, browser_test, chromium, console_errors, static_server
@@ -30,6 +31,13 @@ pytestmark = pytest.mark.render
 SLUGS = ["tiny-a", "tiny-b"]
 
 
+# tiny-b asks binary-bits' question, answered at its knobs (n_bits 4: 16 codes)
+ASKED = {
+    "en": '[ask.codes]\nprompt = "{q.bits} bits give how many codes?"\nreason = "2 to the {q.bits}."\n',
+    "zh": '[ask.codes]\nprompt = "{q.bits} 个比特有多少种编码？"\nreason = "2 的 {q.bits} 次方。"\n',
+}
+
+
 @contextlib.contextmanager
 def tiny_scenes_for_module(tmp_path_factory):
     """test_lesson's tiny_scenes fixture, for a whole module: catalogues, scenes, 256x144@10."""
@@ -37,10 +45,12 @@ def tiny_scenes_for_module(tmp_path_factory):
     for lang, files in test_lesson.CATALOGUES.items():
         (root / lang).mkdir()
         for slug, text in files.items():
-            (root / lang / f"{slug}.toml").write_text(text, encoding="utf-8")
+            extra = ASKED[lang] if slug == "tiny-b" else ""
+            (root / lang / f"{slug}.toml").write_text(text + extra, encoding="utf-8")
     catalogue_mod.add_root(root)
     with pytest.MonkeyPatch.context() as mp:
         mp.setitem(settings.QUALITIES, "l", test_lesson.TINY)
+        mp.setitem(questions.KEYS, "tiny-b", {"codes": questions.KEYS["binary-bits"]["codes"]})
         for info in test_lesson.TINY_SCENES:
             scenes.register(info)
         try:
@@ -389,3 +399,40 @@ def test_the_notes_view_drives_the_audience_window_it_opens(folder, browser):
     finally:
         browser.close()
         browser.switch_to.window(notes)
+
+
+QUIZ = """
+const q = document.getElementById("quiz");
+return [q.hidden, q.textContent];
+"""
+
+
+@browser_test
+def test_q_asks_the_chapters_question_then_answers_it_then_hides_it(folder, server, browser):
+    assert inline_data(folder)["questions"] == {
+        "tiny-b": [
+            {
+                "id": "codes",
+                "prompt": "4 个比特有多少种编码？",
+                "choices": [],
+                "answer": "16",
+                "reason": "2 的 4 次方。",
+            }
+        ]
+    }
+    _open(browser, server + "#tiny-a")
+    _press(browser, "q")  # tiny-a asks nothing: the strip says so, no panel
+    assert browser.execute_script(QUIZ)[0] is True
+    assert "本章没有提问" in browser.execute_script(
+        'return document.querySelector("#strip .extra").textContent'
+    )
+    _open(browser, server + "#tiny-b")
+    _press(browser, "q")
+    hidden, text = browser.execute_script(QUIZ)
+    assert not hidden and "4 个比特有多少种编码？" in text and "16" not in text
+    _press(browser, "q")
+    hidden, text = browser.execute_script(QUIZ)
+    assert not hidden and "答案：16" in text and "2 的 4 次方。" in text
+    _press(browser, "q")
+    assert browser.execute_script(QUIZ)[0] is True
+    assert console_errors(browser) == []

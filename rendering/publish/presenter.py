@@ -20,6 +20,7 @@ from pathlib import Path
 from rendering.core.files import atomic_write_text
 from rendering.core.manifest import ClipEntry, Manifest
 from rendering.publish import web
+from scenes import questions
 from scenes.catalogue import LANGS, CatalogueError
 from scenes.say import line as narration_line
 
@@ -37,7 +38,10 @@ UI = {
         "missing": "Nothing named “{id}” here. Present:",
         "empty": "Nothing to present here yet: run `python render.py render --all --lesson`.",
         "help": "→/Space next beat · ← back · Home/End · 0–99 chapter · F fullscreen · "
-        "C captions · B blank · P audience window (notes)",
+        "C captions · B blank · Q question, answer · P audience window (notes)",
+        "question": "Question",
+        "answer": "Answer: ",
+        "no_question": "No question for this chapter",
         "lesson": "The whole lesson",
         "explore": "E explorer",
         "explore_link": "Explore the encoding",
@@ -50,7 +54,10 @@ UI = {
         "missing": "这里没有“{id}”。可以演示：",
         "empty": "这里还没有可演示的内容：运行 `python render.py render --all --lesson`。",
         "help": "→/空格 下一段 · ← 上一段 · Home/End · 0–99 章节 · F 全屏 · "
-        "C 字幕 · B 黑屏 · P 观众窗口（备注视图）",
+        "C 字幕 · B 黑屏 · Q 提问、答案 · P 观众窗口（备注视图）",
+        "question": "提问",
+        "answer": "答案：",
+        "no_question": "本章没有提问",
         "lesson": "完整课程",
         "explore": "E 探索器",
         "explore_link": "探索位置编码",
@@ -306,7 +313,34 @@ def page_data(folder: Path, manifest: Manifest) -> dict:
         ]
         items.append(d)
     explore = EXPLORE if (folder / EXPLORE).is_file() else None
-    return {"lang": lang, "ui": UI.get(lang, UI["en"]), "items": items, "explore": explore}
+    return {
+        "lang": lang,
+        "ui": UI.get(lang, UI["en"]),
+        "items": items,
+        "explore": explore,
+        "questions": chapter_questions(manifest),
+    }
+
+
+def chapter_questions(manifest: Manifest) -> dict[str, list[dict]]:
+    """slug -> its checkpoint questions in the folder's language, answered at the knobs
+    its clip was rendered with."""
+    lang = manifest.data.get("lang", "en")
+    out = {}
+    for slug, params in _knobs(manifest).items():
+        asked = questions.questions(slug, lang, params)
+        if asked:
+            out[slug] = [
+                {
+                    "id": q.id,
+                    "prompt": q.prompt,
+                    "choices": list(q.choices),
+                    "answer": q.answer_text,
+                    "reason": q.reason,
+                }
+                for q in asked
+            ]
+    return out
 
 
 def render_html(folder: Path, manifest: Manifest) -> str:
