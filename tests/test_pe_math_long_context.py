@@ -1,5 +1,6 @@
-"""RoPE scaling in pe_math against a pair-by-pair re-implementation from the papers'
-formulas (with transformers' conventions for the YaRN ramp), and published numbers."""
+"""RoPE scaling in pe_math against transformers' ROPE_INIT_FUNCTIONS, against a
+pair-by-pair re-implementation from the papers' formulas (with transformers'
+conventions for the YaRN ramp), and against published numbers."""
 
 from __future__ import annotations
 
@@ -264,3 +265,38 @@ def test_bad_widths_and_bases_are_refused():
         pm.rope_frequencies(63)
     with pytest.raises(pm.ScalingError, match="base=1: must exceed 1"):
         pm.rope_frequencies(64, 1.0)
+
+
+# ----------------------------------------------------------------- the peer code
+def peer(d: int, base: float, scaling: dict | None, seq_len: int | None):
+    """transformers' own result for a Llama config with this head and scaling."""
+    from transformers import LlamaConfig
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    scaling = dict(scaling or {"rope_type": "default"})
+    kind = scaling["rope_type"]
+    original = scaling.get("original_max_position_embeddings", 2048)
+    # dynamic reads the training length from the config; yarn's factor is the ratio
+    longest = original if kind == "dynamic" else int(original * scaling.get("factor", 1))
+    config = LlamaConfig(
+        hidden_size=d * 4,
+        num_attention_heads=4,
+        head_dim=d,
+        max_position_embeddings=longest,
+        rope_parameters={**scaling, "rope_theta": base},
+    )
+    if kind == "default":
+        from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+        inv_freq, attention = LlamaRotaryEmbedding.compute_default_rope_parameters(config)
+    else:
+        inv_freq, attention = ROPE_INIT_FUNCTIONS[kind](config, "cpu", seq_len)
+    return inv_freq.double().numpy().reshape(-1), float(attention)
+
+
+@pytest.mark.parametrize(("d", "base", "scaling", "seq_len"), CONFIGS)
+def test_rope_frequencies_equal_transformers_rope_init_functions(d, base, scaling, seq_len):
+    inv_freq, attention = pm.rope_frequencies(d, base, scaling, seq_len)
+    want, want_attention = peer(d, base, scaling, seq_len)
+    np.testing.assert_allclose(inv_freq, want, rtol=2e-6)  # the peer computes in float32
+    assert attention == pytest.approx(want_attention, rel=1e-6)
