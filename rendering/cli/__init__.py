@@ -53,6 +53,7 @@ for command in (
     speech_cmd.listen,
     publish_cmd.preview,
     publish_cmd.slides,
+    publish_cmd.package,
     publish_cmd.clean,
 ):
     cli.add_command(command)

@@ -128,6 +128,37 @@ def slides(slugs, all_, use_lesson, fmt, quality, lang, aspect, output) -> None:
 
 @click.command()
 @click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["scorm12", "scorm2004"]),
+    required=True,
+    help="SCORM 1.2 (most platforms, Moodle's default) or SCORM 2004 4th edition.",
+)
+@click.option(
+    "-q",
+    "--quality",
+    type=click.Choice(list(settings.QUALITIES)),
+    default="l",
+    show_default=True,
+    help="Which rendered folder to package: l=480p15, m=720p30, h=1080p60, k=2160p60.",
+)
+@lang_option("Language of the rendered lesson to package.")
+@aspect_option
+@output_option("Root folder of outputs; packages land in <output>/packages/.")
+def package(fmt, quality, lang, aspect, output) -> None:
+    """A zip for a course platform (Moodle, Canvas, ...): the lesson, its player and subtitles."""
+    from rendering.publish import scorm
+
+    folder = output / lang / settings.folder_name(quality, aspect)
+    try:
+        path = scorm.build(folder, fmt, output / "packages")
+    except scorm.PackageError as exc:
+        raise Fail(str(exc)) from None
+    console.print(f"package: {path} ({path.stat().st_size / 1e6:.1f} MB)")
+
+
+@click.command()
+@click.option(
     "--all",
     "all_",
     is_flag=True,

@@ -1,0 +1,144 @@
+"""A course platform's package of the lesson: a SCORM 1.2 or 2004 zip.
+
+The zip holds `imsmanifest.xml`, the player page (`player.html`, everything inline)
+and the lesson's media: lesson.mp4, its subtitles in both languages and its poster.
+In an LMS the player finds the runtime API the standard way (`API` for 1.2,
+`API_1484_11` for 2004, in its parent frames or its opener), keeps the play position
+and the chapters seen, resumes there on the next launch, and reports the lesson
+completed once every chapter has been seen. Without an LMS it still plays, and says
+that progress is not being recorded.
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from pathlib import Path
+from xml.sax.saxutils import escape, quoteattr
+
+from rendering.core.files import replacing
+from rendering.core.manifest import Manifest
+from rendering.publish import web
+from scenes.catalogue import lookup
+
+FORMATS = ("scorm12", "scorm2004")
+PLAYER = "player.html"
+TEMPLATE = "scorm_player.html"  # in templates/; {{head}} and /*DATA*/ are filled in
+SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+UI = {
+    "en": {
+        "chapters": "Chapters",
+        "captions": "Subtitles",
+        "off": "off",
+        "unrecorded": "Progress is not being recorded here (no course platform found).",
+    },
+    "zh": {
+        "chapters": "章节",
+        "captions": "字幕",
+        "off": "关",
+        "unrecorded": "这里不会记录学习进度（没有找到课程平台）。",
+    },
+}
+LABELS = {"zh": "中文", "en": "English"}
+
+
+class PackageError(RuntimeError):
+    """A package cannot be made; the message names the problem and the fix."""
+
+
+def package_name(folder: Path, fmt: str) -> str:
+    """e.g. pe-explainer-en-720p30.scorm12.zip: the language and folder it was made from."""
+    return f"pe-explainer-{folder.parent.name}-{folder.name}.{fmt}.zip"
+
+
+def build(folder: Path, fmt: str, out_dir: Path) -> Path:
+    """Write the package of FOLDER's lesson into out_dir (atomically); returns its path."""
+    if fmt not in FORMATS:
+        raise PackageError(f"unknown package format {fmt!r}; use one of {', '.join(FORMATS)}")
+    if not (folder / "manifest.json").is_file():
+        raise PackageError(f"{folder} has no manifest.json; render the lesson into it first")
+    manifest = Manifest.load(folder)
+    record = manifest.lesson
+    if not record or not (folder / record.file).is_file():
+        raise PackageError(
+            f"no lesson.mp4 in {folder}; join it with `render.py render --all --lesson`"
+        )
+    lang = manifest.data.get("lang", "en")
+    media = [record.file, *record.captions.get("vtt", {}).values()]
+    if record.poster:
+        media.append(record.poster)
+    for name in media:
+        if not SAFE_NAME.match(name) or not (folder / name).is_file():
+            raise PackageError(
+                f"{name!r} cannot go into a package: it must be a plain file name "
+                f"(letters, digits, . _ -) of a file beside the lesson in {folder}"
+            )
+    title = lookup(lang, "lesson-intro", "title")
+    player = player_html(record, lang, fmt, title)
+    files = [PLAYER, *media]
+    out_dir.mkdir(parents=True, exist_ok=True)
+    target = out_dir / package_name(folder, fmt)
+    with replacing(target, suffix=".zip") as tmp:
+        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("imsmanifest.xml", manifest_xml(fmt, title, files))
+            z.writestr(PLAYER, player)
+            for name in media:  # video is compressed already: stored as it is
+                z.write(folder / name, name, compress_type=zipfile.ZIP_STORED)
+    return target
+
+
+def player_html(record, lang: str, fmt: str, title: str) -> str:
+    data = {
+        "version": "1.2" if fmt == "scorm12" else "2004",
+        "lang": lang,
+        "ui": UI.get(lang, UI["en"]),
+        "video": record.file,
+        "poster": record.poster,
+        "captions": [
+            {"lang": code, "label": LABELS.get(code, code), "src": src}
+            for code, src in sorted(record.captions.get("vtt", {}).items())
+        ],
+        "chapters": [
+            {"slug": c.slug, "title": c.title, "start": c.start, "end": c.end}
+            for c in record.chapters
+        ],
+        "duration": record.duration,
+    }
+    return (
+        web.template(TEMPLATE)
+        .replace("{{head}}", web.head(lang, title))
+        .replace("/*DATA*/null", web.json_for_script(data))
+    )
+
+
+# ----------------------------------------------------------------- imsmanifest.xml
+_SCHEMAS = {
+    "scorm12": (
+        'xmlns="http://www.imsproject.org/xsd/imscp_rootv1p1p2" '
+        'xmlns:adlcp="http://www.adlnet.org/xsd/adlcp_rootv1p2"',
+        "<schema>ADL SCORM</schema><schemaversion>1.2</schemaversion>",
+        'adlcp:scormtype="sco"',
+    ),
+    "scorm2004": (
+        'xmlns="http://www.imsglobal.org/xsd/imscp_v1p1" '
+        'xmlns:adlcp="http://www.adlnet.org/xsd/adlcp_v1p3"',
+        "<schema>ADL SCORM</schema><schemaversion>2004 4th Edition</schemaversion>",
+        'adlcp:scormType="sco"',
+    ),
+}
+
+
+def manifest_xml(fmt: str, title: str, files: list[str]) -> str:
+    namespaces, metadata, sco = _SCHEMAS[fmt]
+    listed = "".join(f"<file href={quoteattr(name)}/>" for name in files)
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<manifest identifier="pe-explainer-lesson" version="1" {namespaces}>'
+        f"<metadata>{metadata}</metadata>"
+        '<organizations default="pe-explainer">'
+        f'<organization identifier="pe-explainer"><title>{escape(title)}</title>'
+        f'<item identifier="lesson" identifierref="player"><title>{escape(title)}</title></item>'
+        "</organization></organizations>"
+        f'<resources><resource identifier="player" type="webcontent" {sco} href="{PLAYER}">'
+        f"{listed}</resource></resources></manifest>\n"
+    )

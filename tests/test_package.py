@@ -1,0 +1,231 @@
+"""render.py package: SCORM zips of the lesson, played inside a real SCORM runtime.
+
+The runtime is the npm package scorm-again (tests/js, installed by the set-up script):
+a harness page gives `window.API` (1.2) or `window.API_1484_11` (2004) and opens the
+package's player in a frame, as a course platform does.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+import zipfile
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from click.testing import CliRunner
+
+from render import cli
+from rendering.core import settings
+from rendering.core.manifest import Manifest
+from rendering.publish import lesson, scorm
+from tests.browser_tools import WAIT, browser_test, console_errors, static_server
+from tests.test_lesson import render_clips
+from tests.test_presenter import SLUGS, tiny_scenes_for_module
+
+pytestmark = pytest.mark.render
+RUNTIME = Path(__file__).resolve().parent / "js" / "node_modules" / "scorm-again" / "dist"
+FORMATS = {
+    "scorm12": ("1.2", "API", "Scorm12API"),
+    "scorm2004": ("2004 4th Edition", "API_1484_11", "Scorm2004API"),
+}
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """The tiny lesson in Chinese (two chapters, 4.4 s), rendered and joined once."""
+    with tiny_scenes_for_module(tmp_path_factory):
+        root = tmp_path_factory.mktemp("media")
+        folder = render_clips(root, SLUGS, lang="zh")
+        lesson.build(folder, SLUGS)
+        yield root, folder
+
+
+def package(root: Path, fmt: str) -> Path:
+    run = CliRunner().invoke(
+        cli, ["package", "--format", fmt, "--lang", "zh", "--output", str(root)]
+    )
+    assert run.exit_code == 0, run.output
+    (path,) = (root / "packages").glob(f"*.{fmt}.zip")
+    assert path.name == f"pe-explainer-zh-{settings.folder_name('l', '16:9')}.{fmt}.zip"
+    return path
+
+
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_every_file_the_manifest_lists_is_in_the_zip_and_the_player_launches(site, fmt):
+    root, folder = site
+    with zipfile.ZipFile(package(root, fmt)) as z:
+        names = set(z.namelist())
+        tree = ET.fromstring(z.read("imsmanifest.xml"))
+        video = z.read("lesson.mp4")
+        player = z.read(scorm.PLAYER).decode("utf-8")
+    ns = {"m": tree.tag[1:].split("}")[0]}
+    assert tree.find("m:metadata/m:schemaversion", ns).text == FORMATS[fmt][0]
+    (resource,) = tree.findall("m:resources/m:resource", ns)
+    item = tree.find("m:organizations/m:organization/m:item", ns)
+    assert item.get("identifierref") == resource.get("identifier")
+    assert resource.get("href") == scorm.PLAYER  # the launch page is the player
+    listed = {f.get("href") for f in resource.findall("m:file", ns)}
+    assert listed <= names and names == listed | {"imsmanifest.xml"}
+    record = Manifest.load(folder).lesson
+    assert {"lesson.mp4", *record.captions["vtt"].values()} <= listed
+    assert video == (folder / "lesson.mp4").read_bytes()
+    assert "http://" not in player.replace("http://www.w3.org", "") and "https://" not in player
+
+
+def test_bad_input_is_one_line_and_exit_2_and_leaves_nothing(site, tmp_path):
+    root, _ = site
+    runner = CliRunner()
+    for args, message in [
+        (["--format", "scorm3"], "scorm3"),
+        (["--format", "scorm12", "--output", str(tmp_path)], "has no manifest.json"),
+        (["--format", "scorm12", "--output", str(root), "--lang", "en"], "has no manifest.json"),
+    ]:
+        run = runner.invoke(cli, ["package", *args])
+        assert run.exit_code == 2, run.output
+        lines = [line for line in run.output.splitlines() if line.strip()]
+        assert len(lines) == 1 and message in lines[0], run.output
+    assert not (tmp_path / "packages").exists() or not any((tmp_path / "packages").iterdir())
+
+
+def test_a_folder_without_a_lesson_or_with_an_unsafe_name_is_refused(site, tmp_path):
+    _, folder = site
+    bare = tmp_path / "zh" / "480p15"
+    bare.mkdir(parents=True)
+    (bare / "manifest.json").write_bytes((folder / "manifest.json").read_bytes())
+    data = json.loads((bare / "manifest.json").read_text("utf-8"))
+    data.pop("lesson", None)
+    (bare / "manifest.json").write_text(json.dumps(data), "utf-8")
+    with pytest.raises(scorm.PackageError, match="no lesson.mp4 .*--lesson"):
+        scorm.build(bare, "scorm12", tmp_path / "out")
+    data = json.loads((folder / "manifest.json").read_text("utf-8"))
+    data["lesson"]["file"] = "../lesson.mp4"
+    (bare / "manifest.json").write_text(json.dumps(data), "utf-8")
+    (bare.parent / "lesson.mp4").write_bytes(b"x")
+    with pytest.raises(scorm.PackageError, match="'../lesson.mp4' cannot go into a package"):
+        scorm.build(bare, "scorm12", tmp_path / "out")
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+# ----------------------------------------------------------------- in a real runtime
+HARNESS = """<!doctype html><meta charset="utf-8"><title>LMS</title><link rel="icon" href="data:,">
+<script src="{script}"></script>
+<script>
+  var saved = new URLSearchParams(location.search).get("cmi");
+  saved = saved ? JSON.parse(saved) : null;
+  window.{name} = new {cls}({{autocommit: false, logLevel: 5}});
+  if (saved) {{ window.{name}.loadFromJSON(saved); }}
+  // write-only values (cmi.exit) are read from what the player set
+  window.setCalls = [];
+  var api = window.{name}, setter = api.LMSSetValue ? "LMSSetValue" : "SetValue";
+  var real = api[setter].bind(api);
+  api[setter] = function (key, value) {{ window.setCalls.push([key, value]); return real(key, value); }};
+</script>
+<iframe id="sco" src="pkg/player.html" style="width:960px;height:600px"></iframe>
+"""
+READY = """
+const done = arguments[arguments.length - 1];
+const deadline = Date.now() + 20000;
+(function wait() {
+  const w = document.getElementById("sco").contentWindow;
+  const p = w && w.player;
+  if (p && p.video.readyState >= 2 && !p.video.seeking) { done(true); }
+  else if (Date.now() > deadline) { done(false); }
+  else { setTimeout(wait, 50); }
+})();
+"""
+PLAY_TO_END = """
+const done = arguments[arguments.length - 1];
+const p = document.getElementById("sco").contentWindow.player;
+p.video.muted = true;
+p.video.addEventListener("ended", () => setTimeout(() => done(true), 300), {once: true});
+p.video.play().catch(e => done(String(e)));
+"""
+
+
+def cmi(browser, fmt: str) -> dict:
+    if fmt == "scorm12":
+        script = """const c = window.API.cmi;
+        return {location: c.core.lesson_location, status: c.core.lesson_status,
+                suspend: c.suspend_data};"""
+    else:
+        script = """const c = window.API_1484_11.cmi;
+        return {location: c.location, status: c.completion_status,
+                success: c.success_status, suspend: c.suspend_data};"""
+    out = browser.execute_script(script)
+    calls = browser.execute_script("return window.setCalls")
+    out["exit"] = [v for k, v in calls if k.endswith(".exit")][-1:] or [None]
+    out["exit"] = out["exit"][0]
+    return out
+
+
+@browser_test
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_the_runtime_records_progress_and_completion_and_a_relaunch_resumes(site, fmt, tmp_path):
+    from tests.browser_tools import chromium
+
+    root, folder = site
+    if not (RUNTIME / "scorm12.min.js").is_file():
+        pytest.fail("scorm-again is missing: run scripts/setup.sh (it installs tests/js)")
+    _, name, cls = FORMATS[fmt]
+    web = tmp_path / "lms"
+    with zipfile.ZipFile(package(root, fmt)) as z:
+        z.extractall(web / "pkg")
+    script = f"{'scorm12' if fmt == 'scorm12' else 'scorm2004'}.min.js"
+    (web / script).write_bytes((RUNTIME / script).read_bytes())
+    (web / "lms.html").write_text(HARNESS.format(script=script, name=name, cls=cls), "utf-8")
+    chapters = [c.slug for c in Manifest.load(folder).lesson.chapters]
+    with (
+        static_server(web) as base,
+        chromium("--autoplay-policy=no-user-gesture-required") as browser,
+    ):
+        browser.set_script_timeout(WAIT)
+        browser.get(f"{base}/lms.html")
+        assert browser.execute_async_script(READY)
+        started = cmi(browser, fmt)
+        assert started["status"] == "incomplete" and started["exit"] == "suspend"
+        assert browser.execute_async_script(PLAY_TO_END) is True
+        ended = cmi(browser, fmt)
+        kept = json.loads(ended["suspend"])
+        assert sorted(kept["seen"]) == sorted(chapters)  # every chapter played to its end
+        assert ended["status"] == "completed"
+        if fmt == "scorm2004":
+            assert ended["success"] == "passed"
+        assert int(ended["location"]) == int(Manifest.load(folder).lesson.duration)
+
+        # relaunch where the first chapter ends, as the platform stores it
+        first_end = int(Manifest.load(folder).lesson.chapters[0].end)
+        stored = {"suspend_data": json.dumps({"t": first_end, "seen": chapters[:1]})}
+        if fmt == "scorm12":
+            stored["core"] = {"lesson_location": str(first_end)}
+        else:
+            stored["location"] = str(first_end)
+        browser.get(f"{base}/lms.html?cmi={quote(json.dumps(stored))}")  # a new launch
+        assert browser.execute_async_script(READY)
+        at = browser.execute_script(
+            'return document.getElementById("sco").contentWindow.player.video.currentTime'
+        )
+        assert at == pytest.approx(first_end, abs=0.1)
+        assert cmi(browser, fmt)["status"] == "incomplete"  # one chapter seen of two
+        assert console_errors(browser) == []
+
+
+@browser_test
+def test_without_a_platform_the_player_plays_and_says_progress_is_not_recorded(site, tmp_path):
+    from tests.browser_tools import chromium
+
+    root, _ = site
+    with zipfile.ZipFile(package(root, "scorm12")) as z:
+        z.extractall(tmp_path / "pkg")
+    with static_server(tmp_path / "pkg") as base, chromium() as browser:
+        browser.get(f"{base}/player.html")
+        note = browser.execute_script(
+            'return [document.getElementById("note").hidden, document.getElementById("note").textContent]'
+        )
+        assert note == [False, scorm.UI["zh"]["unrecorded"]]
+        tracks = browser.execute_script(
+            'return Array.from(document.getElementById("video").textTracks).map(t => t.language)'
+        )
+        assert sorted(tracks) == ["en", "zh"]
+        assert console_errors(browser) == []
