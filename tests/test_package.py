@@ -20,7 +20,9 @@ from render import cli
 from rendering.core import settings
 from rendering.core.manifest import Manifest
 from rendering.publish import lesson, scorm
-from tests.browser_tools import WAIT, browser_test, console_errors, static_server
+from scenes import catalogue as catalogue_mod
+from scenes import questions
+from tests.browser_tools import WAIT, browser_test, chromium, console_errors, static_server
 from tests.test_lesson import render_clips
 from tests.test_presenter import SLUGS, tiny_scenes_for_module
 
@@ -32,10 +34,24 @@ FORMATS = {
 }
 
 
+# tiny-a asks similarity's question (a choice), tiny-b binary-bits' (a number; see
+# test_presenter), both answered at the defaults: PE(6), and 16 codes
+CHOICE = {
+    "en": '[ask.closer]\nprompt = "Closer to PE(0)?"\nchoices = ["PE({q.near})", "PE({q.far})", "same"]\n'
+    'reason = "{q.cos_near} against {q.cos_far}."\n',
+    "zh": '[ask.closer]\nprompt = "哪个离 PE(0) 更近？"\nchoices = ["PE({q.near})", "PE({q.far})", "一样"]\n'
+    'reason = "{q.cos_near} 对 {q.cos_far}。"\n',
+}
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     """The tiny lesson in Chinese (two chapters, 4.4 s), rendered and joined once."""
-    with tiny_scenes_for_module(tmp_path_factory):
+    with tiny_scenes_for_module(tmp_path_factory), pytest.MonkeyPatch.context() as mp:
+        for lang, text in CHOICE.items():
+            path = catalogue_mod.path_for(lang, "tiny-a")
+            path.write_text(path.read_text("utf-8") + text, "utf-8")
+        mp.setitem(questions.KEYS, "tiny-a", {"closer": questions.KEYS["similarity"]["closer"]})
         root = tmp_path_factory.mktemp("media")
         folder = render_clips(root, SLUGS, lang="zh")
         lesson.build(folder, SLUGS)
@@ -120,7 +136,11 @@ HARNESS = """<!doctype html><meta charset="utf-8"><title>LMS</title><link rel="i
   window.setCalls = [];
   var api = window.{name}, setter = api.LMSSetValue ? "LMSSetValue" : "SetValue";
   var real = api[setter].bind(api);
-  api[setter] = function (key, value) {{ window.setCalls.push([key, value]); return real(key, value); }};
+  api[setter] = function (key, value) {{
+    var ok = real(key, value);
+    window.setCalls.push([key, value, String(ok)]);
+    return ok;
+  }};
 </script>
 <iframe id="sco" src="pkg/player.html" style="width:960px;height:600px"></iframe>
 """
@@ -135,12 +155,39 @@ const deadline = Date.now() + 20000;
   else { setTimeout(wait, 50); }
 })();
 """
-PLAY_TO_END = """
+PLAY = """
 const done = arguments[arguments.length - 1];
 const p = document.getElementById("sco").contentWindow.player;
 p.video.muted = true;
-p.video.addEventListener("ended", () => setTimeout(() => done(true), 300), {once: true});
-p.video.play().catch(e => done(String(e)));
+p.video.play().then(() => done(true), e => done(String(e)));
+"""
+ASKED = """
+const done = arguments[arguments.length - 1], deadline = Date.now() + 20000;
+const doc = document.getElementById("sco").contentDocument;
+(function wait() {
+  const ask = doc.getElementById("ask"), v = doc.getElementById("video");
+  if (!ask.hidden && v.paused && !ask.querySelector(".verdict")) {
+    done([ask.querySelector(".prompt").textContent, v.currentTime]);
+  } else if (Date.now() > deadline) { done(null); } else { setTimeout(wait, 50); }
+})();
+"""
+ANSWER = """
+const [how, value] = arguments;
+const doc = document.getElementById("sco").contentDocument, ask = doc.getElementById("ask");
+if (how === "choice") { ask.querySelectorAll("button.choice")[value].click(); }
+else { ask.querySelector("input").value = value; ask.querySelector("button.submit").click(); }
+const verdict = ask.querySelector(".verdict").textContent;
+ask.querySelector("button.go-on").click();
+return verdict;
+"""
+ENDED = """
+const done = arguments[arguments.length - 1], deadline = Date.now() + 20000;
+const doc = document.getElementById("sco").contentDocument;
+(function wait() {
+  const v = doc.getElementById("video");
+  if (v.currentTime >= v.duration - 0.05 && doc.getElementById("ask").hidden) { done(true); }
+  else if (Date.now() > deadline) { done(false); } else { setTimeout(wait, 50); }
+})();
 """
 
 
@@ -155,7 +202,9 @@ def cmi(browser, fmt: str) -> dict:
                 success: c.success_status, suspend: c.suspend_data};"""
     out = browser.execute_script(script)
     calls = browser.execute_script("return window.setCalls")
-    out["exit"] = [v for k, v in calls if k.endswith(".exit")][-1:] or [None]
+    assert all(ok == "true" for *_, ok in calls), [c for c in calls if c[2] != "true"]
+    out["calls"] = {k: v for k, v, _ in calls}
+    out["exit"] = [v for k, v, _ in calls if k.endswith(".exit")][-1:] or [None]
     out["exit"] = out["exit"][0]
     return out
 
@@ -163,7 +212,6 @@ def cmi(browser, fmt: str) -> dict:
 @browser_test
 @pytest.mark.parametrize("fmt", list(FORMATS))
 def test_the_runtime_records_progress_and_completion_and_a_relaunch_resumes(site, fmt, tmp_path):
-    from tests.browser_tools import chromium
 
     root, folder = site
     if not (RUNTIME / "scorm12.min.js").is_file():
@@ -185,18 +233,50 @@ def test_the_runtime_records_progress_and_completion_and_a_relaunch_resumes(site
         assert browser.execute_async_script(READY)
         started = cmi(browser, fmt)
         assert started["status"] == "incomplete" and started["exit"] == "suspend"
-        assert browser.execute_async_script(PLAY_TO_END) is True
+        record = Manifest.load(folder).lesson
+        assert browser.execute_async_script(PLAY) is True
+        # tiny-a's end: its question stops the video; a wrong choice, then on
+        prompt, at = browser.execute_async_script(ASKED)
+        assert prompt == "哪个离 PE(0) 更近？"
+        assert at == pytest.approx(record.chapters[0].end, abs=0.5)
+        said = browser.execute_script(ANSWER, "choice", 0)
+        assert said.startswith("不太对。 答案：PE(6)") and "0.884 对 0.946" in said
+        assert cmi(browser, fmt)["status"] == "incomplete"  # a question is still to come
+        # tiny-b's end, the lesson's: a number, answered right
+        prompt, _ = browser.execute_async_script(ASKED)
+        assert prompt == "4 个比特有多少种编码？"
+        assert browser.execute_script(ANSWER, "number", "16").startswith("答对了。 答案：16")
+        assert browser.execute_async_script(ENDED) is True
         ended = cmi(browser, fmt)
         kept = json.loads(ended["suspend"])
         assert sorted(kept["seen"]) == sorted(chapters)  # every chapter played to its end
-        assert ended["status"] == "completed"
-        if fmt == "scorm2004":
-            assert ended["success"] == "passed"
-        assert int(ended["location"]) == int(Manifest.load(folder).lesson.duration)
+        assert kept["answers"] == {"tiny-a_closer": False, "tiny-b_codes": True}
+        assert int(ended["location"]) == int(record.duration)
+        calls = ended["calls"]
+        v12 = fmt == "scorm12"
+        assert calls["cmi.interactions.0.id"] == "tiny-a_closer"
+        assert calls["cmi.interactions.0.type"] == "choice"
+        assert calls["cmi.interactions.0.result"] == ("wrong" if v12 else "incorrect")
+        assert calls["cmi.interactions.0.correct_responses.0.pattern"] == "b"
+        assert calls["cmi.interactions.1.type"] == "numeric"
+        assert calls["cmi.interactions.1.result"] == "correct"
+        assert calls["cmi.interactions.1.correct_responses.0.pattern"] == (
+            "16" if v12 else "16[:]16"
+        )
+        score = "cmi.core.score." if v12 else "cmi.score."
+        assert [calls[score + k] for k in ("raw", "min", "max")] == ["1", "0", "2"]
+        if v12:
+            assert ended["status"] == "passed"  # half right: the mastery line
+        else:
+            assert ended["status"] == "completed" and ended["success"] == "passed"
+            assert calls["cmi.score.scaled"] == "0.5000"
 
         # relaunch where the first chapter ends, as the platform stores it
         first_end = int(Manifest.load(folder).lesson.chapters[0].end)
-        stored = {"suspend_data": json.dumps({"t": first_end, "seen": chapters[:1]})}
+        answered = {"tiny-a_closer": False}
+        stored = {
+            "suspend_data": json.dumps({"t": first_end, "seen": chapters[:1], "answers": answered})
+        }
         if fmt == "scorm12":
             stored["core"] = {"lesson_location": str(first_end)}
         else:
@@ -213,7 +293,6 @@ def test_the_runtime_records_progress_and_completion_and_a_relaunch_resumes(site
 
 @browser_test
 def test_without_a_platform_the_player_plays_and_says_progress_is_not_recorded(site, tmp_path):
-    from tests.browser_tools import chromium
 
     root, _ = site
     with zipfile.ZipFile(package(root, "scorm12")) as z:

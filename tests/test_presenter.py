@@ -413,9 +413,12 @@ def test_q_asks_the_chapters_question_then_answers_it_then_hides_it(folder, serv
         "tiny-b": [
             {
                 "id": "codes",
+                "kind": "number",
                 "prompt": "4 个比特有多少种编码？",
                 "choices": [],
                 "answer": "16",
+                "key": 16.0,
+                "tolerance": 0.0,
                 "reason": "2 的 4 次方。",
             }
         ]

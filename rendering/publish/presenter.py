@@ -333,9 +333,12 @@ def chapter_questions(manifest: Manifest) -> dict[str, list[dict]]:
             out[slug] = [
                 {
                     "id": q.id,
+                    "kind": q.kind,
                     "prompt": q.prompt,
                     "choices": list(q.choices),
                     "answer": q.answer_text,
+                    "key": q.answer,  # the right choice's index, or the number
+                    "tolerance": q.tolerance,
                     "reason": q.reason,
                 }
                 for q in asked

@@ -5,8 +5,10 @@ and the lesson's media: lesson.mp4, its subtitles in both languages and its post
 In an LMS the player finds the runtime API the standard way (`API` for 1.2,
 `API_1484_11` for 2004, in its parent frames or its opener), keeps the play position
 and the chapters seen, resumes there on the next launch, and reports the lesson
-completed once every chapter has been seen. Without an LMS it still plays, and says
-that progress is not being recorded.
+completed once every chapter has been seen. A chapter with checkpoint questions
+(scenes/questions.py) stops at its end to ask them; each answer is reported as an
+interaction and the share answered right as the score. Without an LMS it still
+plays, asks, and says that progress is not being recorded.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from rendering.core.files import replacing
 from rendering.core.manifest import Manifest
-from rendering.publish import web
+from rendering.publish import presenter, web
 from scenes.catalogue import lookup
 
 FORMATS = ("scorm12", "scorm2004")
@@ -31,12 +33,24 @@ UI = {
         "captions": "Subtitles",
         "off": "off",
         "unrecorded": "Progress is not being recorded here (no course platform found).",
+        "question": "Question",
+        "submit": "Answer",
+        "right": "Right.",
+        "wrong": "Not quite.",
+        "answer": "The answer: ",
+        "go_on": "Go on",
     },
     "zh": {
         "chapters": "章节",
         "captions": "字幕",
         "off": "关",
         "unrecorded": "这里不会记录学习进度（没有找到课程平台）。",
+        "question": "提问",
+        "submit": "回答",
+        "right": "答对了。",
+        "wrong": "不太对。",
+        "answer": "答案：",
+        "go_on": "继续",
     },
 }
 LABELS = {"zh": "中文", "en": "English"}
@@ -74,7 +88,7 @@ def build(folder: Path, fmt: str, out_dir: Path) -> Path:
                 f"(letters, digits, . _ -) of a file beside the lesson in {folder}"
             )
     title = lookup(lang, "lesson-intro", "title")
-    player = player_html(record, lang, fmt, title)
+    player = player_html(record, lang, fmt, title, presenter.chapter_questions(manifest))
     files = [PLAYER, *media]
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / package_name(folder, fmt)
@@ -87,7 +101,7 @@ def build(folder: Path, fmt: str, out_dir: Path) -> Path:
     return target
 
 
-def player_html(record, lang: str, fmt: str, title: str) -> str:
+def player_html(record, lang: str, fmt: str, title: str, asked: dict) -> str:
     data = {
         "version": "1.2" if fmt == "scorm12" else "2004",
         "lang": lang,
@@ -103,6 +117,7 @@ def player_html(record, lang: str, fmt: str, title: str) -> str:
             for c in record.chapters
         ],
         "duration": record.duration,
+        "questions": asked,  # slug -> its checkpoint questions, asked as its chapter ends
     }
     return (
         web.template(TEMPLATE)
