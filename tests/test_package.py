@@ -8,6 +8,7 @@ package's player in a frame, as a course platform does.
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
@@ -63,8 +64,8 @@ def package(root: Path, fmt: str) -> Path:
         cli, ["package", "--format", fmt, "--lang", "zh", "--output", str(root)]
     )
     assert run.exit_code == 0, run.output
-    (path,) = (root / "packages").glob(f"*.{fmt}.zip")
-    assert path.name == f"pe-explainer-zh-{settings.folder_name('l', '16:9')}.{fmt}.zip"
+    path = root / "packages" / f"pe-explainer-zh-{settings.folder_name('l', '16:9')}.{fmt}.zip"
+    assert path.is_file() and str(path) in run.output.replace("\n", "")
     return path
 
 
@@ -90,6 +91,33 @@ def test_every_file_the_manifest_lists_is_in_the_zip_and_the_player_launches(sit
     assert "http://" not in player.replace("http://www.w3.org", "") and "https://" not in player
 
 
+def test_a_named_clip_gets_a_package_of_its_own_with_its_question(site):
+    root, folder = site
+    run = CliRunner().invoke(
+        cli, ["package", "tiny-b", "--format", "scorm2004", "--lang", "zh", "--output", str(root)]
+    )
+    assert run.exit_code == 0, run.output
+    entry = Manifest.load(folder).entry("tiny-b", "mp4")
+    stem = Path(entry.file).stem
+    path = root / "packages" / f"pe-explainer-zh-{folder.name}-{stem}.scorm2004.zip"
+    with zipfile.ZipFile(path) as z:
+        names = set(z.namelist())
+        player = z.read(scorm.PLAYER).decode("utf-8")
+        video = z.read(entry.file)
+    assert names == {
+        "imsmanifest.xml",
+        scorm.PLAYER,
+        entry.file,
+        entry.poster,
+        *entry.captions["vtt"].values(),
+    }
+    assert video == (folder / entry.file).read_bytes()
+    data = json.loads(re.search(r'id="player-data">(.*?)</script>', player).group(1))
+    assert [c["slug"] for c in data["chapters"]] == ["tiny-b"]
+    assert data["chapters"][0]["end"] == entry.duration
+    assert list(data["questions"]) == ["tiny-b"]  # tiny-a's question stays in its own
+
+
 def test_bad_input_is_one_line_and_exit_2_and_leaves_nothing(site, tmp_path):
     root, _ = site
     runner = CliRunner()
@@ -97,6 +125,11 @@ def test_bad_input_is_one_line_and_exit_2_and_leaves_nothing(site, tmp_path):
         (["--format", "scorm3"], "scorm3"),
         (["--format", "scorm12", "--output", str(tmp_path)], "has no manifest.json"),
         (["--format", "scorm12", "--output", str(root), "--lang", "en"], "has no manifest.json"),
+        (
+            ["nope", "--format", "scorm12", "--output", str(root), "--lang", "zh"],
+            "unknown scene 'nope'",
+        ),
+        (["tiny-a", "--lesson", "--format", "scorm12", "--output", str(root)], "not both"),
     ]:
         run = runner.invoke(cli, ["package", *args])
         assert run.exit_code == 2, run.output

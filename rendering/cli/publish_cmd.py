@@ -127,6 +127,13 @@ def slides(slugs, all_, use_lesson, fmt, quality, lang, aspect, output) -> None:
 
 
 @click.command()
+@click.argument("slugs", nargs=-1)
+@click.option(
+    "--lesson",
+    "use_lesson",
+    is_flag=True,
+    help="One package of lesson.mp4 with every chapter (the default when no scene is named).",
+)
 @click.option(
     "--format",
     "fmt",
@@ -145,16 +152,22 @@ def slides(slugs, all_, use_lesson, fmt, quality, lang, aspect, output) -> None:
 @lang_option("Language of the rendered lesson to package.")
 @aspect_option
 @output_option("Root folder of outputs; packages land in <output>/packages/.")
-def package(fmt, quality, lang, aspect, output) -> None:
-    """A zip for a course platform (Moodle, Canvas, ...): the lesson, its player and subtitles."""
+def package(slugs, use_lesson, fmt, quality, lang, aspect, output) -> None:
+    """Zips for a course platform (Moodle, Canvas, ...): the lesson, or one per named clip,
+    each with its player and subtitles."""
     from rendering.publish import scorm
 
+    if slugs and use_lesson:
+        raise Fail("give scene names or --lesson, not both")
     folder = output / lang / settings.folder_name(quality, aspect)
+    made = []
     try:
-        path = scorm.build(folder, fmt, output / "packages")
+        for slug in resolve_slugs(slugs, False) if slugs else [None]:
+            made.append(scorm.build(folder, fmt, output / "packages", slug))
     except scorm.PackageError as exc:
         raise Fail(str(exc)) from None
-    console.print(f"package: {path} ({path.stat().st_size / 1e6:.1f} MB)")
+    for path in made:
+        console.print(f"package: {path} ({path.stat().st_size / 1e6:.1f} MB)")
 
 
 @click.command()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
@@ -60,68 +61,120 @@ class PackageError(RuntimeError):
     """A package cannot be made; the message names the problem and the fix."""
 
 
-def package_name(folder: Path, fmt: str) -> str:
-    """e.g. pe-explainer-en-720p30.scorm12.zip: the language and folder it was made from."""
-    return f"pe-explainer-{folder.parent.name}-{folder.name}.{fmt}.zip"
+@dataclass(frozen=True)
+class Contents:
+    """What one package plays: the lesson, or a single clip as a one-chapter lesson."""
+
+    name: str  # in the zip's name: "" for the lesson, else the clip's stem
+    title: str
+    video: str
+    poster: str | None
+    captions: dict[str, str]  # lang -> vtt file
+    chapters: list[dict]
+    duration: float
 
 
-def build(folder: Path, fmt: str, out_dir: Path) -> Path:
-    """Write the package of FOLDER's lesson into out_dir (atomically); returns its path."""
-    if fmt not in FORMATS:
-        raise PackageError(f"unknown package format {fmt!r}; use one of {', '.join(FORMATS)}")
-    if not (folder / "manifest.json").is_file():
-        raise PackageError(f"{folder} has no manifest.json; render the lesson into it first")
-    manifest = Manifest.load(folder)
+def package_name(folder: Path, fmt: str, contents: Contents) -> str:
+    """e.g. pe-explainer-en-720p30.scorm12.zip, or ...-720p30-05-clock-hands.scorm12.zip
+    for one clip: the language, folder and clip it was made from."""
+    clip = f"-{contents.name}" if contents.name else ""
+    return f"pe-explainer-{folder.parent.name}-{folder.name}{clip}.{fmt}.zip"
+
+
+def lesson_contents(folder: Path, manifest: Manifest, lang: str) -> Contents:
     record = manifest.lesson
     if not record or not (folder / record.file).is_file():
         raise PackageError(
             f"no lesson.mp4 in {folder}; join it with `render.py render --all --lesson`"
         )
+    chapters = [
+        {"slug": c.slug, "title": c.title, "start": c.start, "end": c.end} for c in record.chapters
+    ]
+    return Contents(
+        "",
+        lookup(lang, "lesson-intro", "title"),
+        record.file,
+        record.poster,
+        dict(record.captions.get("vtt", {})),
+        chapters,
+        record.duration,
+    )
+
+
+def clip_contents(folder: Path, manifest: Manifest, lang: str, slug: str) -> Contents:
+    entry = manifest.entry(slug, "mp4")
+    if entry is None or not (folder / entry.file).is_file():
+        raise PackageError(
+            f"no mp4 clip of {slug!r} in {folder}; render it first (render.py render {slug})"
+        )
+    title = entry.titles.get(lang) or entry.title or slug
+    chapter = {"slug": slug, "title": title, "start": 0.0, "end": entry.duration}
+    return Contents(
+        Path(entry.file).stem,
+        title,
+        entry.file,
+        entry.poster,
+        dict(entry.captions.get("vtt", {})),
+        [chapter],
+        entry.duration,
+    )
+
+
+def build(folder: Path, fmt: str, out_dir: Path, slug: str | None = None) -> Path:
+    """Write the package of FOLDER's lesson (or of its clip `slug`) into out_dir,
+    atomically; returns its path."""
+    if fmt not in FORMATS:
+        raise PackageError(f"unknown package format {fmt!r}; use one of {', '.join(FORMATS)}")
+    if not (folder / "manifest.json").is_file():
+        raise PackageError(f"{folder} has no manifest.json; render the lesson into it first")
+    manifest = Manifest.load(folder)
     lang = manifest.data.get("lang", "en")
-    media = [record.file, *record.captions.get("vtt", {}).values()]
-    if record.poster:
-        media.append(record.poster)
+    contents = (
+        clip_contents(folder, manifest, lang, slug)
+        if slug
+        else lesson_contents(folder, manifest, lang)
+    )
+    media = [contents.video, *contents.captions.values()]
+    if contents.poster:
+        media.append(contents.poster)
     for name in media:
         if not SAFE_NAME.match(name) or not (folder / name).is_file():
             raise PackageError(
                 f"{name!r} cannot go into a package: it must be a plain file name "
                 f"(letters, digits, . _ -) of a file beside the lesson in {folder}"
             )
-    title = lookup(lang, "lesson-intro", "title")
-    player = player_html(record, lang, fmt, title, presenter.chapter_questions(manifest))
+    shown = {c["slug"] for c in contents.chapters}
+    asked = {k: v for k, v in presenter.chapter_questions(manifest).items() if k in shown}
+    player = player_html(contents, lang, fmt, asked)
     files = [PLAYER, *media]
-    out_dir.mkdir(parents=True, exist_ok=True)
-    target = out_dir / package_name(folder, fmt)
+    target = out_dir / package_name(folder, fmt, contents)
     with replacing(target, suffix=".zip") as tmp:
         with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
-            z.writestr("imsmanifest.xml", manifest_xml(fmt, title, files))
+            z.writestr("imsmanifest.xml", manifest_xml(fmt, contents.title, files))
             z.writestr(PLAYER, player)
             for name in media:  # video is compressed already: stored as it is
                 z.write(folder / name, name, compress_type=zipfile.ZIP_STORED)
     return target
 
 
-def player_html(record, lang: str, fmt: str, title: str, asked: dict) -> str:
+def player_html(contents: Contents, lang: str, fmt: str, asked: dict) -> str:
     data = {
         "version": "1.2" if fmt == "scorm12" else "2004",
         "lang": lang,
         "ui": UI.get(lang, UI["en"]),
-        "video": record.file,
-        "poster": record.poster,
+        "video": contents.video,
+        "poster": contents.poster,
         "captions": [
             {"lang": code, "label": LABELS.get(code, code), "src": src}
-            for code, src in sorted(record.captions.get("vtt", {}).items())
+            for code, src in sorted(contents.captions.items())
         ],
-        "chapters": [
-            {"slug": c.slug, "title": c.title, "start": c.start, "end": c.end}
-            for c in record.chapters
-        ],
-        "duration": record.duration,
+        "chapters": contents.chapters,
+        "duration": contents.duration,
         "questions": asked,  # slug -> its checkpoint questions, asked as its chapter ends
     }
     return (
         web.template(TEMPLATE)
-        .replace("{{head}}", web.head(lang, title))
+        .replace("{{head}}", web.head(lang, contents.title))
         .replace("/*DATA*/null", web.json_for_script(data))
     )
 
