@@ -188,6 +188,14 @@ const deadline = Date.now() + 20000;
   else { setTimeout(wait, 50); }
 })();
 """
+READY_ALONE = """
+const done = arguments[arguments.length - 1], deadline = Date.now() + 20000;
+(function wait() {
+  const v = document.getElementById("video");
+  if (v.readyState >= 2 && v.seekable.length && v.seekable.end(0) > 0) { done(true); }
+  else if (Date.now() > deadline) { done(false); } else { setTimeout(wait, 50); }
+})();
+"""
 PLAY = """
 const done = arguments[arguments.length - 1];
 const p = document.getElementById("sco").contentWindow.player;
@@ -330,8 +338,8 @@ def test_without_a_platform_the_player_plays_and_says_progress_is_not_recorded(s
     root, _ = site
     with zipfile.ZipFile(package(root, "scorm12")) as z:
         z.extractall(tmp_path / "pkg")
-    with static_server(tmp_path / "pkg") as base, chromium() as browser:
-        browser.get(f"{base}/player.html")
+    with chromium() as browser:
+        browser.get((tmp_path / "pkg" / scorm.PLAYER).as_uri())  # opened from the unzipped folder
         note = browser.execute_script(
             'return [document.getElementById("note").hidden, document.getElementById("note").textContent]'
         )
@@ -340,4 +348,23 @@ def test_without_a_platform_the_player_plays_and_says_progress_is_not_recorded(s
             'return Array.from(document.getElementById("video").textTracks).map(t => t.language)'
         )
         assert sorted(tracks) == ["en", "zh"]
+        # the presenter's keys: chapters, subtitles, play and pause
+        from selenium.webdriver.common.action_chains import ActionChains
+
+        state = """const v = document.getElementById("video");
+          return [v.currentTime, v.paused, Array.from(v.textTracks)
+            .filter(t => t.mode === "showing").map(t => t.language)];"""
+        assert browser.execute_async_script(READY_ALONE)
+        second = Manifest.load(site[1]).lesson.chapters[1].start
+        for key, want in [
+            ("\ue014", (second, True, [])),
+            ("c", (second, True, ["en"])),
+            ("c", (second, True, ["zh"])),
+            ("\ue012", (0.0, True, ["zh"])),
+        ]:
+            ActionChains(browser).send_keys(key).perform()
+            at, paused, showing = browser.execute_script(state)
+            assert (round(at, 1), paused, showing) == (round(want[0], 1), *want[1:]), key
+        ActionChains(browser).send_keys(" ").perform()
+        assert browser.execute_script(state)[1] is False  # Space plays
         assert console_errors(browser) == []

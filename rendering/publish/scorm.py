@@ -40,6 +40,8 @@ UI = {
         "wrong": "Not quite.",
         "answer": "The answer: ",
         "go_on": "Go on",
+        "keys": "Space play/pause · →/← next/previous chapter · Home/End · 0–9 chapter · "
+        "C subtitles · F fullscreen",
     },
     "zh": {
         "chapters": "章节",
@@ -52,6 +54,7 @@ UI = {
         "wrong": "不太对。",
         "answer": "答案：",
         "go_on": "继续",
+        "keys": "空格 播放/暂停 · →/← 下一章/上一章 · Home/End · 0–9 章节 · C 字幕 · F 全屏",
     },
 }
 LABELS = {"zh": "中文", "en": "English"}
@@ -145,7 +148,7 @@ def build(folder: Path, fmt: str, out_dir: Path, slug: str | None = None) -> Pat
             )
     shown = {c["slug"] for c in contents.chapters}
     asked = {k: v for k, v in presenter.chapter_questions(manifest).items() if k in shown}
-    player = player_html(contents, lang, fmt, asked)
+    player = player_html(folder, contents, lang, fmt, asked)
     files = [PLAYER, *media]
     target = out_dir / package_name(folder, fmt, contents)
     with replacing(target, suffix=".zip") as tmp:
@@ -157,7 +160,7 @@ def build(folder: Path, fmt: str, out_dir: Path, slug: str | None = None) -> Pat
     return target
 
 
-def player_html(contents: Contents, lang: str, fmt: str, asked: dict) -> str:
+def player_html(folder: Path, contents: Contents, lang: str, fmt: str, asked: dict) -> str:
     data = {
         "version": "1.2" if fmt == "scorm12" else "2004",
         "lang": lang,
@@ -165,7 +168,12 @@ def player_html(contents: Contents, lang: str, fmt: str, asked: dict) -> str:
         "video": contents.video,
         "poster": contents.poster,
         "captions": [
-            {"lang": code, "label": LABELS.get(code, code), "src": src}
+            {
+                "lang": code,
+                "label": LABELS.get(code, code),
+                "src": src,
+                "cues": presenter.read_vtt(folder / src),
+            }
             for code, src in sorted(contents.captions.items())
         ],
         "chapters": contents.chapters,
