@@ -118,6 +118,30 @@ def test_a_named_clip_gets_a_package_of_its_own_with_its_question(site):
     assert list(data["questions"]) == ["tiny-b"]  # tiny-a's question stays in its own
 
 
+def test_the_worksheet_asks_every_question_and_keeps_the_answers_on_a_page_of_their_own(site):
+    from pypdf import PdfReader
+
+    root, folder = site
+    run = CliRunner().invoke(cli, ["package", "--worksheet", "--lang", "zh", "--output", str(root)])
+    assert run.exit_code == 0, run.output
+    path = root / "packages" / f"pe-explainer-zh-{folder.name}.worksheet.pdf"
+    pages = [" ".join(p.extract_text().split()) for p in PdfReader(path).pages]
+    assert len(pages) == 2
+    sheet, key = pages
+    for text in (
+        "1. 哪个离 PE(0) 更近？",
+        "(a) PE(1)",
+        "(b) PE(6)",
+        "2. 4 个比特有多少种编码？",
+        "姓名",
+    ):
+        assert text in sheet, (text, sheet)
+    assert "答案" not in sheet and "0.946" not in sheet  # nothing gives the answers away
+    for text in ("1. 答案：(b) PE(6)", "0.884 对 0.946。", "2. 答案：16", "2 的 4 次方。"):
+        assert text in key, (text, key)
+    assert not list((root / "packages").glob(".*"))  # no temporary file left behind
+
+
 def test_bad_input_is_one_line_and_exit_2_and_leaves_nothing(site, tmp_path):
     root, _ = site
     runner = CliRunner()
@@ -130,6 +154,7 @@ def test_bad_input_is_one_line_and_exit_2_and_leaves_nothing(site, tmp_path):
             "unknown scene 'nope'",
         ),
         (["tiny-a", "--lesson", "--format", "scorm12", "--output", str(root)], "not both"),
+        (["--output", str(root)], "--format scorm12 or scorm2004, and/or --worksheet"),
     ]:
         run = runner.invoke(cli, ["package", *args])
         assert run.exit_code == 2, run.output

@@ -138,8 +138,14 @@ def slides(slugs, all_, use_lesson, fmt, quality, lang, aspect, output) -> None:
     "--format",
     "fmt",
     type=click.Choice(["scorm12", "scorm2004"]),
-    required=True,
+    default=None,
     help="SCORM 1.2 (most platforms, Moodle's default) or SCORM 2004 4th edition.",
+)
+@click.option(
+    "--worksheet",
+    is_flag=True,
+    help="Also (or only) a printable PDF of the chapters' checkpoint questions, with the "
+    "answer key on a page of its own.",
 )
 @click.option(
     "-q",
@@ -152,19 +158,27 @@ def slides(slugs, all_, use_lesson, fmt, quality, lang, aspect, output) -> None:
 @lang_option("Language of the rendered lesson to package.")
 @aspect_option
 @output_option("Root folder of outputs; packages land in <output>/packages/.")
-def package(slugs, use_lesson, fmt, quality, lang, aspect, output) -> None:
+def package(slugs, use_lesson, fmt, worksheet, quality, lang, aspect, output) -> None:
     """Zips for a course platform (Moodle, Canvas, ...): the lesson, or one per named clip,
-    each with its player and subtitles."""
+    each with its player and subtitles; and a worksheet of the questions."""
     from rendering.publish import scorm
+    from rendering.publish import worksheet as sheets
 
     if slugs and use_lesson:
         raise Fail("give scene names or --lesson, not both")
+    if fmt is None and not worksheet:
+        raise Fail("say what to make: --format scorm12 or scorm2004, and/or --worksheet")
     folder = output / lang / settings.folder_name(quality, aspect)
+    chosen = resolve_slugs(slugs, False) if slugs else []
     made = []
     try:
-        for slug in resolve_slugs(slugs, False) if slugs else [None]:
+        for slug in (chosen or [None]) if fmt else []:
             made.append(scorm.build(folder, fmt, output / "packages", slug))
-    except scorm.PackageError as exc:
+        if worksheet:
+            clips = "".join(f"-{slug}" for slug in chosen)
+            name = f"pe-explainer-{lang}-{folder.name}{clips}.worksheet.pdf"
+            made.append(sheets.build(folder, output / "packages" / name, chosen or None))
+    except (scorm.PackageError, sheets.WorksheetError) as exc:
         raise Fail(str(exc)) from None
     for path in made:
         console.print(f"package: {path} ({path.stat().st_size / 1e6:.1f} MB)")
