@@ -1,4 +1,5 @@
-"""`preview`, `slides` and `clean`: looking at renders, decks from them, and tidying up."""
+"""`preview`, `slides`, `package` and `clean`: looking at renders, making decks and course
+packages from them, and tidying up."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from rendering.cli.options import (
     output_option,
     param_options,
     ready,
+    rendered_quality_option,
     resolve_slugs,
     voice_options,
 )
@@ -78,14 +80,7 @@ def preview(ctx, slug: str, opts: JobOptions) -> None:
     show_default=True,
     help="pdf: one page per beat; png: a folder of lossless stills, one per beat.",
 )
-@click.option(
-    "-q",
-    "--quality",
-    type=click.Choice(list(settings.QUALITIES)),
-    default="l",
-    show_default=True,
-    help="Which rendered folder to read: l=480p15, m=720p30, h=1080p60, k=2160p60.",
-)
+@rendered_quality_option("read")
 @lang_option("Language of the rendered folder to read.")
 @aspect_option
 @output_option("Root folder of outputs; decks land in <output>/<lang>/<quality>/slides/.")
@@ -147,14 +142,7 @@ def slides(slugs, all_, use_lesson, fmt, quality, lang, aspect, output) -> None:
     help="Also (or only) a printable PDF of the chapters' checkpoint questions, with the "
     "answer key on a page of its own.",
 )
-@click.option(
-    "-q",
-    "--quality",
-    type=click.Choice(list(settings.QUALITIES)),
-    default="l",
-    show_default=True,
-    help="Which rendered folder to package: l=480p15, m=720p30, h=1080p60, k=2160p60.",
-)
+@rendered_quality_option("package")
 @lang_option("Language of the rendered lesson to package.")
 @aspect_option
 @output_option("Root folder of outputs; packages land in <output>/packages/.")
