@@ -43,6 +43,10 @@ def outputs(tmp_path):
     (course_set / NAME).write_text('{"schema": 1, "clips": {}}')
     (course_set / "01-a.mp4").write_bytes(b"clip")
     (out / "mydocs" / "en" / "notes").mkdir(parents=True)  # no manifest: not ours
+    (out / "packages").mkdir()  # render.py package's zips and worksheets, and a teacher's file
+    for name in ("pe-explainer-en-480p15.scorm12.zip", "pe-explainer-zh-720p30.worksheet.pdf"):
+        (out / "packages" / name).write_bytes(b"made")
+    (out / "packages" / "my-course.zip").write_bytes(b"mine")
     elsewhere = tmp_path / "elsewhere"
     (elsewhere / "480p15").mkdir(parents=True)
     (elsewhere / "480p15" / NAME).write_text("{}")
@@ -64,6 +68,8 @@ def test_clean_all_removes_only_project_folders_and_never_follows_links(outputs)
         "mydocs",
         "mydocs/en",
         "mydocs/en/notes",
+        "packages",
+        "packages/my-course.zip",
         "zh",
         "zh/720p30",
         "zh/notes",

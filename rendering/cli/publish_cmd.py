@@ -3,6 +3,7 @@ packages from them, and tidying up."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -121,6 +122,13 @@ def slides(slugs, all_, use_lesson, fmt, quality, lang, aspect, output) -> None:
         click.echo(f"slides: {target} ({len(made)} beats), notes: {notes}")
 
 
+PACKAGES = "packages"  # below the output root
+# what `package` writes there: zips and worksheets named after their folder
+PACKAGE_FILE = re.compile(
+    r"^pe-explainer-[a-z]+-[^/]+\.(scorm12\.zip|scorm2004\.zip|worksheet\.pdf)$"
+)
+
+
 @click.command()
 @click.argument("slugs", nargs=-1)
 @click.option(
@@ -161,11 +169,11 @@ def package(slugs, use_lesson, fmt, worksheet, quality, lang, aspect, output) ->
     made = []
     try:
         for slug in (chosen or [None]) if fmt else []:
-            made.append(scorm.build(folder, fmt, output / "packages", slug))
+            made.append(scorm.build(folder, fmt, output / PACKAGES, slug))
         if worksheet:
             clips = "".join(f"-{slug}" for slug in chosen)
             name = f"pe-explainer-{lang}-{folder.name}{clips}.worksheet.pdf"
-            made.append(sheets.build(folder, output / "packages" / name, chosen or None))
+            made.append(sheets.build(folder, output / PACKAGES / name, chosen or None))
     except (scorm.PackageError, sheets.WorksheetError) as exc:
         raise Fail(str(exc)) from None
     for path in made:
@@ -177,7 +185,8 @@ def package(slugs, use_lesson, fmt, worksheet, quality, lang, aspect, output) ->
     "--all",
     "all_",
     is_flag=True,
-    help="Also delete finished outputs: every <lang>/<quality> folder holding a manifest.json.",
+    help="Also delete finished outputs: every <lang>/<quality> folder holding a manifest.json, "
+    "and the packages (a file of your own in either stays).",
 )
 @click.option("--yes", is_flag=True, help="Delete without asking (for scripts).")
 @output_option("Root folder of outputs.")
@@ -220,6 +229,12 @@ def clean_targets(output: Path, all_: bool) -> tuple[list[Path], list[Path]]:
         live, stale = work_folders(work)
         targets += stale if live else [work]  # a running render keeps its folders
     if all_:
+        packages = output / PACKAGES
+        if packages.is_dir() and not packages.is_symlink():
+            mine = [p for p in sorted(packages.iterdir()) if PACKAGE_FILE.match(p.name)]
+            foreign = [p for p in sorted(packages.iterdir()) if p not in mine]
+            targets += mine if foreign else [packages]  # a teacher's file there stays
+            kept += foreign
         # <output>/<lang>/<quality>/, and a course's <output>/<set>/<lang>/<quality>/
         roots = [output] + sorted(
             d for d in output.iterdir() if d.is_dir() and not d.is_symlink() and d.name not in LANGS
