@@ -94,18 +94,6 @@ def output_option(help: str):
     return folder_option("--output", DEFAULT_OUTPUT, help)
 
 
-def rendered_quality_option(what: str):
-    """-q for a command that reads a rendered folder: which quality's folder."""
-    return click.option(
-        "-q",
-        "--quality",
-        type=click.Choice(list(settings.QUALITIES)),
-        default="l",
-        show_default=True,
-        help=f"Which rendered folder to {what}: l=480p15, m=720p30, h=1080p60, k=2160p60.",
-    )
-
-
 aspect_option = click.option(
     "--aspect",
     type=click.Choice(list(settings.ASPECTS)),

@@ -19,8 +19,8 @@ from rendering.cli.options import (
     lang_option,
     output_option,
     param_options,
+    quality_option,
     ready,
-    rendered_quality_option,
     resolve_slugs,
     voice_options,
 )
@@ -81,7 +81,7 @@ def preview(ctx, slug: str, opts: JobOptions) -> None:
     show_default=True,
     help="pdf: one page per beat; png: a folder of lossless stills, one per beat.",
 )
-@rendered_quality_option("read")
+@quality_option("Which rendered folder to read: l=480p15, m=720p30, h=1080p60, k=2160p60.")
 @lang_option("Language of the rendered folder to read.")
 @aspect_option
 @output_option("Root folder of outputs; decks land in <output>/<lang>/<quality>/slides/.")
@@ -150,7 +150,7 @@ PACKAGE_FILE = re.compile(
     help="Also (or only) a printable PDF of the chapters' checkpoint questions, with the "
     "answer key on a page of its own.",
 )
-@rendered_quality_option("package")
+@quality_option("Which rendered folder to package: l=480p15, m=720p30, h=1080p60, k=2160p60.")
 @lang_option("Language of the rendered lesson to package.")
 @aspect_option
 @output_option("Root folder of outputs; packages land in <output>/packages/.")
