@@ -263,3 +263,43 @@ def test_a_reworded_line_redraws_its_beat_alone_and_the_clip_is_a_whole_render_a
     assert "knob base changed (read from beat 'one' on); all 2 beats to draw" in (knob.output), (
         knob.output
     )
+
+
+def first_packets(path: Path, count: int) -> None:
+    """Cut a kept segment down to its first `count` packets, in place."""
+    cut = path.with_name("cut.mp4")
+    with av.open(str(path)) as source, av.open(str(cut), mode="w") as target:
+        stream = source.streams.video[0]
+        copy = target.add_stream_from_template(template=stream)
+        for packet in list(source.demux(stream))[:count]:
+            if packet.dts is not None:
+                packet.stream = copy
+                target.mux(packet)
+    cut.replace(path)
+
+
+@pytest.mark.render
+def test_a_kept_beat_that_ends_before_its_speech_is_drawn_again_not_cut_off(
+    plugin_scenes, tmp_path, monkeypatch
+):
+    """Should a kept segment end before the narration it carries does, the clip is not
+    published with its last words cut: the render draws the scene whole instead."""
+    words = tmp_path / "captions"
+    shutil.copytree(Path(__file__).parent / "captions", words)
+    monkeypatch.setenv(catalogue_mod.OVERRIDE, str(words))
+    monkeypatch.setattr(options.console, "width", 250)
+    out = tmp_path / "out"
+    assert render(out, "--no-split").exit_code == 0
+    last = clip_entry(out)["segments"]["beats"][-1]
+    assert last["beat"] == "two"
+    first_packets(out / FOLDER / ".beats" / "90-tiny" / f"{last['key']}.mp4", 3)
+    line = words / "en" / "tiny.toml"
+    line.write_text(line.read_text().replace("one frequency,", "a frequency,", 1))
+    assert "1 of 2 beats to draw" in render(out, "--dry-run").output
+    again = render(out, "--no-split")
+    assert again.exit_code == 0, again.output
+    assert "drew 1 of 2 beats" not in again.output
+    clip = clip_entry(out)
+    spoken = max(end for spans in clip["speech"].values() for _, end in spans)
+    assert clip["duration"] >= spoken
+    assert len(decoded(out / FOLDER / "90-tiny.mp4")) == clip["frames"]

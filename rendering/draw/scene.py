@@ -44,6 +44,10 @@ class RenderResult:
     drawn_beats: int | None = None  # beats drawn (the others copied from the store)
 
 
+class SpeechCutOff(InvalidOutput):
+    """The picture ends before the narration does: its last words would be cut off."""
+
+
 @dataclass(frozen=True)
 class Drawn:
     """Manim's silent video of a job (or of one span of its animations), and its timings."""
@@ -174,7 +178,15 @@ def complete(job: Job, drawn: Path, beats: list[tuple[str, float]], work_dir: Pa
         checked = check_image(final, geo.width, geo.height)
         poster = None
     elif voiced:  # the voiced file is the one decoded and checked, once
-        track = narration.track(beats, frames_in(final) / geo.fps)
+        picture = frames_in(final) / geo.fps
+        spoken = [(end, key) for key, spans in narration.spans(beats).items() for _, end in spans]
+        end, key = max(spoken, default=(0.0, ""))
+        if end > picture + 1 / geo.fps:
+            raise SpeechCutOff(
+                f"{job.filename}: beat {key!r} speaks until {end:.3f} s, but the picture "
+                f"ends at {picture:.3f} s: its last words would be cut off"
+            )
+        track = narration.track(beats, picture)
         voiced_file = work_dir / job.filename
         measured = audio.voice_clip(final, track, voiced_file, geo.fps)
         final.unlink()
@@ -238,10 +250,10 @@ def render(
         try:
             fps = settings.geometry(job.quality, job.aspect).fps
             records, beats = segments.assemble(records, kept, store, silent, fps)
-        except segments.SegmentMismatch:  # what the plan kept no longer fits: draw it all
+            result = complete(job, silent, beats, work_dir)
+        except (segments.SegmentMismatch, SpeechCutOff):  # the kept beats no longer fit
             (work_dir / "whole").mkdir(exist_ok=True)
             return render(job, work_dir / "whole", report, None, store)
-        result = complete(job, silent, beats, work_dir)
         drew = sum(1 for r in records if r["beat"] not in kept.reuse and r["frames"])
         return dataclasses.replace(result, segments=records, drawn_beats=drew)
     if span is None:
