@@ -49,6 +49,7 @@ from .long_context import (
     rope_frequencies,
     rope_score_decay,
     rope_wavelengths,
+    yarn_bounds,
     yarn_ramp,
     yarn_temperature,
 )
@@ -74,6 +75,7 @@ __all__ = [
     "rope_frequencies",
     "rope_score_decay",
     "rope_wavelengths",
+    "yarn_bounds",
     "yarn_ramp",
     "yarn_temperature",
     "concat_as_sum",

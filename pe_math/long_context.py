@@ -87,12 +87,18 @@ def rope_score_decay(
 
 def yarn_ramp(d: int, base: float, scaling: Mapping[str, Any]) -> np.ndarray:
     """YaRN's share of each pair kept as it was (1: extrapolated, 0: interpolated)."""
-    d = _check_width(d)
-    s = dict(scaling)
-    low, high = _yarn_bounds(d, _above_one("base", base), _original_length(s, "yarn"), s)
+    low, high = yarn_bounds(d, base, scaling)
     if low == high:
         high += 0.001  # as transformers does: a step instead of a ramp
-    return 1.0 - np.clip((np.arange(d // 2, dtype=np.float64) - low) / (high - low), 0.0, 1.0)
+    return 1.0 - np.clip((np.arange(int(d) // 2, dtype=np.float64) - low) / (high - low), 0.0, 1.0)
+
+
+def yarn_bounds(d: int, base: float, scaling: Mapping[str, Any]) -> tuple[float, float]:
+    """The pair indices where YaRN's ramp starts and ends: the pairs that turn beta_fast
+    and beta_slow times within the original length (rounded out unless truncate is off)."""
+    d = _check_width(d)
+    s = dict(scaling)
+    return _yarn_bounds(d, _above_one("base", base), _original_length(s, "yarn"), s)
 
 
 def yarn_temperature(factor: float, mscale: float = 1.0) -> float:

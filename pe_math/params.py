@@ -140,6 +140,10 @@ class Params:
     t5_max_distance: int = knob(128, most=1_000_000)
     t5_bidirectional: bool = knob(True)
     learned_seed: int = knob(0, POSITION, most=SEED_MAX)
+    train_len: int = knob(4096, at_least(16), most=10_000_000)
+    target_len: int = knob(32768, at_least(16), most=100_000_000)
+    rope_base: float = knob(10000.0, above(1), most=1e9)
+    rope_head_dim: int = knob(128, even_from(8), most=512)
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -414,6 +418,20 @@ def _check_together(p: Params) -> None:
             p.rope_shift,
             f"moves {name}={position} below 0; positions must stay >= 0",
         )
+    _require(
+        p.target_len > p.train_len,
+        "target_len",
+        p.target_len,
+        f"must exceed train_len ({p.train_len}): the length to stretch the context to",
+    )
+    slowest = 2 * math.pi * p.rope_base ** ((p.rope_head_dim - 2) / p.rope_head_dim)
+    _require(
+        slowest > p.train_len,
+        "rope_base",
+        p.rope_base,
+        f"lets every RoPE pair finish a turn within train_len ({p.train_len}); "
+        "raise rope_base or lower train_len",
+    )
     _require(
         p.t5_max_distance > p.t5_num_buckets // 4,
         "t5_max_distance",

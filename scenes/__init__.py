@@ -145,10 +145,17 @@ MISSION = (
         ),
     ),
     SceneInfo(
+        "long-context",
+        "scenes.long_context",
+        "LongContext",
+        11,
+        ("train_len", "target_len", "rope_base", "rope_head_dim"),
+    ),
+    SceneInfo(
         "recap",
         "scenes.recap",
         "Recap",
-        11,
+        12,
         ("max_len", "learned_max_len", "learned_seed", "n_bits", "int_position") + SINUSOID,
     ),
 )

@@ -12,6 +12,7 @@ from manim import (
     ORIGIN,
     RIGHT,
     UP,
+    AnnularSector,
     Arrow,
     Circle,
     DashedLine,
@@ -24,6 +25,7 @@ from manim import (
     RoundedRectangle,
     Square,
     Text,
+    ValueTracker,
     VGroup,
     VMobject,
     always_redraw,
@@ -479,3 +481,123 @@ class Checklist(VGroup):
         )
         super().__init__(*rows)
         self.marks = [row[0] for row in rows]
+
+
+class Plot(VGroup):
+    """A plot area with a left and a bottom axis, mapping (x, y) in the given ranges to
+    the stage. Log scales are the caller's: pass log10 of the values and label the ticks."""
+
+    def __init__(
+        self,
+        width: float,
+        height: float,
+        x_range: tuple[float, float],
+        y_range: tuple[float, float],
+    ) -> None:
+        super().__init__()
+        self.area = Rectangle(width=width, height=height, stroke_width=0)
+        self.x_range, self.y_range = x_range, y_range
+        corner = self.area.get_corner(DOWN + LEFT)
+        self.axes = VGroup(
+            Line(corner, self.area.get_corner(DOWN + RIGHT)),
+            Line(corner, self.area.get_corner(UP + LEFT)),
+        ).set_stroke(theme.MUTED, 2)
+        self.add(self.area, self.axes)
+
+    def at(self, x: float, y: float) -> np.ndarray:
+        (x0, x1), (y0, y1) = self.x_range, self.y_range
+        a = self.area
+        return (
+            a.get_corner(DOWN + LEFT)
+            + RIGHT * (x - x0) / (x1 - x0) * a.width
+            + UP * (y - y0) / (y1 - y0) * a.height
+        )
+
+    def level(self, y: float, color=theme.MUTED) -> DashedLine:
+        """A dashed line across the plot at height y."""
+        x0, x1 = self.x_range
+        return DashedLine(self.at(x0, y), self.at(x1, y), dash_length=0.1).set_stroke(color, 2)
+
+    def upright(self, x: float, color=theme.MUTED) -> DashedLine:
+        """A dashed line up the plot at x."""
+        y0, y1 = self.y_range
+        return DashedLine(self.at(x, y0), self.at(x, y1), dash_length=0.1).set_stroke(color, 2)
+
+    def curve(self, xs, ys, color, width: float = 3) -> VMobject:
+        points = [self.at(x, y) for x, y in zip(xs, ys, strict=True)]
+        return VMobject().set_points_as_corners(points).set_stroke(color, width)
+
+    def y_ticks(self, values: Sequence[float], labels: Sequence[str], size: float) -> VGroup:
+        """Tick labels left of the axis at the given y values."""
+        x0 = self.x_range[0]
+        return VGroup(
+            *[
+                text(label, size=size, color=theme.MUTED).next_to(self.at(x0, y), LEFT, buff=0.12)
+                for y, label in zip(values, labels, strict=True)
+            ]
+        )
+
+    def x_ticks(self, values: Sequence[float], labels: Sequence[str], size: float) -> VGroup:
+        """Tick labels under the axis at the given x values."""
+        y0 = self.y_range[0]
+        return VGroup(
+            *[
+                text(label, size=size, color=theme.MUTED).next_to(self.at(x, y0), DOWN, buff=0.12)
+                for x, label in zip(values, labels, strict=True)
+            ]
+        )
+
+
+def power_label(exponent: int) -> str:
+    """10**exponent written short: 1, 10, 100, 1k, 10k, 100k, 1M, 10M."""
+    value = 10**exponent
+    for unit, size in (("M", 10**6), ("k", 10**3)):
+        if value >= size:
+            return f"{value // size}{unit}"
+    return str(value)
+
+
+class AngleDial(VGroup):
+    """A dial for one RoPE pair: angles run counter-clockwise from 3 o'clock, as the pair
+    turns. `sweep(start_of, end_of, color)` is a band between two angles (radians) that
+    redraws from tracker functions; `hand(angle_of, color)` a hand. Both redraw every
+    frame, so they fade with the tracker `shown` (0 to 1), never with FadeIn."""
+
+    def __init__(self, radius: float = 1.0) -> None:
+        super().__init__()
+        self.radius = radius
+        self.shown = ValueTracker(0.0)
+        self.dial = Circle(radius=radius, stroke_color=theme.MUTED, stroke_width=2)
+        self.add(self.dial)
+
+    def _scale(self) -> float:
+        return self.dial.width / 2 / self.radius
+
+    def sweep(self, start_of: Callable[[], float], end_of: Callable[[], float], color):
+        def band() -> Mobject:
+            r = self.radius * self._scale()
+            start = start_of()
+            angle = min(end_of() - start, 2 * np.pi - 1e-3)
+            return AnnularSector(
+                inner_radius=0.55 * r,
+                outer_radius=r,
+                angle=max(angle, 1e-4),
+                start_angle=start,
+                fill_color=color,
+                fill_opacity=0.55 * self.shown.get_value() if angle > 1e-3 else 0.0,
+                stroke_width=0,
+            ).move_arc_center_to(self.dial.get_center())
+
+        return always_redraw(band)
+
+    def hand(self, angle_of: Callable[[], float], color) -> VGroup:
+        def draw() -> VGroup:
+            centre = self.dial.get_center()
+            r = self.radius * self._scale()
+            tip = centre + 0.95 * r * np.array([np.cos(angle_of()), np.sin(angle_of()), 0.0])
+            return VGroup(
+                Line(centre, tip, stroke_color=color, stroke_width=4),
+                Dot(tip, radius=0.05, color=color),
+            ).set_opacity(self.shown.get_value())
+
+        return always_redraw(draw)

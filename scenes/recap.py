@@ -1,4 +1,4 @@
-"""Scene 11, recap: the five properties of the sinusoidal encoding, one small card each.
+"""Scene 12, recap: the five properties of the sinusoidal encoding, one small card each.
 
 Bounded (against the integer position), smooth (against binary's cliff), no parameters
 (against a learned table), extrapolates (a learned table has no row past its end),

@@ -23,9 +23,10 @@ def test_registry_orders_the_lesson_as_a_design_story():
         "relative-shift",
         "rope-rotation",
         "variants",
+        "long-context",
         "recap",
     ]
-    assert [i.order for i in scenes.chapters()] == list(range(1, 12))
+    assert [i.order for i in scenes.chapters()] == list(range(1, 13))
     assert scenes.get("clock-hands").stem == "05-clock-hands"
     assert scenes.get("rope-rotation").stem == "09-rope-rotation"
     assert scenes.next_chapter("pe-heatmap").slug == "relative-shift"
