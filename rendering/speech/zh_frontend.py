@@ -61,6 +61,8 @@ WORDS = {
     "BERT": "伯特",
     "BLOOM": "布鲁姆",
     "ALiBi": "阿里比",
+    "Llama": "拉玛",
+    "DeepSeek": "深度求索",
     "max": "最大值",
     "min": "最小值",
     "log": "对数",
