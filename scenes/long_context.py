@@ -28,7 +28,6 @@ from manim import (
     FadeOut,
     Indicate,
     LaggedStart,
-    ReplacementTransform,
     Succession,
     ValueTracker,
     VGroup,
@@ -45,6 +44,11 @@ RULES = ("rope", "pi", "ntk", "yarn", "llama3")
 LLAMA3_LOW, LLAMA3_HIGH = 1.0, 4.0  # Llama 3.1's low_freq_factor and high_freq_factor
 DECAY_SAMPLES = 160  # distances sampled, evenly on a log scale, for the score bound
 COLORS = {"lapped": theme.WORD_A, "unfinished": theme.WORD_B}
+
+
+def crossfade(old, new) -> AnimationGroup:
+    """One line of words giving way to the next (cheaper than morphing glyph into glyph)."""
+    return AnimationGroup(FadeOut(old, shift=0.15 * UP), FadeIn(new, shift=0.15 * UP))
 
 
 def scaling_for(rule: str, params: Params) -> dict | None:
@@ -377,18 +381,18 @@ class LongContext(LessonScene):
         self.while_saying("never", self.swap_note("note_unseen"), run_time=theme.NORMAL)
         self.wait(theme.SHORT)
 
-    def swap_note(self, key: str, **values) -> ReplacementTransform:
+    def swap_note(self, key: str, **values) -> AnimationGroup:
         width = self.note.width if self.shape == "wide" else self.stage_width()
         new = self.label(key, theme.LABEL_SIZE, max_width=max(width, self.ladder.width), **values)
         new.move_to(self.note)
         old, self.note = self.note, new
-        return ReplacementTransform(old, new)
+        return crossfade(old, new)
 
-    def swap_heading(self, key: str, **values) -> ReplacementTransform:
+    def swap_heading(self, key: str, **values) -> AnimationGroup:
         new = self.label(key, theme.BODY_SIZE, theme.ACCENT, **values)
         new.scale_to_fit_width(min(new.width, self.stage_width())).move_to(self.heading)
         old, self.heading = self.heading, new
-        return ReplacementTransform(old, new)
+        return crossfade(old, new)
 
     def move_dots(self, rule: str) -> LaggedStart:
         ys = self.n.log_wavelengths[rule]

@@ -29,6 +29,7 @@ BEAT = {
     "relative-shift": "check",
     "similarity": "rows",
     "pe-heatmap": "curves",
+    "long-context": "yarn",
 }
 # The scenes shown in the other frame shapes.
 OTHER_SHAPES = {
