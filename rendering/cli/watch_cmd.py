@@ -141,9 +141,9 @@ def changed_beat(before: dict | None, after: dict) -> tuple[str, float]:
     for record in after.get("segments", {}).get("beats", []):
         if old.get(record["beat"]) != record["key"]:
             return record["beat"], float(starts.get(record["beat"], 0.0))
+    spoke, speaks = (before or {}).get("speech", {}), after.get("speech", {})
     for beat, start in after.get("beats", []):  # the frames are kept, the sound is new
-        speech = (before or {}).get("speech", {})
-        if speech.get(beat) != after.get("speech", {}).get(beat):
+        if spoke.get(beat) != speaks.get(beat):
             return beat, float(start)
     return "", 0.0
 
