@@ -41,9 +41,15 @@ from scenes.base import LessonScene
 from scenes.components import AngleDial, LiveNumber, Plot, bind_number, compact, panel, power_label
 
 RULES = ("rope", "pi", "ntk", "yarn", "llama3")
+YARN_FAST = pm.long_context.YARN_BETA_FAST  # the turns in training above which YaRN keeps a pair
 LLAMA3_LOW, LLAMA3_HIGH = 1.0, 4.0  # Llama 3.1's low_freq_factor and high_freq_factor
 DECAY_SAMPLES = 160  # distances sampled, evenly on a log scale, for the score bound
 COLORS = {"lapped": theme.WORD_A, "unfinished": theme.WORD_B}
+
+
+def said(degrees: float) -> str:
+    """An angle as the narration reads it: whole degrees, or two digits when under 10."""
+    return f"{degrees:.0f}" if degrees >= 10 else f"{degrees:.2g}"
 
 
 def crossfade(old, new) -> AnimationGroup:
@@ -98,6 +104,8 @@ class LongContextNumbers:
     fast_turns: float  # turns the fastest pair makes within the training length
     unseen: dict[str, int]  # rule -> unfinished pairs whose angle at the target passes training's
     seen_deg: float  # the slowest pair's angle at the training length, as trained
+    seen_said: str  # ... as the voice says it: whole degrees, or two digits below 10
+    reach_said: str  # the slowest pair's angle at the target length, unscaled, so said
     target_deg: dict[str, float]  # rule -> the slowest pair's angle at the target length
     step_deg: dict[str, float]  # rule -> the fastest pair's turn per position
     ntk_base: float
@@ -143,6 +151,7 @@ class LongContext(LessonScene):
         m = np.unique(np.round(np.logspace(0, math.log10(target), DECAY_SAMPLES)))
         start = float(pm.rope_score_decay(d, base, [0])[0])
         trained = plain * train  # radians each pair sweeps in training
+        fast_turns = float(trained[0] / (2 * np.pi))
         unseen = {
             rule: int(np.sum((trained < 2 * np.pi) & (theta * target > trained * (1 + 1e-9))))
             for rule, (theta, _) in speeds.items()
@@ -171,9 +180,11 @@ class LongContext(LessonScene):
             log_wavelengths={rule: np.log10(w).tolist() for rule, w in waves.items()},
             lapped=lapped,
             unfinished=d // 2 - lapped,
-            fast_turns=float(train * plain[0] / (2 * np.pi)),
+            fast_turns=fast_turns,
             unseen=unseen,
             seen_deg=math.degrees(plain[-1] * train),
+            seen_said=said(math.degrees(plain[-1] * train)),
+            reach_said=said(math.degrees(plain[-1] * target)),
             target_deg={rule: math.degrees(s[0][-1] * target) for rule, s in speeds.items()},
             step_deg={rule: math.degrees(s[0][0]) for rule, s in speeds.items()},
             ntk_base=ntk_base(params),
@@ -183,7 +194,7 @@ class LongContext(LessonScene):
             yarn_blended=int(np.sum((ramp > 0) & (ramp < 1))),
             yarn_bounds=[low, high],
             yarn_temperature=speeds["yarn"][1],
-            beta_fast=pm.long_context.YARN_BETA_FAST,
+            beta_fast=YARN_FAST,
             beta_slow=pm.long_context.YARN_BETA_SLOW,
             llama_short=short,
             llama_long=long_,
@@ -202,6 +213,8 @@ class LongContext(LessonScene):
             lines={
                 "unseen": "wraps" if math.degrees(plain[-1] * target) >= 360 else "arc",
                 "ntk": "some" if unseen["ntk"] else "none",
+                # with no pair past beta_fast turns, YaRN's ramp starts at the fastest pair
+                "yarn": "all" if fast_turns > YARN_FAST else "short",
             },
         )
 

@@ -39,6 +39,7 @@ CASES = {
     "factor 16: the slowest pair wraps": Params(target_len=65536),
     "one slow pair only": Params(rope_head_dim=8, train_len=1000, target_len=4000),
     "uneven factor": Params(train_len=3000, target_len=10000, rope_base=20000.0),
+    "short training: no pair turns 32 times": Params(train_len=64, target_len=512),
 }
 
 ui = catalogue_ui(SLUG)
@@ -152,6 +153,15 @@ def test_yarn_keeps_pairs_past_beta_fast_and_divides_those_under_one_turn(case):
     ramp = pm.yarn_ramp(p.rope_head_dim, p.rope_base, scaling_for("yarn", p))
     assert np.all(ramp[turns > n.beta_fast] == 1)
     assert np.all(ramp[turns < n.beta_slow] == 0)
+    # "the N in between move part of the way": N counts the pairs between the two turn
+    # counts, but for the fastest, which is kept when no pair turns beta_fast times
+    between = (turns >= n.beta_slow) & (turns <= n.beta_fast)
+    if n.lines["yarn"] == "short":
+        assert turns.max() <= n.beta_fast and n.yarn_kept == 1
+        between[0] = False
+    else:
+        assert n.yarn_kept == int(np.sum(turns > n.beta_fast))
+    assert n.yarn_blended == int(np.sum(between))
     rise = np.array(n.log_wavelengths["yarn"]) - n.log_wavelengths["rope"]
     np.testing.assert_allclose(rise[ramp == 1], 0, atol=1e-12)
     np.testing.assert_allclose(rise[ramp == 0], math.log10(n.factor))
@@ -213,7 +223,8 @@ def test_the_narration_follows_the_knobs():
             assert after[lang][beat] != before[lang][beat], (lang, beat)
         line = after[lang]
         assert f"{n.lapped} " in line["ladder"] and f"{n.unfinished} " in line["ladder"]
-        assert f"{n.seen_deg:.0f} " in line["unseen"]
+        assert f" {n.seen_said} " in line["unseen"]
+        assert float(n.seen_said) == pytest.approx(n.seen_deg, rel=0.05)
         assert f"{n.step_deg['pi']:.1f} " in line["pi"]
         assert f" {n.yarn_blended} " in line["yarn"]
         assert f"{n.decay_percent:.0f}" in line["decay"]
@@ -229,6 +240,11 @@ def test_the_narration_picks_the_sentence_the_numbers_support(lang):
     far = LongContext.numbers(CASES["factor 16: the slowest pair wraps"]).target_deg["rope"]
     assert far > 360 and f"{far:.0f}" not in wraps  # past a full turn it names no angle
     assert wraps != arc
+    short = CASES["short training: no pair turns 32 times"]
+    tiny = LongContext.numbers(short)
+    assert tiny.seen_deg < 1 and tiny.seen_said == f"{tiny.seen_deg:.2g}" != "0"
+    for beat in ("pi", "ntk", "yarn", "llama3"):  # "stops at the N degrees", N not 0
+        assert f" {tiny.seen_said} " in say.lines(SLUG, lang, short)[beat], beat
     one = CASES["one slow pair only"]
     assert LongContext.numbers(one).lines["ntk"] == "none"
     assert say.lines(SLUG, lang, one)["ntk"] != say.lines(SLUG, lang, Params())["ntk"]
