@@ -88,12 +88,25 @@ def _shift(p: Params) -> Key:
     return Key(NUMBER, n - m, slots={"m": m, "n": n, "gap": n - m})
 
 
+def _interpolated(p: Params) -> Key:
+    """The position Position Interpolation reads the target length as: every pair's angle
+    there over its angle per position as trained."""
+    factor = p.target_len / p.train_len
+    plain, _ = pm.rope_frequencies(p.rope_head_dim, p.rope_base)
+    scaled, _ = pm.rope_frequencies(
+        p.rope_head_dim, p.rope_base, {"rope_type": "linear", "factor": factor}
+    )
+    read = round(float(p.target_len * scaled[0] / plain[0]), 6)  # a whole position
+    return Key(NUMBER, read, slots={"train": p.train_len, "target": p.target_len, "read": read})
+
+
 # chapter -> question id -> its answer key (the catalogue holds the words)
 KEYS: dict[str, dict[str, Callable[[Params], Key]]] = {
     "binary-bits": {"codes": _codes},
     "clock-hands": {"slowest": _slowest},
     "similarity": {"closer": _closer},
     "rope-rotation": {"shift": _shift},
+    "long-context": {"interpolated": _interpolated},
 }
 
 

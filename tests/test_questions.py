@@ -63,6 +63,26 @@ def test_every_answer_is_what_the_math_gives_at_the_knobs(knobs):
     assert shift.right(p.rope_n - p.rope_m) and not shift.right(p.rope_n - p.rope_m + 1)
 
 
+@pytest.mark.parametrize(
+    "knobs",
+    [{}, {"train_len": 3000, "target_len": 10000, "rope_base": 20000.0, "rope_head_dim": 64}],
+    ids=["defaults", "uneven factor"],
+)
+def test_interpolation_reads_the_target_as_the_training_length(knobs):
+    p = Params().replace(**knobs)
+    for lang in ("en", "zh"):
+        q = by_id("long-context", p, lang)["interpolated"]
+        assert q.answer == p.train_len and q.answer_text == f"{p.train_len:,}"
+        assert str(p.target_len) in q.prompt and f"{p.train_len:,}" in q.reason
+        assert q.right(p.train_len) and not q.right(p.train_len + 1)
+    # by hand: every pair at the target under PI turns as it did at the training length
+    d = p.rope_head_dim
+    factor = p.target_len / p.train_len
+    theta = np.array([p.rope_base ** (-2 * i / d) for i in range(d // 2)])
+    scaled, _ = pm.rope_frequencies(d, p.rope_base, {"rope_type": "linear", "factor": factor})
+    np.testing.assert_allclose(scaled * p.target_len, theta * q.answer)
+
+
 def test_a_knob_changes_the_answer_and_the_words_in_both_languages():
     wide = Params().replace(d_model=64)
     for lang in ("en", "zh"):
