@@ -466,7 +466,13 @@ class LongContext(LessonScene):
         )
         self.while_saying(
             "note",
-            self.swap_note("note_yarn", t=theme.fmt(n.yarn_temperature, 3)),
+            self.swap_note(
+                "note_yarn",
+                k=n.yarn_kept,
+                b=n.yarn_blended,
+                v=n.yarn_divided,
+                t=theme.fmt(n.yarn_temperature, 3),
+            ),
             run_time=theme.NORMAL,
         )
         self.wait(theme.SHORT)

@@ -286,7 +286,15 @@ def check_screen(report, params: Params, lang: str) -> None:
     pi = ui(lang, "note_pi", a=fmt(n.step_deg["rope"], 0), b=fmt(n.step_deg["pi"], 1))
     assert squash(pi) in seen["ntk"]
     assert squash(ui(lang, "note_ntk", b=compact(n.ntk_base))) in seen["yarn"]
-    assert squash(ui(lang, "note_yarn", t=fmt(n.yarn_temperature, 3))) in seen["llama3"]
+    yarn = ui(
+        lang,
+        "note_yarn",
+        k=n.yarn_kept,
+        b=n.yarn_blended,
+        v=n.yarn_divided,
+        t=fmt(n.yarn_temperature, 3),
+    )
+    assert squash(yarn) in seen["llama3"]
     llama = ui(lang, "note_llama3", a=compact(n.llama_short), b=compact(n.llama_long))
     assert squash(llama) in seen["decay"]
     decay = ui(
