@@ -237,7 +237,8 @@ class LongContext(LessonScene):
         n = self.n
         wide = self.shape == "wide"
         self.heading = self.label("rule_rope", theme.BODY_SIZE, theme.ACCENT)
-        self.ladder = self.build_ladder(7.4 if wide else 6.4, 4.2 if wide else 3.6)
+        height = {"wide": 4.2, "tall": 5.4, "square": 3.6}[self.shape]  # a phone has room to spare
+        self.ladder = self.build_ladder(7.4 if wide else 6.4, height)
         self.dials = self.build_dials()
         self.dials.arrange(DOWN if wide else RIGHT, buff=0.35, aligned_edge=LEFT if wide else UP)
         body = VGroup(self.ladder, self.dials)
