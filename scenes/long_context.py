@@ -249,6 +249,7 @@ class LongContext(LessonScene):
         width = body.width if wide else self.stage_width()
         self.note = self.label("note_rope", theme.LABEL_SIZE, max_width=width, n=n.unfinished)
         self.page = VGroup(self.heading, body, self.note).arrange(DOWN, buff=0.35)
+        self.marks = VGroup()  # what the current remedy draws on the ladder
         self.fit_to_stage(self.page)
 
     def build_ladder(self, width: float, height: float) -> VGroup:
@@ -418,11 +419,17 @@ class LongContext(LessonScene):
             lag_ratio=0.02,
         )
 
-    def remedy(self, rule: str, note: str, **values) -> None:
-        """The beat of one remedy: its name, the dots to their new turns, the dials."""
+    def remedy(self, rule: str, note: str, marks: VGroup | None = None, **values) -> None:
+        """The beat of one remedy: its name, the dots to their new turns with the rule's
+        `marks` on the ladder (the last remedy's leave), the dials, its note."""
         n = self.n
-        self.while_saying("rule", self.swap_heading(f"rule_{rule}", f=compact(n.factor)))
-        self.while_saying("ladder", self.move_dots(rule))
+        old, self.marks = self.marks, marks if marks is not None else VGroup()
+        self.while_saying(
+            "rule",
+            self.swap_heading(f"rule_{rule}", f=compact(n.factor)),
+            *[FadeOut(m) for m in old],
+        )
+        self.while_saying("ladder", *[Create(m) for m in self.marks], self.move_dots(rule))
         self.while_saying(
             "dials",
             self.reach.animate.set_value(math.radians(n.target_deg[rule])),
@@ -453,59 +460,40 @@ class LongContext(LessonScene):
     def blend_yarn(self) -> None:
         self.beat("yarn")
         n = self.n
-        low, high = n.yarn_bounds
-        self.bounds = VGroup(
+        low, high = n.yarn_bounds  # where the ramp starts and ends
+        bounds = VGroup(
             self.plot.upright(low, theme.WORD_C),
             self.plot.upright(min(high, n.pairs - 1), theme.WORD_C),
         )
-        self.while_saying("rule", self.swap_heading("rule_yarn", f=compact(n.factor)))
-        self.while_saying("ladder", Create(self.bounds), self.move_dots("yarn"))
-        self.while_saying(
-            "dials",
-            self.reach.animate.set_value(math.radians(n.target_deg["yarn"])),
-            self.step.animate.set_value(math.radians(n.step_deg["yarn"])),
+        self.remedy(
+            "yarn",
+            "note_yarn",
+            bounds,
+            k=n.yarn_kept,
+            b=n.yarn_blended,
+            v=n.yarn_divided,
+            t=theme.fmt(n.yarn_temperature, 3),
         )
-        self.while_saying(
-            "note",
-            self.swap_note(
-                "note_yarn",
-                k=n.yarn_kept,
-                b=n.yarn_blended,
-                v=n.yarn_divided,
-                t=theme.fmt(n.yarn_temperature, 3),
-            ),
-            run_time=theme.NORMAL,
-        )
-        self.wait(theme.SHORT)
 
     def smooth_llama(self) -> None:
         self.beat("llama3")
         n = self.n
-        levels = VGroup(
+        levels = VGroup(  # the two wavelength bounds
             self.plot.level(math.log10(n.llama_short), theme.WORD_C),
             self.plot.level(math.log10(n.llama_long), theme.WORD_C),
         )
-        self.while_saying(
-            "rule", self.swap_heading("rule_llama3", f=compact(n.factor)), FadeOut(self.bounds)
+        self.remedy(
+            "llama3",
+            "note_llama3",
+            levels,
+            a=compact(n.llama_short),
+            b=compact(n.llama_long),
         )
-        self.while_saying("ladder", Create(levels), self.move_dots("llama3"))
-        self.while_saying(
-            "dials",
-            self.reach.animate.set_value(math.radians(n.target_deg["llama3"])),
-            self.step.animate.set_value(math.radians(n.step_deg["llama3"])),
-        )
-        self.while_saying(
-            "note",
-            self.swap_note("note_llama3", a=compact(n.llama_short), b=compact(n.llama_long)),
-            FadeOut(levels),
-            run_time=theme.NORMAL,
-        )
-        self.wait(theme.SHORT)
 
     def show_decay(self) -> None:
         self.beat("decay")
         n = self.n
-        old = VGroup(self.ladder, self.ghosts)
+        old = VGroup(self.ladder, self.ghosts, self.marks)
         box = self.plot.area
         xs = n.decay_log_distances
         plot = Plot(box.width, box.height, (0, xs[-1]), (0, 1.05)).move_to(box)
