@@ -1,3 +1,5 @@
+import os
+
 import pytest
 
 
@@ -25,8 +27,13 @@ def private_media_dir(tmp_path_factory):
     from manim import config
 
     from rendering.core import settings
+    from scenes import text_store
 
     config.media_dir = str(tmp_path_factory.mktemp("manim-media"))
+    # set words are kept for every worker of this run and the processes they start
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    os.environ[text_store.CACHE_ENV] = str(shared / "text-cache")
     # Builds run in the 16:9 frame of the 480-line preset, the one test_formats checks
     # 16:9 in: a scene's own tests, its field probe and that check then share one build.
     config.update(settings.geometry("l", "16:9").manim_frame())

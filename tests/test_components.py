@@ -49,3 +49,37 @@ def test_text_is_copied_from_words_set_before_and_each_copy_is_its_own():
     with tempconfig({"pixel_width": 256, "pixel_height": 144}):
         text("PE(p) · 位置")
     assert copies._made.cache_info().misses == made + 1
+
+
+def test_words_set_in_one_process_are_loaded_whole_by_the_next(tmp_path, monkeypatch):
+    from scenes import copies, text_store
+    from scenes.components import text
+
+    monkeypatch.setenv(text_store.CACHE_ENV, str(tmp_path))
+    words = "位置 p = 4,096 · kept"
+    copies._made.cache_clear()  # as in a process that has set nothing yet
+    fresh = text(words, color=theme.ACCENT)
+    stored = list(tmp_path.glob("*.pickle"))
+    assert len(stored) == 1
+    copies._made.cache_clear()
+    loaded = text(words, color=theme.ACCENT)
+    assert list(tmp_path.glob("*.pickle")) == stored and not list(tmp_path.glob("*.part"))
+    a, b = fresh.family_members_with_points(), loaded.family_members_with_points()
+    assert len(a) == len(b) >= len(words.replace(" ", ""))
+    for x, y in zip(a, b, strict=True):
+        assert np.array_equal(x.points, y.points) and np.array_equal(x.fill_rgbas, y.fill_rgbas)
+    # other arguments are other words; a damaged file is set again and written whole
+    copies._made.cache_clear()
+    assert text(words, color=theme.MUTED).get_color() != loaded.get_color()
+    assert len(list(tmp_path.glob("*.pickle"))) == 2
+    stored[0].write_bytes(stored[0].read_bytes()[:100])
+    copies._made.cache_clear()
+    again = text(words, color=theme.ACCENT)
+    assert np.array_equal(again.get_all_points(), fresh.get_all_points())
+    assert stored[0].stat().st_size > 1000
+    # unset, nothing is kept
+    monkeypatch.delenv(text_store.CACHE_ENV)
+    copies._made.cache_clear()
+    text("only here")
+    assert len(list(tmp_path.glob("*.pickle"))) == 2
+    copies._made.cache_clear()

@@ -35,6 +35,7 @@ def outputs(tmp_path):
     (clips / "01-a.mp4").write_bytes(b"clip")
     (out / "zh" / "notes").mkdir(parents=True)  # no manifest: not ours
     (out / ".speech").mkdir()
+    (out / ".text").mkdir()  # the words a render's workers set, kept for the next
     (out / ".work" / f"{dead_pid()}-0-gone").mkdir(parents=True)
     (out / "keep.txt").write_text("mine")
     (out / "mydocs").mkdir()
@@ -90,6 +91,7 @@ def test_clean_without_all_keeps_finished_outputs(outputs):
     assert run("clean", "--output", str(out)).exit_code == 0
     assert (out / "en" / "480p15" / "01-a.mp4").exists()
     assert not (out / ".speech").exists() and not (out / ".work").exists()
+    assert not (out / ".text").exists()
     assert not (out / "preview").exists()  # the link went ...
     assert (out.parent / "elsewhere" / "480p15" / NAME).exists()  # ... not its target
 

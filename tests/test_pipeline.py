@@ -17,6 +17,7 @@ from pe_math import Params
 from render import cli
 from rendering.core.jobs import Job
 from rendering.run.plan import plan
+from scenes import text_store
 
 pytestmark = pytest.mark.render
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,7 +45,10 @@ def decode(path: Path) -> tuple[int, int, int]:
         return frames, stream.codec_context.width, stream.codec_context.height
 
 
-def test_a_rendered_clip_decodes_and_matches_its_manifest_entry(plugin_scenes, tmp_path):
+def test_a_rendered_clip_decodes_and_matches_its_manifest_entry(
+    plugin_scenes, tmp_path, monkeypatch
+):
+    monkeypatch.delenv(text_store.CACHE_ENV)  # as a teacher's shell has it
     old_umask = os.umask(0o022)
     try:
         result = render(tmp_path, "tiny")
@@ -66,6 +70,7 @@ def test_a_rendered_clip_decodes_and_matches_its_manifest_entry(plugin_scenes, t
     assert entry["captions"]["vtt"] == {"zh": "90-tiny.zh.vtt", "en": "90-tiny.en.vtt"}
     assert "第一拍" in (folder / "90-tiny.zh.vtt").read_text(encoding="utf-8")
     assert not (tmp_path / ".work").exists()
+    assert list((tmp_path / text_store.FOLDER).glob("*.pickle"))  # the words, for next time
     # published as a web server can serve them, not 0600 as temporary files are made
     modes = {
         f.name: f.stat().st_mode & 0o777 for f in folder.iterdir() if not f.name.startswith(".")

@@ -219,7 +219,9 @@ def clean_targets(output: Path, all_: bool) -> tuple[list[Path], list[Path]]:
 
     if not output.is_dir():
         return [], []
-    targets = [output / name for name in ("preview", ".speech")]
+    from scenes.text_store import FOLDER as TEXT_CACHE
+
+    targets = [output / name for name in ("preview", ".speech", TEXT_CACHE)]
     targets = [p for p in targets if p.exists() or p.is_symlink()]
     kept: list[Path] = []
     work = output / WORK

@@ -35,6 +35,7 @@ from rendering.run.executors import Event, Executor, ExecutorError, Progressed, 
 from rendering.run.plan import Planned
 from rendering.run.task import JobFailed, Rendered, Task, describe_error, speech_files
 from rendering.speech import captions
+from scenes import text_store
 
 WORK = ".work"  # temporary job folders live under the output root: same filesystem, atomic renames
 
@@ -206,6 +207,9 @@ def execute(
     roots = list(root) if isinstance(root, list) else [root] * len(planned)
     if work_root is None:
         work_root = roots[0] / WORK if roots else Path(WORK)
+    # the words every worker sets are kept beside the work folders for the others and the
+    # next render (workers started from here inherit it; a cluster's own do not)
+    os.environ.setdefault(text_store.CACHE_ENV, str(work_root.parent / text_store.FOLDER))
     labels = folder_labels([p.job for p in planned], roots)
     report = RunReport()
     todo: list[Job] = []
