@@ -38,8 +38,8 @@ VMobjectFromSVGPath.__deepcopy__ = _copy_sharing_its_path
 
 @functools.lru_cache(maxsize=4096)
 def _made(content: str, settings: tuple[tuple[str, Any], ...], canvas: tuple[int, int]) -> Text:
-    key = (content, settings, canvas)
-    stored = text_store.load(key, dict(settings).get("font"))
+    key, font = (content, settings, canvas), dict(settings).get("font")
+    stored = text_store.load(key, font)
     if stored is not None:
         return stored
     text = Text(content, **dict(settings))
@@ -47,7 +47,7 @@ def _made(content: str, settings: tuple[tuple[str, Any], ...], canvas: tuple[int
         kept = text.copy()
         for glyph in kept.family_members_with_points():
             glyph.path_obj = None  # read once, when the points were made
-        text_store.save(key, dict(settings).get("font"), kept)
+        text_store.save(key, font, kept)
     return text
 
 

@@ -128,7 +128,6 @@ class LongContextNumbers:
     pi_decay_at_target: float  # interpolated, the bound at the target length over its start
     configs: list[dict]  # released models: the facts and the slowest pair's turn
     base_raise: float  # Code Llama's base over Llama 2's
-    longest_read: int  # the longest length a listed model reads
     lines: dict[str, str]
 
 
@@ -152,6 +151,7 @@ class LongContext(LessonScene):
         start = float(pm.rope_score_decay(d, base, [0])[0])
         trained = plain * train  # radians each pair sweeps in training
         fast_turns = float(trained[0] / (2 * np.pi))
+        seen, reach = math.degrees(trained[-1]), math.degrees(plain[-1] * target)
         unseen = {
             rule: int(np.sum((trained < 2 * np.pi) & (theta * target > trained * (1 + 1e-9))))
             for rule, (theta, _) in speeds.items()
@@ -182,9 +182,9 @@ class LongContext(LessonScene):
             unfinished=d // 2 - lapped,
             fast_turns=fast_turns,
             unseen=unseen,
-            seen_deg=math.degrees(plain[-1] * train),
-            seen_said=said(math.degrees(plain[-1] * train)),
-            reach_said=said(math.degrees(plain[-1] * target)),
+            seen_deg=seen,
+            seen_said=said(seen),
+            reach_said=said(reach),
             target_deg={rule: math.degrees(s[0][-1] * target) for rule, s in speeds.items()},
             step_deg={rule: math.degrees(s[0][0]) for rule, s in speeds.items()},
             ntk_base=ntk_base(params),
@@ -209,9 +209,8 @@ class LongContext(LessonScene):
             ),
             configs=configs,
             base_raise=theta["Code Llama"] / theta["Llama 2"],
-            longest_read=max(c["reads"] for c in facts.ROPE_CONFIGS),
             lines={
-                "unseen": "wraps" if math.degrees(plain[-1] * target) >= 360 else "arc",
+                "unseen": "wraps" if reach >= 360 else "arc",
                 "ntk": "some" if unseen["ntk"] else "none",
                 # with no pair past beta_fast turns, YaRN's ramp starts at the fastest pair
                 "yarn": "all" if fast_turns > YARN_FAST else "short",
@@ -292,8 +291,8 @@ class LongContext(LessonScene):
         )
 
     def pair_color(self, i: int):
-        lapped = 10 ** self.n.log_wavelengths["rope"][i] <= self.n.train_len
-        return COLORS["lapped" if lapped else "unfinished"]
+        # the pairs slow down along the ladder: the first `lapped` finish a turn in training
+        return COLORS["lapped" if i < self.n.lapped else "unfinished"]
 
     def build_dials(self) -> VGroup:
         n = self.n
@@ -497,7 +496,7 @@ class LongContext(LessonScene):
         box = self.plot.area
         xs = n.decay_log_distances
         plot = Plot(box.width, box.height, (0, xs[-1]), (0, 1.05)).move_to(box)
-        ticks = [k for k in range(0, math.floor(xs[-1]) + 1)]
+        ticks = list(range(math.floor(xs[-1]) + 1))
         x_ticks = plot.x_ticks(ticks, [power_label(k) for k in ticks], theme.LABEL_SIZE)
         y_ticks = plot.y_ticks([0, 1], ["0", "1"], theme.LABEL_SIZE)
         y_name = self.label("decay_y", theme.LABEL_SIZE, theme.MUTED)
@@ -529,7 +528,7 @@ class LongContext(LessonScene):
             "bound",
             self.swap_note(
                 "note_decay",
-                a=theme.fmt(100 * n.decay_at_train, 0),
+                a=theme.fmt(n.decay_percent, 0),
                 b=compact(n.train_len),
                 c=compact(n.target_len),
             ),
