@@ -16,6 +16,7 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
+    Camera,
     FadeIn,
     FadeOut,
     Indicate,
@@ -29,6 +30,7 @@ from manim import (
     Write,
     config,
 )
+from manim.constants import RendererType
 from manim.utils.exceptions import EndSceneEarlyException
 
 import pe_math as pm
@@ -36,6 +38,7 @@ from pe_math import Params
 from scenes import reads, say, theme
 from scenes.catalogue import COMMON, CatalogueError, fill, lookup
 from scenes.components import Checklist, text
+from scenes.skip_renderer import SkipRenderer
 from scenes.text_layout import balanced_rows, break_units, listing, wrap
 from scenes.timing import BREATH
 
@@ -122,6 +125,11 @@ class LessonScene(Scene):
         self.stop_at = stop_at  # end the build as this beat begins (the rest is kept too)
         self.cut_short = False  # the build ended before the scene did (a span, or stop_at)
         self.stopped = False  # it ended at stop_at, every beat before it whole
+        if config.renderer == RendererType.CAIRO and kwargs.get("renderer") is None:
+            kwargs["renderer"] = SkipRenderer(
+                camera_class=kwargs.get("camera_class", Camera),
+                skip_animations=kwargs.get("skip_animations", False),
+            )
         super().__init__(**kwargs)
         self.camera.background_color = theme.BACKGROUND
 

@@ -1,6 +1,11 @@
 """Cheaper copies of text, which Manim copies at every play, drawn or skipped.
 
-Three costs dominate a scene's build, and none changes a frame:
+Four costs dominate a scene's build, and none changes a frame:
+- Manim copies a mobject by handing each attribute to copy.deepcopy, whose generic path
+  (dispatch, memo, reduce and rebuild) costs far more than the copy itself for the
+  arrays, lists, colours and plain values a mobject holds. Those are copied directly
+  here, through the same memo (what is shared stays shared); anything else still goes
+  through copy.deepcopy.
 - Every glyph keeps the svgelements path it was drawn from, and each copy deep-copies
   that path (hundreds of thousands of Point objects in a long scene) although the path
   is read only once, when the glyph's points are made. Copies share it instead.
@@ -17,13 +22,57 @@ Three costs dominate a scene's build, and none changes a frame:
 
 from __future__ import annotations
 
+import copy
 import functools
 from typing import Any
 
-from manim import Mobject, Text, config
+import numpy as np
+from manim import ManimColor, Mobject, Text, config
 from manim.mobject.svg.svg_mobject import VMobjectFromSVGPath
 
 from scenes import text_store
+
+# values copy.deepcopy hands back as they are, or whose copy is equal and as immutable
+_AS_IS = frozenset({int, float, bool, str, type(None), np.float64, np.int64, np.bool_})
+_COLOUR = "_ManimColor__value"
+
+
+def _copied(value: Any, memo: dict[int, Any]) -> Any:
+    """copy.deepcopy(value, memo), without its generic path for what mobjects hold most."""
+    kind = type(value)
+    if kind in _AS_IS:
+        return value
+    got = memo.get(id(value))
+    if got is not None:
+        return got
+    if kind is np.ndarray and not value.dtype.hasobject:
+        got = memo[id(value)] = value.copy(order="K")
+    elif kind is list:
+        got = memo[id(value)] = []
+        got.extend([_copied(item, memo) for item in value])
+    elif kind is ManimColor and len(value.__dict__) == 1 and _COLOUR in value.__dict__:
+        got = memo[id(value)] = ManimColor.__new__(ManimColor)
+        got.__dict__[_COLOUR] = _copied(value.__dict__[_COLOUR], memo)
+    elif isinstance(value, Mobject):
+        got = value.__deepcopy__(memo)
+    else:
+        got = copy.deepcopy(value, memo)
+    return got
+
+
+def _copy(self: Mobject, memo: dict[int, Any]) -> Mobject:
+    """Mobject.__deepcopy__, each attribute copied by _copied."""
+    cls = self.__class__
+    result = cls.__new__(cls)
+    memo[id(self)] = result
+    for name, value in self.__dict__.items():
+        setattr(result, name, _copied(value, memo))
+    result.original_id = str(id(self))
+    return result
+
+
+MANIM_COPY = Mobject.__deepcopy__
+Mobject.__deepcopy__ = _copy
 
 
 def _copy_sharing_its_path(self: VMobjectFromSVGPath, memo: dict[int, Any]) -> Mobject:
