@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import copy
 import functools
+from enum import Enum
 from typing import Any
 
 import numpy as np
@@ -32,9 +33,72 @@ from manim.mobject.svg.svg_mobject import VMobjectFromSVGPath
 
 from scenes import text_store
 
-# values copy.deepcopy hands back as they are, or whose copy is equal and as immutable
-_AS_IS = frozenset({int, float, bool, str, type(None), np.float64, np.int64, np.bool_})
+# values copy.deepcopy hands back as they are (or equal, immutable copies of)
+_AS_IS = {int, float, bool, str, type(None), np.float64, np.int64, np.bool_}
 _COLOUR = "_ManimColor__value"
+
+
+def _array(value: np.ndarray, memo: dict[int, Any]) -> np.ndarray:
+    if value.dtype.hasobject:
+        return copy.deepcopy(value, memo)
+    got = memo[id(value)] = value.copy(order="K")
+    return got
+
+
+def _list(value: list, memo: dict[int, Any]) -> list:
+    got = memo[id(value)] = []
+    got.extend([_copied(item, memo) for item in value])
+    return got
+
+
+def _dict(value: dict, memo: dict[int, Any]) -> dict:
+    got = memo[id(value)] = {}
+    for key, item in value.items():
+        got[_copied(key, memo)] = _copied(item, memo)
+    return got
+
+
+def _tuple(value: tuple, memo: dict[int, Any]) -> tuple:
+    items = [_copied(item, memo) for item in value]
+    if all(a is b for a, b in zip(items, value, strict=True)):
+        return value
+    got = memo[id(value)] = tuple(items)
+    return got
+
+
+def _colour(value: ManimColor, memo: dict[int, Any]) -> ManimColor:
+    if value.__dict__.keys() != {_COLOUR}:
+        return copy.deepcopy(value, memo)
+    got = memo[id(value)] = ManimColor.__new__(ManimColor)
+    got.__dict__[_COLOUR] = _copied(value.__dict__[_COLOUR], memo)
+    return got
+
+
+def _mobject(value: Mobject, memo: dict[int, Any]) -> Mobject:
+    return value.__deepcopy__(memo)
+
+
+_BY_TYPE: dict[type, Any] = {
+    np.ndarray: _array,
+    list: _list,
+    dict: _dict,
+    tuple: _tuple,
+    ManimColor: _colour,
+}
+
+
+def _how(kind: type) -> Any:
+    """How to copy a value of `kind`: None for as it is, else a function of it and the memo."""
+    if kind in _BY_TYPE:
+        return _BY_TYPE[kind]
+    if issubclass(kind, Enum):  # Enum.__deepcopy__ returns the member itself
+        how = None
+    elif issubclass(kind, Mobject):
+        how = _mobject
+    else:
+        how = copy.deepcopy
+    _BY_TYPE[kind] = how
+    return how
 
 
 def _copied(value: Any, memo: dict[int, Any]) -> Any:
@@ -45,29 +109,22 @@ def _copied(value: Any, memo: dict[int, Any]) -> Any:
     got = memo.get(id(value))
     if got is not None:
         return got
-    if kind is np.ndarray and not value.dtype.hasobject:
-        got = memo[id(value)] = value.copy(order="K")
-    elif kind is list:
-        got = memo[id(value)] = []
-        got.extend([_copied(item, memo) for item in value])
-    elif kind is ManimColor and len(value.__dict__) == 1 and _COLOUR in value.__dict__:
-        got = memo[id(value)] = ManimColor.__new__(ManimColor)
-        got.__dict__[_COLOUR] = _copied(value.__dict__[_COLOUR], memo)
-    elif isinstance(value, Mobject):
-        got = value.__deepcopy__(memo)
-    else:
-        got = copy.deepcopy(value, memo)
-    return got
+    how = _how(kind)
+    return value if how is None else how(value, memo)
 
 
 def _copy(self: Mobject, memo: dict[int, Any]) -> Mobject:
-    """Mobject.__deepcopy__, each attribute copied by _copied."""
+    """Mobject.__deepcopy__, each attribute copied by _copied (no mobject class sets
+    attributes through __setattr__ or descriptors, so the copy's dict is filled directly)."""
     cls = self.__class__
     result = cls.__new__(cls)
     memo[id(self)] = result
-    for name, value in self.__dict__.items():
-        setattr(result, name, _copied(value, memo))
-    result.original_id = str(id(self))
+    attributes = self.__dict__.copy()
+    for name, value in attributes.items():
+        if type(value) not in _AS_IS:
+            attributes[name] = _copied(value, memo)
+    attributes["original_id"] = str(id(self))
+    result.__dict__.update(attributes)
     return result
 
 
