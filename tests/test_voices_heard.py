@@ -20,8 +20,9 @@ from rendering.speech.base import VoiceError
 from rendering.speech.engines import fastspeech2
 from scenes.text_layout import sentences
 
-# The three longest scenes of the lesson (nearest to the 100 s a clip may last).
-ROUND_TRIP = ("square-to-sine", "rope-rotation", "relative-shift")
+# Two of the longest scenes of the lesson (nearest to the 100 s a clip may last); every
+# scene is listened to by `make bench` (bench_voice.py runs `listen --all`).
+ROUND_TRIP = ("square-to-sine", "relative-shift")
 LINE_LIMIT = listen.WRONG_TAKE  # no single line may sound like another line
 MEAN_LIMIT = 0.10  # the goal: under 10% of syllables or words wrong over a scene
 
@@ -125,9 +126,12 @@ def test_every_line_is_heard_as_written(slug, lang, speech_cache, tmp_path):
         assert clip_seconds(slug, speech_cache, tmp_path) <= 100.0 / 1.1
 
 
-def test_the_longest_chinese_clip_outside_the_round_trips_fits_in_100_s(speech_cache, tmp_path):
-    # attention-shuffle is as long as the round-trip scenes (about 88 s measured)
-    assert clip_seconds("attention-shuffle", speech_cache, tmp_path) <= 100.0 / 1.1
+@pytest.mark.parametrize("slug", ["rope-rotation", "attention-shuffle"])
+def test_the_longest_chinese_clips_outside_the_round_trips_fit_in_100_s(
+    slug, speech_cache, tmp_path
+):
+    # as long as the round-trip scenes (attention-shuffle about 88 s measured)
+    assert clip_seconds(slug, speech_cache, tmp_path) <= 100.0 / 1.1
 
 
 def clip_seconds(slug: str, speech_cache: Path, work: Path) -> float:
