@@ -1,4 +1,4 @@
-"""Cheaper copies of text, which Manim copies at every play, drawn or skipped.
+"""Cheaper copies of mobjects and of text, which Manim copies at every play, drawn or skipped.
 
 Four costs dominate a scene's build, and none changes a frame:
 - Manim copies a mobject by handing each attribute to copy.deepcopy, whose generic path
