@@ -121,7 +121,7 @@ def _copy(self: Mobject, memo: dict[int, Any]) -> Mobject:
     memo[id(self)] = result
     attributes = self.__dict__.copy()
     for name, value in attributes.items():
-        if type(value) not in _AS_IS:
+        if type(value) not in _AS_IS:  # _copied's own first test, inlined: most values are plain
             attributes[name] = _copied(value, memo)
     attributes["original_id"] = str(id(self))
     result.__dict__.update(attributes)
