@@ -171,11 +171,7 @@ def test_a_killed_worker_leaves_the_previous_output_untouched(good_slow_clip, tm
     flag = tmp_path / "busy"
     proc = _driver(out, flag)
     _wait_for(flag, proc)
-    workers = [
-        k
-        for k in _children(proc.pid)
-        if "multiprocessing" in Path(f"/proc/{k}/cmdline").read_text()
-    ]
+    workers = _workers(proc.pid)
     assert workers, "no worker process found"
     for pid in workers:
         os.kill(pid, signal.SIGKILL)
@@ -202,9 +198,9 @@ def test_an_interrupted_driver_leaves_the_previous_output_untouched(good_slow_cl
 
 
 def _workers(pid: int) -> list[int]:
-    return [
-        k for k in _children(pid) if "multiprocessing" in Path(f"/proc/{k}/cmdline").read_text()
-    ]
+    """The driver's workers: forked by its forkserver, a child of the driver (child.py)."""
+    servers = [k for k in _children(pid) if "forkserver" in Path(f"/proc/{k}/cmdline").read_text()]
+    return [k for server in servers for k in _children(server)]
 
 
 def _gone(pids: list[int], seconds: float = 20) -> bool:

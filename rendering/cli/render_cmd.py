@@ -26,6 +26,7 @@ from rendering.core.files import write_problem
 from rendering.core.jobs import Job
 from rendering.publish.gallery import publish
 from rendering.publish.lesson import join_folders
+from rendering.run import child
 from rendering.run.pipeline import (
     WORK,
     PipelineError,
@@ -105,6 +106,8 @@ def render(
 ) -> None:
     """Render scenes (by slug, or --all) into <output>/<lang>/<quality>/, narrated."""
     run = Run(jobs, scheduler, force, split_long, dry_run, ctx.obj["verbose"])
+    if not dry_run and not scheduler:
+        child.warm_up()  # the workers' imports, while speech is made and placed
     if plan_file is not None:
         given = [
             f"--{name.replace('_', '-')}"

@@ -7,11 +7,11 @@ running it vanished); `events()` drains what running tasks reported (`Started`,
 `Progressed`); `cancel()` stops everything not finished (Ctrl-C); `close()` releases
 the processes or the connection.
 
-- `LocalExecutor`: one fresh "spawn" process per task, at most `slots` at a time,
-  behind a `concurrent.futures.Executor` (`ProcessPerJob`). A fresh process per job
-  keeps Manim's global state apart; a killed process fails only its own job (a
-  `ProcessPoolExecutor` would break the whole pool), and Ctrl-C can stop exactly the
-  running processes.
+- `LocalExecutor`: one fresh process per task, at most `slots` at a time, behind a
+  `concurrent.futures.Executor` (`ProcessPerJob`), forked from a server that has the
+  heavy libraries imported (child.py). A fresh process per job keeps Manim's global
+  state apart; a killed process fails only its own job (a `ProcessPoolExecutor` would
+  break the whole pool), and Ctrl-C can stop exactly the running processes.
 - `DaskExecutor`: a `distributed.Client` connected to an existing scheduler. Workers
   share no disk with the client: each renders into a temporary folder and returns the
   files' bytes, and the client checks and installs them like local outputs. Progress
@@ -23,7 +23,7 @@ the processes or the connection.
 from __future__ import annotations
 
 import concurrent.futures as cf
-import multiprocessing as mp
+import os
 import queue as queue_mod
 import re
 import socket
@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import wait as wait_any
 from typing import Any
 
+from rendering.run import child
 from rendering.run.task import Events, JobFailed, Task, run_task
 
 SCHEDULER_ENV = "PE_DASK_SCHEDULER"
@@ -112,22 +113,21 @@ class QueueEvents(Events):
         self.queue.put(Progressed(index, seconds))
 
 
-def _local_task(task: Task, events: Events):
-    return run_task(task, events, "local")
+def _local_task(queue, task: Task):
+    return run_task(task, QueueEvents(queue), "local")
 
 
 class LocalExecutor(Executor):
     """Tasks in fresh local processes, `slots` at a time, in the order they were submitted."""
 
     def __init__(self, slots: int) -> None:
-        ctx = mp.get_context("spawn")
-        self.pool = ProcessPerJob(slots, ctx)
-        self.slots = self.pool.slots
+        ctx = child.context()
         self.queue = ctx.Queue()
-        self.sink = QueueEvents(self.queue)
+        self.pool = ProcessPerJob(slots, ctx, shared=(self.queue,))
+        self.slots = self.pool.slots
 
     def submit(self, task: Task, priority: float = 0.0) -> cf.Future:
-        return self.pool.submit(_local_task, task, self.sink)  # in submission order
+        return self.pool.submit(_local_task, task)  # in submission order
 
     def events(self) -> list[Event]:
         out = []
@@ -146,29 +146,19 @@ class LocalExecutor(Executor):
         self.queue.close()
 
 
-def _child(conn, fn: Callable, args: tuple, kwargs: dict) -> None:
-    """Entry point of a ProcessPerJob process: send back (True, result) or (False, exception)."""
-    try:
-        value: tuple[bool, Any] = (True, fn(*args, **kwargs))
-    except BaseException as exc:  # noqa: BLE001 - the parent's future carries it
-        value = (False, exc)
-    try:
-        conn.send(value)
-    except Exception as exc:  # noqa: BLE001 - an unpicklable result or exception
-        conn.send((False, RuntimeError(f"{type(exc).__name__}: {exc}")))
-    conn.close()
-
-
 class ProcessPerJob(cf.Executor):
     """A concurrent.futures Executor running every call in a new process, `slots` at a time.
 
     A supervisor thread starts processes as slots free up and settles each future from the
     process's pipe: its result, its exception, or `WorkerDied` with the exit code when the
-    process ended without a word.
+    process ended without a word. Each call runs as `fn(*shared, *args, **kwargs)` with the
+    environment this process has when it starts; `shared` holds what may only reach a
+    process as it starts (a multiprocessing queue).
     """
 
-    def __init__(self, slots: int, ctx=None) -> None:
-        self.ctx = ctx or mp.get_context("spawn")
+    def __init__(self, slots: int, ctx=None, shared: tuple = ()) -> None:
+        self.ctx = ctx or child.context()
+        self.shared = shared
         self.slots = max(1, slots)
         self.lock = threading.Lock()
         self.pending: deque[tuple[cf.Future, Callable, tuple, dict]] = deque()
@@ -228,8 +218,14 @@ class ProcessPerJob(cf.Executor):
             future, fn, args, kwargs = self.pending.popleft()
             if not future.set_running_or_notify_cancel():
                 continue  # cancelled while it waited
+            try:
+                payload = child.call(fn, args, kwargs)
+            except Exception as exc:  # noqa: BLE001 - e.g. an argument that cannot be pickled
+                future.set_exception(exc)
+                continue
             receive, send = self.ctx.Pipe(duplex=False)
-            process = self.ctx.Process(target=_child, args=(send, fn, args, kwargs), daemon=True)
+            start = (send, dict(os.environ), self.shared, payload)
+            process = self.ctx.Process(target=child.run, args=start, daemon=True)
             try:
                 process.start()
             except OSError as exc:
