@@ -284,18 +284,22 @@ class ClockFace(VGroup):
         return self.dial.get_center() + self.dial.width / 2 * 0.9 * _dir(angle)
 
     def hand(self, angle_of: Callable[[], float]) -> VGroup:
-        """A hand that redraws from a function of a tracker, never from accumulated time."""
-        return always_redraw(
-            lambda: VGroup(
-                Line(
-                    self.dial.get_center(),
-                    self.tip(angle_of()),
-                    stroke_color=self.color,
-                    stroke_width=5,
-                ),
-                Dot(self.tip(angle_of()), radius=0.05, color=self.color),
-            )
-        )
+        """A hand that follows a function of a tracker, never accumulated time.
+
+        Every frame its line and tip are set afresh from the angle (no new mobjects, as
+        always_redraw would make): the same angle draws the same hand whatever came before.
+        """
+        tip = self.tip(angle_of())
+        line = Line(self.dial.get_center(), tip, stroke_color=self.color, stroke_width=5)
+        dot = Dot(tip, radius=0.05, color=self.color)
+        outline = dot.points - tip
+
+        def follow(_: Mobject) -> None:
+            tip = self.tip(angle_of())
+            line.set_points_by_ends(self.dial.get_center(), tip)
+            dot.set_points(outline + tip)
+
+        return VGroup(line, dot).add_updater(follow, call_updater=True)
 
 
 def _dir(angle: float) -> np.ndarray:
