@@ -25,6 +25,7 @@ from manim import (
     tempconfig,
 )
 
+import scenes
 from pe_math import Params
 from scenes import say, theme
 from scenes.base import LessonScene
@@ -225,19 +226,33 @@ def build_scene(
     """Run construct() with animations skipped (no frames, no files) and check layout at every beat.
 
     `speech` (beat -> seconds) times the beats as a narration would, `sentences` the
-    sentences inside them, and `pace` stretches beats' animations. Builds are shared
-    between tests: the same scene, knobs and language are built once per test process.
+    sentences inside them, and `pace` stretches beats' animations. A lesson scene given
+    neither is timed by `estimated_speech`, as a narrated render would time it; `speech={}`
+    builds it silent. Builds are shared between tests: the same scene, knobs, timing and
+    language are built once per test process (the scene's own tests, its frame-shape
+    checks and the field probe run on one worker: conftest.py).
     """
     params = params if params is not None else Params()
-    if tmp is not None or LessonScene.play_hooks or pace or sentences:  # one of its own
+    if speech is None and sentences is None and _is_lesson_scene(cls):
+        speech, sentences = estimated_speech(cls, lang, params)
+    if tmp is not None or LessonScene.play_hooks or pace:  # one of its own
         return _build(cls, params, lang, tmp, speech, pace, sentences)
     frame = (config.frame_width, config.frame_height, config.pixel_width, config.pixel_height)
-    return _shared_build(cls, params, lang, tuple(sorted((speech or {}).items())), frame)
+    timing = (
+        tuple(sorted((speech or {}).items())),
+        tuple(sorted((k, tuple(map(tuple, v))) for k, v in (sentences or {}).items())),
+    )
+    return _shared_build(cls, params, lang, timing, frame)
+
+
+def _is_lesson_scene(cls: type[LessonScene]) -> bool:
+    return any(info.slug == cls.slug and info.load() is cls for info in scenes.MISSION)
 
 
 @functools.lru_cache(maxsize=24)
-def _shared_build(cls, params, lang, speech, frame) -> tuple[LessonScene, LayoutReport]:
-    return _build(cls, params, lang, None, dict(speech) or None)
+def _shared_build(cls, params, lang, timing, frame) -> tuple[LessonScene, LayoutReport]:
+    speech, sentences = (dict(part) or None for part in timing)
+    return _build(cls, params, lang, None, speech, None, sentences)
 
 
 class TracingParams(Params):
