@@ -107,10 +107,11 @@ def test_a_beat_drawn_after_kept_ones_and_an_earlier_longer_beat_leave_the_later
     slug, tmp_path
 ):
     """A clip is drawn whole and its beats kept; then a beat two thirds of the way in
-    speaks longer. The next render copies the beats before it and draws the rest, after playing
-    the kept ones without drawing: every later beat must come out as the whole render
-    drew it (same key, same frames), though it now starts later, and the beats' start
-    times must follow from the frames."""
+    speaks longer. The next render copies the beats before it and draws the rest in two
+    spans, the second starting inside that beat, after playing the kept ones without
+    drawing: the spans' pieces of the beat join into its segment, every later beat must
+    come out as the whole render drew it (same key, same frames), though it now starts
+    later, and the beats' start times must follow from the frames."""
     job = Job(slug, Params.load())
     speech, longer, speech2 = speeches(slug)
     # Speech stretches the animations to fill it (motion.pace_for), which costs a build
@@ -128,10 +129,21 @@ def test_a_beat_drawn_after_kept_ones_and_an_earlier_longer_beat_leave_the_later
     before = {r["beat"]: decoded(store / f"{r['key']}.mp4") for r in kept if r["beat"] in later}
 
     plan = segments.BeatPlan(tuple(order), {r["beat"]: r for r in kept[: order.index(longer)]})
-    again = draw(job, tmp_path / "again", frame=SPARSE_FRAME, speech=speech2, pace=pace, kept=plan)
-    redrawn = segments.keep(job, again, store)
+    first = sum(r["plays"] for r in kept[: order.index(longer)])
+    cut = first + max(1, kept[order.index(longer)]["plays"] // 2) - 1
+    parts = []
+    for span in ((first, cut), (cut + 1, -1)):
+        folder = tmp_path / f"span-{span[0]}"
+        drawn = draw(
+            job, folder, span=span, frame=SPARSE_FRAME, speech=speech2, pace=pace, kept=plan
+        )
+        parts.append(segments.keep(job, drawn, store, folder / "pieces"))
+    again = drawn  # the last span met every beat
+    assert {r["beat"]: r for r in parts[1]}[longer].get("piece")  # it began inside the beat
+    redrawn = segments.merged(parts, store)
     by_beat = {r["beat"]: r for r in redrawn}
     assert by_beat[longer]["key"] != kept[order.index(longer)]["key"]
+    assert by_beat[longer]["frames"] > 0
     for beat in later:
         record = by_beat[beat]
         assert record["key"] == kept[order.index(beat)]["key"], beat
@@ -229,8 +241,9 @@ def test_a_reworded_line_redraws_its_beat_alone_and_the_clip_is_a_whole_render_a
     plugin_scenes, tmp_path, monkeypatch
 ):
     """Through the driver: after one line of the second beat is reworded, the plan names
-    that beat, the render draws it alone, and the clip's frames and sound are those of a
-    whole render of the new words. A changed knob that the first beat reads draws both."""
+    that beat, the render draws it alone (in two spans on two workers, whose pieces of
+    it are joined), and the clip's frames and sound are those of a whole render of the
+    new words. A changed knob that the first beat reads draws both."""
     words = tmp_path / "captions"  # a course's own wording, read before the project's
     shutil.copytree(Path(__file__).parent / "captions", words)
     monkeypatch.setenv(catalogue_mod.OVERRIDE, str(words))
@@ -246,9 +259,12 @@ def test_a_reworded_line_redraws_its_beat_alone_and_the_clip_is_a_whole_render_a
     )
     dry = render(out, "--dry-run")
     assert "beat 'two' narration changed; 1 of 2 beats to draw" in dry.output, dry.output
-    again = render(out, "--no-split")
+    monkeypatch.setattr(split, "MIN_PART_SECONDS", 0.0)  # the test scene is a few seconds
+    again = render(out, "--jobs", "2")
     assert again.exit_code == 0, again.output
     assert "tiny: drew 1 of 2 beats, kept the rest" in again.output
+    assert clip_entry(out)["parts"] == 2  # beat 'two' drawn in two spans
+    assert not (out / ".work").exists()  # the spans' pieces went with their folders
     assert render(whole, "--no-split").exit_code == 0
     ours, theirs = out / FOLDER / "90-tiny.mp4", whole / FOLDER / "90-tiny.mp4"
     expected = decoded(theirs)

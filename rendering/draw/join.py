@@ -9,13 +9,26 @@ import av
 
 from rendering.core.jobs import Job
 from rendering.core.validate import InvalidOutput
+from rendering.draw import segments
 from rendering.draw.packets import join
-from rendering.draw.scene import RenderResult, Span, complete
+from rendering.draw.scene import RenderResult, Span, complete, with_kept
 
 
-def join_parts(job: Job, parts: list[tuple[Span, RenderResult]], folder: Path) -> RenderResult:
-    """A split job's parts joined (packets copied), then voiced and checked like a whole clip."""
-    parts = sorted(parts, key=lambda p: p[0])
+def join_parts(
+    job: Job,
+    parts: list[tuple[Span, RenderResult]],
+    folder: Path,
+    store: Path | None = None,
+    kept: segments.BeatPlan | None = None,
+) -> RenderResult:
+    """A split job's parts joined (packets copied), then voiced and checked like a whole
+    clip. With `kept`, the parts drew only the beats not kept: the pieces of a beat drawn
+    by several are joined into `store`, and the clip is made of every beat's segment
+    (raises SegmentMismatch or SpeechCutOff when the kept beats no longer fit)."""
+    parts = sorted(parts, key=lambda p: p[0][0])
+    records = segments.merged([r.segments for _, r in parts if r.segments], store)
+    if kept is not None:
+        return with_kept(job, records or [], kept, store, folder, parts=len(parts))
     silent = folder / f"{job.info.stem}.joined.mp4"
     try:
         join([Path(result.file) for _, result in parts], silent)
@@ -27,17 +40,7 @@ def join_parts(job: Job, parts: list[tuple[Span, RenderResult]], folder: Path) -
     if result.frames != frames:
         raise InvalidOutput(f"the joined clip has {result.frames} frames, its parts {frames}")
     timings = merged_timings([(span, r.animations or []) for span, r in parts])
-    kept = merged_segments([r.segments for _, r in parts if r.segments])
-    return dataclasses.replace(result, animations=timings, parts=len(parts), segments=kept)
-
-
-def merged_segments(parts: list[list[dict]]) -> list[dict] | None:
-    """Each beat's record from the part that drew it whole (frames None where none did),
-    in the order of the last part, which met every beat."""
-    if not parts:
-        return None
-    drawn = {r["beat"]: r for records in parts for r in records if r["frames"] is not None}
-    return [drawn.get(r["beat"], r) for r in parts[-1]]
+    return dataclasses.replace(result, animations=timings, parts=len(parts), segments=records)
 
 
 def merged_timings(parts: list[tuple[tuple[int, int], list[list[float]]]]) -> list[list[float]]:

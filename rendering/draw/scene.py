@@ -237,30 +237,50 @@ def render(
     With `span`, only that range of animations: Manim's silent video as it is, to be
     joined with the other ranges' (split.py) and completed by the client. With `store`,
     every beat drawn whole is kept there (segments.py), and the beats `kept` names are
-    copied from it instead of drawn.
+    copied from it instead of drawn (a span of a clip with kept beats draws a part of
+    the others, and leaves the pieces of beats it drew in part for the client to join).
     """
-    kept = kept if kept and kept.reuse and span is None and store is not None else None
+    kept = kept if kept and kept.reuse and store is not None else None
     if kept is not None and not kept.to_draw:  # only the sound changed: nothing to draw
         drawn, records = None, []
     else:
         drawn = draw(job, work_dir, report, span, kept=kept)
-        records = segments.keep(job, drawn, store) if store is not None else None
+        pieces = work_dir / "pieces" if span is not None else None
+        records = segments.keep(job, drawn, store, pieces) if store is not None else None
+    if span is not None:
+        return span_result(job, drawn, records)
     if kept is not None:
-        silent = work_dir / f"{job.info.stem}.beats.mp4"
         try:
-            fps = settings.geometry(job.quality, job.aspect).fps
-            records, beats = segments.assemble(records, kept, store, silent, fps)
-            result = complete(job, silent, beats, work_dir)
+            return with_kept(job, records, kept, store, work_dir)
         except (segments.SegmentMismatch, SpeechCutOff):  # the kept beats no longer fit
             (work_dir / "whole").mkdir(exist_ok=True)
             return render(job, work_dir / "whole", report, None, store)
-        drew = sum(1 for r in records if r["beat"] not in kept.reuse and r["frames"])
-        return dataclasses.replace(result, segments=records, drawn_beats=drew)
-    if span is None:
-        result = complete(job, drawn.file, drawn.beats, work_dir)
-        return dataclasses.replace(
-            result, animations=drawn.animations, segments=records, drawn_beats=len(records or [])
-        )
+    result = complete(job, drawn.file, drawn.beats, work_dir)
+    return dataclasses.replace(
+        result, animations=drawn.animations, segments=records, drawn_beats=len(records or [])
+    )
+
+
+def with_kept(
+    job: Job,
+    records: list[dict[str, Any]],
+    kept: segments.BeatPlan,
+    store: Path,
+    work_dir: Path,
+    parts: int = 1,
+) -> RenderResult:
+    """The clip from the beats drawn now (`records`) and the kept ones, voiced and checked.
+    Raises SegmentMismatch or SpeechCutOff when the kept beats no longer fit."""
+    silent = work_dir / f"{job.info.stem}.beats.mp4"
+    fps = settings.geometry(job.quality, job.aspect).fps
+    records, beats = segments.assemble(records, kept, store, silent, fps)
+    result = complete(job, silent, beats, work_dir)
+    drew = sum(1 for r in records if r["beat"] not in kept.reuse and r["frames"])
+    return dataclasses.replace(result, segments=records, drawn_beats=drew, parts=parts)
+
+
+def span_result(job: Job, drawn: Drawn, records: list[dict[str, Any]] | None) -> RenderResult:
+    """A span's silent video, checked, with its timings and beat records, for the client."""
     geo = settings.geometry(job.quality, job.aspect)
     checked = check_video(drawn.file, geo.width, geo.height, geo.fps)
     return RenderResult(

@@ -242,10 +242,12 @@ def plan_beats(job: Job, recorded: dict[str, Any], store: Path) -> BeatPlan | No
 
 
 # ----------------------------------------------------------------- keeping and joining
-def keep(job: Job, drawn, store: Path) -> list[dict[str, Any]]:
+def keep(job: Job, drawn, store: Path, pieces: Path | None = None) -> list[dict[str, Any]]:
     """Write every beat the build (`scene.Drawn`) drew whole into `store`, from Manim's
     file per play; returns each beat's record: its key, reads and frames (None where the
-    build did not draw all of it)."""
+    build did not draw all of it). With `pieces` (a span's folder), the plays it drew of
+    a beat it did not draw whole are joined there, and the record names that piece, for
+    the client to join with the other spans' pieces of the beat (merged)."""
     beats = traced(job, drawn.read.as_dict(), (drawn.speech, drawn.sentences, set()))
     keyed = beat_keys(base(job), beats)
     store.mkdir(parents=True, exist_ok=True)
@@ -263,17 +265,66 @@ def keep(job: Job, drawn, store: Path) -> list[dict[str, Any]]:
                 t, knobs={**carried.knobs, **t.knobs}, words={**carried.words, **t.words}
             )
             carried = None
-        if key is not None and t.beat != cut and all(drawn.drawn[i] for i in mine):
-            files = [Path(f) for i in mine if (f := drawn.partials[i]) and Path(f).exists()]
-            frames = 0  # a beat without plays (often the prelude) has no frames to keep
-            if files:
-                target = store / f"{key}.mp4"
-                tmp = target.with_name(f".{target.name}.tmp.mp4")
-                join(files, tmp)
-                frames = frames_in(tmp)
-                os.replace(tmp, target)
-        records.append(t.as_dict(key, frames, len(mine), drawn.inputs.get(t.beat)))
+        ours = [i for i in mine if drawn.drawn[i]]
+        piece = None
+        if key is not None and t.beat != cut and len(ours) == len(mine):
+            frames = _joined(drawn, mine, store / f"{key}.mp4")
+        elif key is not None and ours and pieces is not None:
+            name = pieces / f"{len(records)}-{ours[0]}.mp4"
+            piece = {"file": str(name), "first": mine.index(ours[0]), "plays": len(ours)}
+            piece["frames"] = _joined(drawn, ours, name)
+        record = t.as_dict(key, frames, len(mine), drawn.inputs.get(t.beat))
+        records.append({**record, "piece": piece} if piece else record)
     return records
+
+
+def _joined(drawn, plays: list[int], target: Path) -> int:
+    """Manim's files of `plays` joined into `target`; its frames (0 for no frames)."""
+    files = [Path(f) for i in plays if (f := drawn.partials[i]) and Path(f).exists()]
+    if not files:
+        return 0  # a beat without plays (often the prelude) has no frames to keep
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.tmp.mp4")
+    join(files, tmp)
+    frames = frames_in(tmp)
+    os.replace(tmp, target)
+    return frames
+
+
+def merged(parts: list[list[dict[str, Any]]], store: Path | None) -> list[dict[str, Any]] | None:
+    """One clip's beat records from the spans it was drawn in (in order): each beat's from
+    the span that drew it whole, else, when the spans' pieces of it cover its plays in
+    order, with those pieces joined into `store`; in the order of the last span, which
+    met every beat up to where the build ended. A beat neither keeps frames None."""
+    if not parts:
+        return None
+    whole = {r["beat"]: r for records in parts for r in records if r["frames"] is not None}
+    out = []
+    for record in parts[-1]:
+        record = whole.get(record["beat"], record)
+        pieces = [
+            r["piece"] for rs in parts for r in rs if r["beat"] == record["beat"] and "piece" in r
+        ]
+        record = {k: v for k, v in record.items() if k != "piece"}
+        if record["frames"] is None and pieces and store is not None and _cover(pieces, record):
+            target = store / f"{record['key']}.mp4"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp = target.with_name(f".{target.name}.tmp.mp4")
+            join([Path(p["file"]) for p in sorted(pieces, key=lambda p: p["first"])], tmp)
+            record["frames"] = frames_in(tmp)
+            os.replace(tmp, target)
+        out.append(record)
+    return out
+
+
+def _cover(pieces: list[dict[str, Any]], record: dict[str, Any]) -> bool:
+    """Whether pieces, by where they start in the beat, hold each of its plays once."""
+    at = 0
+    for piece in sorted(pieces, key=lambda p: p["first"]):
+        if piece["first"] != at:
+            return False
+        at += piece["plays"]
+    return record["key"] is not None and at == record["plays"]
 
 
 def assemble(
@@ -320,14 +371,34 @@ def prune(store: Path, records: list[dict[str, Any]]) -> None:
             path.unlink(missing_ok=True)
 
 
+def play_ranges(recorded: dict[str, Any], animations: int) -> dict[str, tuple[int, int]] | None:
+    """Beat -> the numbers of its first and last play (last < first for a beat without
+    plays), from a clip's recorded segments; None when they do not count the plays the
+    timings have."""
+    counts = [(b["beat"], b.get("plays")) for b in recorded.get("beats", [])] if recorded else []
+    if not counts or any(n is None for _, n in counts) or sum(n for _, n in counts) != animations:
+        return None
+    out, at = {}, 0
+    for beat, count in counts:
+        out[beat] = (at, at + count - 1)
+        at += count
+    return out
+
+
 def beat_starts(recorded: dict[str, Any], animations: int) -> set[int] | None:
     """The number of each beat's first play, from a clip's recorded segments (None when
     they do not count the plays the timings have)."""
-    counts = [b.get("plays") for b in recorded.get("beats", [])] if recorded else []
-    if not counts or None in counts or sum(counts) != animations:
+    ranges = play_ranges(recorded, animations)
+    return None if ranges is None else {first for first, _ in ranges.values()}
+
+
+def to_draw(plan: BeatPlan, ranges: dict[str, tuple[int, int]]) -> tuple[int, int] | None:
+    """The first and last play of the beats `plan` draws, when they follow one another
+    (one beat, or every beat from one on: a line, a recording or a label); else None."""
+    drawn = [i for i, beat in enumerate(plan.order) if beat not in plan.reuse]
+    if not drawn or drawn != list(range(drawn[0], drawn[-1] + 1)):
         return None
-    starts, at = set(), 0
-    for count in counts:
-        starts.add(at)
-        at += count
-    return starts
+    if any(plan.order[i] not in ranges for i in drawn):
+        return None
+    first, last = ranges[plan.order[drawn[0]]][0], ranges[plan.order[drawn[-1]]][1]
+    return (first, last) if last >= first else None

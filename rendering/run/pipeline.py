@@ -29,7 +29,7 @@ from rendering.core.manifest import Beat, ClipEntry, Manifest, VoiceCard
 from rendering.core.validate import InvalidOutput, check_image, check_video
 from rendering.draw import encoders, segments
 from rendering.draw.join import join_parts
-from rendering.draw.scene import RenderResult, Span
+from rendering.draw.scene import RenderResult, Span, SpeechCutOff
 from rendering.run import split
 from rendering.run.executors import Event, Executor, ExecutorError, Progressed, Started, connect
 from rendering.run.plan import Planned
@@ -260,6 +260,11 @@ def execute(
     return report
 
 
+def describe_span(span: Span) -> str:
+    """A span as "12-30", or "12-end" when drawn to where its build ends."""
+    return f"{span[0]}-{span[1] if span[1] >= 0 else 'end'}"
+
+
 def folder_labels(jobs: list[Job], roots: list[Path]) -> list[str]:
     """Each job's output folder below the roots' common parent, when jobs write to several."""
     folders = [job.out_dir(r) for job, r in zip(jobs, roots, strict=True)]
@@ -390,38 +395,72 @@ class Runner:
         timings = [None] * len(todo)
         if allow_split:
             timings = previous_timings(todo, roots, run_roots)
+        drawing = [
+            self.to_draw(entry, animations)
+            for entry, animations in zip(self.entries, timings, strict=True)
+        ]
         per_slot = sum(e.cost for e in self.entries) / executor.slots
-        for entry, animations in zip(self.entries, timings, strict=True):
-            self.plan_units(entry, animations, per_slot)
+        for entry, (first, animations, cuts) in zip(self.entries, drawing, strict=True):
+            self.plan_units(entry, first, animations, cuts, per_slot)
         self.running: dict[int, Running] = {}  # by unit id
         self.joiner = cf.ThreadPoolExecutor(1, thread_name_prefix="join")
 
     @staticmethod
-    def beat_starts(entry: Entry, animations: list[list[float]]) -> set[int] | None:
-        """Where the clip's beats began in its last render: a part starts at one of them."""
+    def to_draw(
+        entry: Entry, animations: list[list[float]] | None
+    ) -> tuple[int, list[list[float]] | None, set[int] | None]:
+        """What of the job is to draw, from its last timings: the number of its first
+        animation, the timings from there, and where a part may start (None: anywhere).
+
+        A clip with kept beats draws only the others: when they follow one another, their
+        animations with the builds before them, and the job costs that share of a whole
+        clip. Otherwise a part starts where a beat began in the last render, so that every
+        beat is drawn whole by one part and can be kept.
+        """
+        if not animations or not segments.segmentable(entry.job):
+            return 0, None, None
         recorded = Manifest.load(entry.job.out_dir(entry.root)).entry(
             entry.job.slug, entry.job.variant
         )
-        return segments.beat_starts(recorded.segments if recorded else {}, len(animations))
+        ranges = segments.play_ranges(recorded.segments if recorded else {}, len(animations))
+        if entry.kept is None:
+            return 0, animations, None if ranges is None else {a for a, _ in ranges.values()}
+        run = segments.to_draw(entry.kept, ranges) if ranges else None
+        if run is None:
+            return 0, None, None
+        window = split.window(animations, *run)
+        whole = split.part_cost(animations, 0, len(animations) - 1)
+        if whole > 0:
+            entry.cost *= split.part_cost(window, 0, len(window) - 1) / whole
+        return run[0], window, None
 
     def plan_units(
-        self, entry: Entry, animations: list[list[float]] | None, per_slot: float
+        self,
+        entry: Entry,
+        first: int,
+        animations: list[list[float]] | None,
+        cuts: set[int] | None,
+        per_slot: float,
     ) -> None:
-        """The job as one unit, or as spans sized from its last timings (split.py);
-        `per_slot` is the run's cost per executor slot."""
+        """The job as one unit, or as spans sized from its last timings (split.py) of the
+        animations from `first` on; `per_slot` is the run's cost per executor slot."""
         parts = 1
-        # a clip with kept beats draws only the others, in one unit
-        if animations and segments.segmentable(entry.job) and entry.kept is None:
+        if animations:
             share = entry.cost / per_slot if per_slot else 0.0
             parts = split.part_count(animations, share, self.executor.slots)
         spans: list = [None]
         if parts > 1:
-            spans = split.spans(animations, parts, self.beat_starts(entry, animations))
+            spans = split.spans(animations, parts, cuts)
         if len(spans) == 1:
             spans, costs = [None], [entry.cost]
         else:
             weights = [split.part_cost(animations, *span) for span in spans]
             costs = [entry.cost * w / sum(weights) for w in weights]
+            spans = [(a + first, b + first) for a, b in spans]
+            if entry.kept is not None:
+                # the last part draws on to where the kept beats begin: the new speech
+                # may hold its beat's last frame in one play more or less than before
+                spans[-1] = (spans[-1][0], -1)
             entry.split = Split()
         for span, cost in zip(spans, costs, strict=True):
             unit = Unit(len(self.units), entry, span, cost)
@@ -461,8 +500,7 @@ class Runner:
 
     def work_dir(self, unit: Unit, joined: bool = False) -> Path:
         """A fresh folder beside the outputs (same file system: the install is a rename)."""
-        span = unit.span
-        part = "-joined" if joined else f"-{span[0]}-{span[1]}" if span else ""
+        part = "-joined" if joined else f"-{describe_span(unit.span)}" if unit.span else ""
         folder = self.work_root / f"{os.getpid()}-{unit.id}-{unit.entry.job.slug}{part}"
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
@@ -537,10 +575,7 @@ class Runner:
             return self.fail(run, f"could not install the output ({exc})")
         outcome = run.outcome("rendered", path=path)
         outcome.seconds = rendered.seconds or outcome.seconds  # the worker's own clock
-        if run.unit.entry.kept and result.segments and result.drawn_beats is not None:
-            outcome.beats = (
-                f"drew {result.drawn_beats} of {len(result.segments)} beats, kept the rest"
-            )
+        outcome.beats = self.drew(run.unit.entry, result)
         self.finish(run, outcome)
 
     def on_part(self, run: Running, result: RenderResult) -> None:
@@ -552,20 +587,27 @@ class Runner:
         if run.work_dir is not None:
             parts.folders.append(run.work_dir)
         if run.note:
-            parts.notes.append(f"animations {unit.span[0]}-{unit.span[1]}: {run.note}")
+            parts.notes.append(f"animations {describe_span(unit.span)}: {run.note}")
         if len(parts.done) < len(entry.units):
             return
         self.progress.update(entry.bar, status="joining")
         folder = self.work_dir(entry.units[0], joined=True)
         parts.folders.append(folder)
-        parts.join = self.joiner.submit(join_parts, entry.job, list(parts.done.values()), folder)
+        store = segments.store_for(entry.job, entry.root)
+        parts.join = self.joiner.submit(
+            join_parts, entry.job, list(parts.done.values()), folder, store, entry.kept
+        )
         parts.run = dataclasses.replace(run, note="; ".join(parts.notes))
 
     def on_joined(self, entry: Entry) -> None:
         run, since = entry.split.run, entry.split.started
         try:
-            path = install(entry.job, entry.split.join.result(), entry.root)
+            result = entry.split.join.result()
+            path = install(entry.job, result, entry.root)
             outcome = run.outcome("rendered", since=since, path=path)
+            outcome.beats = self.drew(entry, result)
+        except (segments.SegmentMismatch, SpeechCutOff):  # the kept beats no longer fit
+            return self.redraw_whole(entry)
         except (JobFailed, InvalidOutput) as exc:
             outcome = run.outcome("failed", since=since, message=f"joining its parts failed: {exc}")
         except OSError as exc:
@@ -574,6 +616,24 @@ class Runner:
             message = f"joining its parts failed: {describe_error(exc)}"
             outcome = run.outcome("failed", since=since, message=message)
         self.end(entry, outcome)
+
+    @staticmethod
+    def drew(entry: Entry, result: RenderResult) -> str:
+        """What a render with kept beats drew, for the summary ("" for any other)."""
+        if not entry.kept or not result.segments or result.drawn_beats is None:
+            return ""
+        return f"drew {result.drawn_beats} of {len(result.segments)} beats, kept the rest"
+
+    def redraw_whole(self, entry: Entry) -> None:
+        """Draw a job whole again, in one unit, after its parts and kept beats did not fit."""
+        for folder in entry.split.folders:
+            shutil.rmtree(folder, ignore_errors=True)
+        entry.split, entry.kept = None, None
+        unit = Unit(len(self.units), entry, None, entry.cost)
+        self.units.append(unit)
+        entry.units = [unit]
+        self.progress.update(entry.bar, completed=0, status="drawing it whole")
+        self.submit(unit)
 
     def receive(self, run: Running, rendered: Rendered) -> RenderResult:
         """A local result as it is; a remote one written beside the outputs and checked again."""

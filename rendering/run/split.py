@@ -61,6 +61,16 @@ def spans(
     return out[::-1]
 
 
+def window(animations: list[list[float]], first: int, last: int) -> list[list[float]]:
+    """The timings of animations first..last as a job of their own (the beats to draw of
+    a clip whose other beats are kept): every build before `first` is paid by its first
+    animation, as a part drawing from there pays to get past them."""
+    out = [list(a) for a in animations[first : last + 1]]
+    if out:
+        out[0][0] += sum(build for build, _ in animations[:first])
+    return out
+
+
 def part_count(animations: list[list[float]] | None, share: float, slots: int) -> int:
     """How many parts a job gets: enough that no part is longer than one slot's share.
 
