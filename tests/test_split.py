@@ -79,8 +79,9 @@ def test_a_job_is_split_only_when_it_would_hold_up_the_run_and_is_worth_it():
     assert split.part_count(long, share=0.8, slots=4) == 1  # smaller than a slot's share
     assert split.part_count(None, share=3.0, slots=4) == 1  # no timings from a last run
     assert split.part_count(long, share=3.0, slots=1) == 1
-    short = [[0.1, 0.5]] * 10  # 6 s: one part of 5 s at least
+    short = [[0.1, 0.5]] * 5  # 3 s: one part of 2 s at least
     assert split.part_count(short, share=4.0, slots=4) == 1
+    assert split.part_count(short * 2, share=4.0, slots=4) == 3
 
 
 def test_merged_timings_take_each_animation_from_the_part_that_drew_it():
@@ -88,6 +89,10 @@ def test_merged_timings_take_each_animation_from_the_part_that_drew_it():
     second = [[1.0, 0.0], [1.2, 0.0], [0.5, 4.0]]
     merged = join.merged_timings([((2, 2), second), ((0, 1), first)])
     assert merged == [[1.0, 2.0], [1.0, 3.0], [0.5, 4.0]]
+    # the last part draws to the end of the build, however many plays it has now
+    longer = [*second, [0.0, 1.5]]
+    merged = join.merged_timings([((2, -1), longer), ((0, 1), first)])
+    assert merged == [[1.0, 2.0], [1.0, 3.0], [0.5, 4.0], [0.0, 1.5]]
 
 
 # ----------------------------------------------------------------- frame for frame
@@ -227,6 +232,19 @@ def test_the_driver_splits_from_the_last_timings_and_publishes_the_same_clip(
     got = decoded(tmp_path / FOLDER / "90-tiny.mp4")
     assert all((a == b).all() for a, b in zip(frames, got, strict=True))
     assert not (tmp_path / ".work").exists()
+
+    # timings from a render with a play fewer (new speech may add a hold at a beat's end):
+    # the last part draws on to the end of the build all the same
+    manifest = tmp_path / FOLDER / "manifest.json"
+    data = json.loads(manifest.read_text())
+    data["clips"]["tiny"]["mp4"]["animations"].pop()
+    manifest.write_text(json.dumps(data))
+    fewer = render(tmp_path, "--jobs", "2", "--force")
+    assert fewer.exit_code == 0, fewer.output
+    assert clip_entry(tmp_path)["parts"] == 2
+    assert len(clip_entry(tmp_path)["animations"]) == len(plays)
+    got = decoded(tmp_path / FOLDER / "90-tiny.mp4")
+    assert all((a == b).all() for a, b in zip(frames, got, strict=True))
 
     kept = render(tmp_path, "--jobs", "2", "--force", "--no-split")
     assert kept.exit_code == 0, kept.output

@@ -47,5 +47,5 @@ def merged_timings(parts: list[tuple[tuple[int, int], list[list[float]]]]) -> li
     """One job's per-animation timings from its parts: each animation's from the part that drew it."""
     out: list[list[float]] = []
     for (first, last), animations in sorted(parts):
-        out.extend(animations[first : last + 1])
+        out.extend(animations[first : last + 1] if last >= 0 else animations[first:])
     return out

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -177,8 +178,9 @@ def complete(job: Job, drawn: Path, beats: list[tuple[str, float]], work_dir: Pa
     if job.fmt == "png":
         checked = check_image(final, geo.width, geo.height)
         poster = None
-    elif voiced:  # the voiced file is the one decoded and checked, once
-        picture = frames_in(final) / geo.fps
+    elif voiced:
+        frames = frames_in(final)
+        picture = frames / geo.fps
         spoken = [(end, key) for key, spans in narration.spans(beats).items() for _, end in spans]
         end, key = max(spoken, default=(0.0, ""))
         if end > picture + 1 / geo.fps:
@@ -188,10 +190,18 @@ def complete(job: Job, drawn: Path, beats: list[tuple[str, float]], work_dir: Pa
             )
         track = narration.track(beats, picture)
         voiced_file = work_dir / job.filename
-        measured = audio.voice_clip(final, track, voiced_file, geo.fps)
+        # the picture is decoded while the sound is made: the voiced file copies its packets
+        with ThreadPoolExecutor(1, thread_name_prefix="check-picture") as pool:
+            decoded = pool.submit(check_video, final, geo.width, geo.height, geo.fps, poster)
+            measured = audio.voice_clip(final, track, voiced_file, geo.fps)
+            checked = decoded.result()
         final.unlink()
         final = voiced_file
-        checked = check_video(final, geo.width, geo.height, geo.fps, poster)
+        if frames_in(final) != checked.frames:
+            raise InvalidOutput(
+                f"{final.name} holds {frames_in(final)} frames after voicing, "
+                f"its picture {checked.frames}"
+            )
         if abs(checked.duration - len(track) / audio.RATE) > 1 / geo.fps:
             raise InvalidOutput(
                 f"{final.name}: the picture lasts {checked.duration:.3f} s after voicing, "

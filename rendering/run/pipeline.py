@@ -457,10 +457,9 @@ class Runner:
             weights = [split.part_cost(animations, *span) for span in spans]
             costs = [entry.cost * w / sum(weights) for w in weights]
             spans = [(a + first, b + first) for a, b in spans]
-            if entry.kept is not None:
-                # the last part draws on to where the kept beats begin: the new speech
-                # may hold its beat's last frame in one play more or less than before
-                spans[-1] = (spans[-1][0], -1)
+            # the last part draws on to the end of the build (or to where kept beats
+            # begin): new speech may hold a beat's last frame in one play more or less
+            spans[-1] = (spans[-1][0], -1)
             entry.split = Split()
         for span, cost in zip(spans, costs, strict=True):
             unit = Unit(len(self.units), entry, span, cost)

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import math
 
-MIN_PART_SECONDS = 5.0  # a part must be worth a process start and a rebuild of the scene
+# a part must be worth a fork of a warm worker and a join; its rebuild of the scene up to
+# where it starts is in its cost already
+MIN_PART_SECONDS = 2.0
 
 
 def part_cost(animations: list[list[float]], first: int, last: int) -> float:
