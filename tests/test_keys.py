@@ -1,6 +1,7 @@
 """Cache keys cover everything a clip depends on, and nothing it does not."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -216,3 +217,36 @@ def test_speech_shaping_follows_the_code_that_shapes_speech_not_its_messages(tre
     assert shaping() == before  # narration only arranges pieces; audio's edit was a message
     append(tree / "rendering/speech/audio.py", "HEADROOM = 0.5")
     assert shaping() != before
+
+
+def test_a_digest_is_kept_for_the_next_process_until_the_file_is_written_again(
+    tmp_path, monkeypatch
+):
+    """The next process takes a file's digest from disk without parsing it; after any
+    write, even one of the same size that puts the old modification time back, the file
+    is digested again."""
+    monkeypatch.setenv("PE_KEY_CACHE", str(tmp_path / "kept"))
+    monkeypatch.setattr(keys, "_kept", None)
+    monkeypatch.setattr(keys, "_new", {})
+    source = tmp_path / "knob.py"
+    source.write_text("X = 1\n", encoding="utf-8")
+    first = keys.sources(extra_files=(source,))
+
+    def next_process() -> None:
+        keys._digest_at.cache_clear()
+        monkeypatch.setattr(keys, "_kept", None)
+
+    def unparsable(*args, **kwargs):
+        raise AssertionError("parsed again")
+
+    next_process()
+    with monkeypatch.context() as m:
+        m.setattr(keys.ast, "parse", unparsable)
+        assert keys.sources(extra_files=(source,)) == first
+
+    before = os.stat(source)
+    source.write_text("X = 2\n", encoding="utf-8")
+    os.utime(source, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert os.stat(source).st_size == before.st_size
+    next_process()
+    assert keys.sources(extra_files=(source,)) != first

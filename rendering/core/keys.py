@@ -7,6 +7,13 @@ never run. A project module that cannot be found is an error, never a silent gap
 Each source is hashed as its syntax tree without the words meant for people: docstrings,
 and the text of raised errors and warnings. Rewording a message cannot change a clip's
 bytes, so it re-renders nothing; any other edit changes the key.
+
+Parsing every file behind a key costs a process a few tenths of a second, and every
+command and worker is a new process. So each file's digest and import statements are
+also kept on disk (in the user's cache, or $PE_KEY_CACHE) under the file's stamp: its
+change and status-change times, size and inode. Any write to a file, even one that puts
+its old time back, changes the status-change time, so a kept value is never used for
+a file that has changed since.
 """
 
 from __future__ import annotations
@@ -14,8 +21,14 @@ from __future__ import annotations
 import ast
 import hashlib
 import importlib.metadata
+import json
+import os
+import sys
 from functools import cache
 from pathlib import Path
+from typing import Any
+
+from rendering.core.files import atomic_write
 
 PROJECT_PACKAGES = ("scenes", "pe_math", "rendering")
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,10 +78,67 @@ def _runtime_nodes(tree: ast.AST):
                 todo.append(child)
 
 
-def _stamp(path: Path) -> tuple[int, int]:
+def _stamp(path: Path) -> tuple[int, ...]:
     """When a file last changed: parsed trees and digests are kept until it does."""
     st = path.stat()
-    return st.st_mtime_ns, st.st_size
+    return st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino
+
+
+# ----------------------------------------------------------- kept between processes
+_kept: dict[str, list] | None = None  # "kind:path" -> [stamp, value], as on disk
+_new: dict[str, list] = {}  # what this process worked out and has not written yet
+
+
+def _kept_file() -> Path:
+    """One file per checkout, Python and version of this module (its values depend on all three)."""
+    folder = os.environ.get("PE_KEY_CACHE")
+    base = Path(folder) if folder else _user_cache() / "keys"
+    me = hashlib.sha256(Path(__file__).read_bytes())
+    me.update(f"{ROOT}\0{sys.version_info[:2]}".encode())
+    return base / f"sources-{me.hexdigest()[:16]}.json"
+
+
+def _user_cache() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pe-explainer"
+
+
+def _read_kept() -> dict[str, list]:
+    try:
+        kept = json.loads(_kept_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return kept if isinstance(kept, dict) else {}
+
+
+def _recall(kind: str, path: Path, stamp: tuple[int, ...]) -> Any:
+    """What was worked out for `path` at this stamp by this or an earlier process, or None."""
+    global _kept
+    if _kept is None:
+        _kept = _read_kept()
+    entry = _new.get(f"{kind}:{path}") or _kept.get(f"{kind}:{path}")
+    if isinstance(entry, list) and len(entry) == 2 and entry[0] == list(stamp):
+        return entry[1]
+    return None
+
+
+def _keep(kind: str, path: Path, stamp: tuple[int, ...], value: Any) -> None:
+    _new[f"{kind}:{path}"] = [list(stamp), value]
+
+
+def _write_kept() -> None:
+    """Add what this process worked out to the file (merged with what others added)."""
+    global _kept
+    if not _new:
+        return
+    # the files of a folder since removed (a test's copy of the project) go with it
+    kept = {k: v for k, v in {**_read_kept(), **_new}.items() if Path(k.partition(":")[2]).exists()}
+    try:
+        blob = json.dumps(kept).encode()
+        atomic_write(_kept_file(), lambda fh: fh.write(blob), durable=False)
+    except OSError:
+        return  # a cache that cannot be written is only slower
+    _kept = kept
+    _new.clear()
 
 
 def _imports(path: Path, package: str) -> frozenset[str]:
@@ -91,9 +161,12 @@ def _imports(path: Path, package: str) -> frozenset[str]:
 
 @cache  # every scene's closure shares pe_math and scenes.base: parse each file once
 def _import_statements(
-    path: Path, package: str, stamp: tuple[int, int]
+    path: Path, package: str, stamp: tuple[int, ...]
 ) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """(module, names imported from it) for each import that runs, relative ones resolved."""
+    kept = _recall("imports", path, stamp)
+    if kept is not None:
+        return tuple((base, tuple(names)) for base, names in kept)
     out: list[tuple[str, tuple[str, ...]]] = []
     for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
@@ -104,6 +177,7 @@ def _import_statements(
                 parts = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*parts, base] if base else parts)
             out.append((base, tuple(alias.name for alias in node.names)))
+    _keep("imports", path, stamp, out)
     return tuple(out)
 
 
@@ -117,7 +191,7 @@ def _defines(package: str, name: str) -> bool:
 
 
 @cache
-def _bound_at(init: Path, stamp: tuple[int, int]) -> frozenset[str]:
+def _bound_at(init: Path, stamp: tuple[int, ...]) -> frozenset[str]:
     """The names a package's __init__ binds (defs, classes, assignments, imports)."""
     names: set[str] = set()
     for node in ast.walk(ast.parse(init.read_text(encoding="utf-8"))):
@@ -190,12 +264,17 @@ def _file_digest(path: Path) -> str:
 
 
 @cache
-def _digest_at(path: Path, stamp: tuple[int, int]) -> str:
+def _digest_at(path: Path, stamp: tuple[int, ...]) -> str:
+    kept = _recall("digest", path, stamp)
+    if kept is not None:
+        return kept
     data = path.read_bytes()
     if path.suffix == ".py":
         tree = _WithoutMessages().visit(ast.parse(data))
         data = ast.dump(tree, include_attributes=False).encode()
-    return hashlib.sha256(data).hexdigest()[:16]
+    digest = hashlib.sha256(data).hexdigest()[:16]
+    _keep("digest", path, stamp, digest)
+    return digest
 
 
 def _relative(path: Path) -> str:
@@ -216,7 +295,9 @@ def hash_of(digests_: dict[str, str]) -> str:
 def sources(*modules: str, extra_files: tuple[Path, ...] = ()) -> dict[str, str]:
     """The digests of the closure of `modules`, plus extra inputs (catalogues)."""
     files = {p for m in modules for p in module_closure(m)} | set(extra_files)
-    return digests(tuple(files))
+    found = digests(tuple(files))
+    _write_kept()
+    return found
 
 
 def changed(before: dict[str, str], now: dict[str, str]) -> list[str]:
