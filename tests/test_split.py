@@ -26,6 +26,7 @@ import scenes
 from pe_math import Params
 from render import cli
 from rendering.cli import options
+from rendering.core import validate
 from rendering.core.jobs import Job
 from rendering.draw import join, packets, segments
 from rendering.draw.scene import draw
@@ -82,6 +83,45 @@ def test_a_job_is_split_only_when_it_would_hold_up_the_run_and_is_worth_it():
     short = [[0.1, 0.5]] * 5  # 3 s: one part of 2 s at least
     assert split.part_count(short, share=4.0, slots=4) == 1
     assert split.part_count(short * 2, share=4.0, slots=4) == 3
+
+
+def synthetic(path: Path, frames: int, shade: int) -> Path:
+    """A tiny H.264 video of `frames` flat frames, as a drawn part would be."""
+    with av.open(str(path), "w") as container:
+        stream = container.add_stream("libx264", rate=10)
+        stream.width, stream.height, stream.pix_fmt = 64, 32, "yuv420p"
+        for i in range(frames):
+            image = np.full((32, 64, 3), (shade + 9 * i) % 256, np.uint8)
+            for packet in stream.encode(av.VideoFrame.from_ndarray(image, format="rgb24")):
+                container.mux(packet)
+        for packet in stream.encode():
+            container.mux(packet)
+    return path
+
+
+def test_a_join_of_parts_decodes_only_the_parts_not_decoded_before(tmp_path, monkeypatch):
+    """The clip's packets are counted, the parts not yet decoded and the last one (the
+    poster) are decoded; a join that lost a part's frames is refused."""
+    parts = [synthetic(tmp_path / f"{i}.mp4", n, 40 * i) for i, n in enumerate((6, 9, 4))]
+    joined = tmp_path / "joined.mp4"
+    packets.join(parts, joined)
+    seen = []
+    decode = validate.check_video
+    monkeypatch.setattr(
+        validate, "check_video", lambda path, *a, **k: seen.append(path) or decode(path, *a, **k)
+    )
+    poster = tmp_path / "poster.png"
+    marks = [(parts[0], True), (parts[1], False), (parts[2], True)]
+    checked = validate.check_joined(joined, marks, 64, 32, 10, poster)
+    assert (checked.frames, checked.duration) == (19, 1.9)
+    assert seen == [parts[1], parts[2]]
+    assert poster.exists()
+    short = tmp_path / "short.mp4"
+    packets.join(parts[:2], short)
+    with pytest.raises(validate.InvalidOutput, match="holds 15 frames, its parts 19"):
+        validate.check_joined(short, marks, 64, 32, 10)
+    with pytest.raises(validate.InvalidOutput, match="is 64x32, expected 128x72"):
+        validate.check_joined(joined, [(p, True) for p in parts], 128, 72, 10)
 
 
 def test_merged_timings_take_each_animation_from_the_part_that_drew_it():

@@ -1,4 +1,5 @@
-"""Check a finished file before it counts: decode it end to end and compare with the job."""
+"""Check a finished file before it counts: decode it end to end (or, for a join of parts
+already decoded, count its packets) and compare with the job."""
 
 from __future__ import annotations
 
@@ -58,6 +59,46 @@ def check_video(
     if poster is not None:
         last.to_image().save(poster)
     return Checked(duration, frames, w, h, rate)
+
+
+def check_joined(
+    path: Path,
+    parts: list[tuple[Path, bool]],
+    width: int,
+    height: int,
+    fps: float,
+    poster: Path | None = None,
+) -> Checked:
+    """A clip joined from `parts` by copying their packets, checked without decoding again
+    the frames decoded before: each part not yet decoded (False beside it) is decoded end
+    to end, and the last one too, for the poster; the clip must hold every part's
+    packets, at the size and rate asked."""
+    if not parts:
+        raise InvalidOutput(f"{path.name} has no frames")
+    for i, (part, decoded) in enumerate(parts):
+        if not decoded or i == len(parts) - 1:
+            check_video(part, width, height, fps, poster if i == len(parts) - 1 else None)
+    expected = sum(_packets(part)[0] for part, _ in parts)
+    frames, (w, h), rate = _packets(path)
+    if frames != expected:
+        raise InvalidOutput(f"{path.name} holds {frames} frames, its parts {expected}")
+    if (w, h) != (width, height):
+        raise InvalidOutput(f"{path.name} is {w}x{h}, expected {width}x{height}")
+    if rate and abs(rate - fps) > 0.01 * fps:
+        raise InvalidOutput(f"{path.name} plays at {rate:g} fps, expected {fps:g}")
+    return Checked(frames / fps, frames, w, h, rate)
+
+
+def _packets(path: Path) -> tuple[int, tuple[int, int], float]:
+    """A video's frames counted from its packets, its size and its frame rate."""
+    try:
+        with av.open(str(path)) as container:
+            stream = container.streams.video[0]
+            frames = sum(1 for p in container.demux(stream) if p.dts is not None)
+            size = stream.codec_context.width, stream.codec_context.height
+            return frames, size, float(stream.average_rate or stream.guessed_rate or 0)
+    except (av.FFmpegError, OSError, IndexError) as exc:
+        raise InvalidOutput(f"{path.name} does not open as a video ({exc})") from None
 
 
 def check_image(path: Path, width: int, height: int) -> Checked:

@@ -17,7 +17,7 @@ from typing import Any
 
 from rendering.core import settings
 from rendering.core.jobs import Job
-from rendering.core.validate import InvalidOutput, check_image, check_video
+from rendering.core.validate import Checked, InvalidOutput, check_image, check_joined, check_video
 from rendering.draw import encoders, motion, segments
 from rendering.draw.config import Span, manim_config
 from rendering.draw.packets import frames_in
@@ -166,8 +166,17 @@ def timings(begun: float, clock: list[tuple[float, float, bool]]) -> list[list[f
     return out
 
 
-def complete(job: Job, drawn: Path, beats: list[tuple[str, float]], work_dir: Path) -> RenderResult:
-    """From Manim's video to the delivered clip: convert, validate, poster, and voice it."""
+def complete(
+    job: Job,
+    drawn: Path,
+    beats: list[tuple[str, float]],
+    work_dir: Path,
+    parts: list[tuple[Path, bool]] | None = None,
+) -> RenderResult:
+    """From Manim's video to the delivered clip: convert, validate, poster, and voice it.
+
+    With `parts`, `drawn` is their join by packets, and only the parts not decoded before
+    (False beside them) are decoded (validate.check_joined); else every frame is."""
     narration = job.narration
     geo = encoders.output_geometry(job)  # a GIF is smaller and slower than the job's frame
     voiced = narration is not None and job.fmt in audio.CODECS
@@ -192,7 +201,7 @@ def complete(job: Job, drawn: Path, beats: list[tuple[str, float]], work_dir: Pa
         voiced_file = work_dir / job.filename
         # the picture is decoded while the sound is made: the voiced file copies its packets
         with ThreadPoolExecutor(1, thread_name_prefix="check-picture") as pool:
-            decoded = pool.submit(check_video, final, geo.width, geo.height, geo.fps, poster)
+            decoded = pool.submit(check_picture, final, geo, poster, parts)
             measured = audio.voice_clip(final, track, voiced_file, geo.fps)
             checked = decoded.result()
         final.unlink()
@@ -207,6 +216,8 @@ def complete(job: Job, drawn: Path, beats: list[tuple[str, float]], work_dir: Pa
                 f"{final.name}: the picture lasts {checked.duration:.3f} s after voicing, "
                 f"its sound {len(track) / audio.RATE:.3f} s"
             )
+    elif parts:
+        checked = check_picture(final, geo, poster, parts)
     else:
         checked = check_video(
             final, geo.width, geo.height, None if job.fmt == "gif" else geo.fps, poster
@@ -271,6 +282,15 @@ def render(
     )
 
 
+def check_picture(
+    path: Path, geo, poster: Path | None, parts: list[tuple[Path, bool]] | None
+) -> Checked:
+    """A clip's picture decoded end to end, or as a join of `parts` (validate.check_joined)."""
+    if parts:
+        return check_joined(path, parts, geo.width, geo.height, geo.fps, poster)
+    return check_video(path, geo.width, geo.height, geo.fps, poster)
+
+
 def with_kept(
     job: Job,
     records: list[dict[str, Any]],
@@ -284,7 +304,11 @@ def with_kept(
     silent = work_dir / f"{job.info.stem}.beats.mp4"
     fps = settings.geometry(job.quality, job.aspect).fps
     records, beats = segments.assemble(records, kept, store, silent, fps)
-    result = complete(job, silent, beats, work_dir)
+    # kept beats were decoded in the clip they were drawn for, and a split's parts by the
+    # workers that drew them: only the beats one build drew now are yet to be decoded
+    decoded = [r["beat"] in kept.reuse or parts > 1 for r in records if r["frames"]]
+    files = zip(segments.files_of(records, store), decoded, strict=True)
+    result = complete(job, silent, beats, work_dir, list(files))
     drew = sum(1 for r in records if r["beat"] not in kept.reuse and r["frames"])
     return dataclasses.replace(result, segments=records, drawn_beats=drew, parts=parts)
 

@@ -351,7 +351,7 @@ def assemble(
         elif record["frames"] is None:
             raise SegmentMismatch(f"{_shown(beat)} was not drawn whole")
         whole.append(record)
-    files = [store / f"{r['key']}.mp4" for r in whole if r["frames"]]
+    files = files_of(whole, store)
     if any(not f.exists() for f in files):
         raise SegmentMismatch("kept frames went missing")
     join(files, out)
@@ -361,6 +361,11 @@ def assemble(
             starts.append((record["beat"], round(frames / fps, 3)))
         frames += record["frames"]
     return whole, starts
+
+
+def files_of(records: list[dict[str, Any]], store: Path) -> list[Path]:
+    """The segment files of the beats that have frames, in order."""
+    return [store / f"{r['key']}.mp4" for r in records if r["frames"]]
 
 
 def prune(store: Path, records: list[dict[str, Any]]) -> None:
