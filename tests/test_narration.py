@@ -89,7 +89,7 @@ def test_normalise_hits_the_target_and_limits_peaks():
     assert audio.loudness(out) == pytest.approx(audio.TARGET_LUFS, abs=0.5)
     assert np.all(audio.normalise(np.zeros(4800, np.float32)) == 0)  # silence stays silent
     # a sound already at the level (a clip's track of normalised beats) is left as it is
-    assert np.array_equal(audio.normalise(out), out)
+    assert audio.normalise(out) is out  # the same array: voice_clip keeps its early encode
     louder = out * 10 ** (0.5 / 20)  # half a LU over: brought back
     assert audio.loudness(audio.normalise(louder)) == pytest.approx(audio.TARGET_LUFS, abs=0.2)
 
@@ -109,6 +109,38 @@ def test_a_codec_overshoot_is_lowered_where_it_happens_and_nowhere_else():
     assert np.array_equal(fixed[spike + audio.RATE // 20 :], sound_in[spike + audio.RATE // 20 :])
 
 
+def still_video(path: Path, frames: int) -> Path:
+    """A black H.264 video at 10 fps, to put sound beside."""
+    with av.open(str(path), "w") as c:
+        s = c.add_stream("libx264", rate=10)
+        s.width, s.height, s.pix_fmt = 64, 36, "yuv420p"
+        for _ in range(frames):
+            for p in s.encode(av.VideoFrame.from_ndarray(np.zeros((36, 64, 3), np.uint8))):
+                c.mux(p)
+        for p in s.encode():
+            c.mux(p)
+    return path
+
+
+def test_a_track_at_the_level_already_is_encoded_once_while_it_is_measured(tmp_path, monkeypatch):
+    video = still_video(tmp_path / "v.mp4", 30)
+    track = audio.normalise(tone(3.0, -30.0))
+    tries = []
+    add_track = audio.add_track
+    monkeypatch.setattr(audio, "add_track", lambda *a: tries.append(a[2]) or add_track(*a))
+    sound = audio.voice_clip(video, track, tmp_path / "out.mp4", 10)
+    assert len(tries) == 1 and tries[0] != tmp_path / "out.mp4"  # the early encode, kept
+    assert sound.lufs == pytest.approx(audio.TARGET_LUFS, abs=0.5)
+    assert np.allclose(audio.decode(tmp_path / "out.mp4")[: len(track)], track, atol=0.05)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.mp4", "v.mp4"]
+    # a quiet track is brought up: the early encode is dropped, the louder one kept
+    tries.clear()
+    sound = audio.voice_clip(video, tone(3.0, -40.0), tmp_path / "quiet.mp4", 10)
+    assert tries[-1] == tmp_path / "quiet.mp4"
+    assert sound.lufs == pytest.approx(audio.TARGET_LUFS, abs=0.5)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.mp4", "quiet.mp4", "v.mp4"]
+
+
 def test_a_square_onset_that_the_encoder_overshoots_still_ends_under_the_ceiling(
     tmp_path, monkeypatch
 ):
@@ -119,15 +151,7 @@ def test_a_square_onset_that_the_encoder_overshoots_still_ends_under_the_ceiling
     t = np.arange(int(0.01 * audio.RATE)) / audio.RATE
     start = int(1.5 * audio.RATE)
     samples[start : start + len(t)] = 0.9 * np.sign(np.sin(2 * np.pi * 3000 * t))
-    video = tmp_path / "v.mp4"
-    with av.open(str(video), "w") as c:
-        s = c.add_stream("libx264", rate=10)
-        s.width, s.height, s.pix_fmt = 64, 36, "yuv420p"
-        for _ in range(30):
-            for p in s.encode(av.VideoFrame.from_ndarray(np.zeros((36, 64, 3), np.uint8))):
-                c.mux(p)
-        for p in s.encode():
-            c.mux(p)
+    video = still_video(tmp_path / "v.mp4", 30)
     thin = audio.normalise
     monkeypatch.setattr(audio, "normalise", lambda x: thin(x, audio.PEAK_DBTP - 0.3))
     limited = audio.normalise(samples)

@@ -10,7 +10,9 @@ they are; only the audio is encoded (AAC in mp4, Opus in webm).
 from __future__ import annotations
 
 import math
+import os
 import wave
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -198,7 +200,7 @@ def true_peak_db(samples: np.ndarray) -> float:
         return -math.inf
     from scipy.signal import resample_poly
 
-    peak = float(np.max(np.abs(resample_poly(samples.astype(np.float64), 4, 1))))
+    peak = float(np.max(np.abs(resample_poly(samples.astype(np.float32), 4, 1))))
     return 20 * math.log10(peak) if peak > 0 else -math.inf
 
 
@@ -220,7 +222,7 @@ def peak_gain(signal: np.ndarray, ceiling_db: float, lookahead: float = 0.005) -
     from scipy.ndimage import minimum_filter1d, uniform_filter1d
     from scipy.signal import resample_poly
 
-    over = np.abs(resample_poly(signal.astype(np.float64), 4, 1)).reshape(-1)
+    over = np.abs(resample_poly(signal.astype(np.float32), 4, 1)).reshape(-1)
     need = np.minimum(1.0, ceiling / np.maximum(over, 1e-12))
     need = need[: len(signal) * 4].reshape(len(signal), -1).min(axis=1)
     width = max(3, int(RATE * lookahead) | 1)
@@ -228,8 +230,9 @@ def peak_gain(signal: np.ndarray, ceiling_db: float, lookahead: float = 0.005) -
 
 
 def normalise(samples: np.ndarray, ceiling_db: float = PEAK_DBTP - _PEAK_MARGIN_DB) -> np.ndarray:
-    """Bring speech to TARGET_LUFS with its true peak under `ceiling_db` (silence stays silent)."""
-    out = samples.astype(np.float32)
+    """Bring speech to TARGET_LUFS with its true peak under `ceiling_db` (silence stays silent);
+    float32 samples that need nothing come back as they are (the same array)."""
+    out = np.asarray(samples, dtype=np.float32)
     for _ in range(4):  # the limiter lowers loudness a little: measure again
         level = loudness(out)
         if not math.isfinite(level):
@@ -313,13 +316,26 @@ def voice_clip(video: Path, samples: np.ndarray, out: Path, fps: float) -> Sound
     from rendering.core.validate import InvalidOutput
 
     seconds = len(samples) / RATE
-    sound_in = normalise(samples)
-    for attempt in range(1, ENCODE_TRIES + 1):
-        add_track(video, sound_in, out)
-        sound = check_sound(out, seconds, fps)
-        if sound.true_peak <= PEAK_DBTP:
-            return sound
-        sound_in = lower_encoded_peaks(sound_in, decode(out), attempt * _RETRY_MARGIN_DB)
+    samples = np.asarray(samples, dtype=np.float32)
+    guess = out.with_name(f".{out.stem}.as-is{out.suffix}")
+    try:
+        # a track joined from beats normalised already is most often left as it is: it is
+        # encoded while that is measured, and the encode kept when it was
+        with ThreadPoolExecutor(1, thread_name_prefix="encode") as pool:
+            early = pool.submit(add_track, video, samples, guess)
+            sound_in = normalise(samples)
+            early.result()
+        if sound_in is samples:
+            os.replace(guess, out)
+        for attempt in range(1, ENCODE_TRIES + 1):
+            if attempt > 1 or sound_in is not samples:
+                add_track(video, sound_in, out)
+            sound = check_sound(out, seconds, fps)
+            if sound.true_peak <= PEAK_DBTP:
+                return sound
+            sound_in = lower_encoded_peaks(sound_in, decode(out), attempt * _RETRY_MARGIN_DB)
+    finally:
+        guess.unlink(missing_ok=True)
     raise InvalidOutput(f"{out.name}: true peak {sound.true_peak:.1f} dBTP stays over {PEAK_DBTP}")
 
 
