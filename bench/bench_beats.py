@@ -9,6 +9,10 @@ the same clip after one beat is re-recorded (a recording of that beat, read by
 espeak-ng, dropped into the voice folder), and after one narration line of a second scene (by default the longest)
 is reworded in a course's own copy of its catalogue (PE_CAPTIONS). Each re-render is
 compared with its own scene's whole render. Ratios, not seconds, are what to compare.
+
+Last, `render.py watch` runs on the first scene at 480p15 in a folder of its own: after
+its first look, one line is reworded and saved, and the row gives the seconds from the
+save to the watch announcing the new clip (the page is told in the same moment).
 """
 
 from __future__ import annotations
@@ -18,9 +22,11 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import tomllib
 from pathlib import Path
@@ -67,7 +73,7 @@ def record(voice_dir: Path, slug: str, beat: str, lang: str) -> None:
     subprocess.run(["espeak-ng", "-v", voice, "-w", str(target), line], check=True)
 
 
-def reword(words: Path, slug: str, lang: str) -> str:
+def reword(words: Path, slug: str, lang: str, added: str = " That is all.") -> str:
     """Append a short sentence to the last plain line of `slug` in a course's copy."""
     source = catalogue.path_for(lang, slug)
     copy = words / lang / source.name
@@ -76,11 +82,45 @@ def reword(words: Path, slug: str, lang: str) -> str:
     say = tomllib.loads(text)["say"]
     beat = [k for k, v in say.items() if isinstance(v, str) and "{" not in v][-1]
     old = f"{beat} = {json.dumps(say[beat], ensure_ascii=False)}"
-    new = f"{beat} = {json.dumps(say[beat] + ' That is all.', ensure_ascii=False)}"
+    new = f"{beat} = {json.dumps(say[beat] + added, ensure_ascii=False)}"
     if old not in text:
         raise SystemExit(f"cannot find the line of beat {beat!r} in {source.name} to reword")
     copy.write_text(text.replace(old, new), encoding="utf-8")
     return beat
+
+
+def watched(cmd: list[str], env: dict[str, str], edit) -> float:
+    """Seconds from `edit()` (after the watch's first clip) to its next new clip."""
+    watch = subprocess.Popen(
+        cmd,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, **env},
+        start_new_session=True,
+    )
+    stop = threading.Timer(600, lambda: os.killpg(watch.pid, signal.SIGKILL))
+    stop.start()
+    said: list[str] = []
+
+    def wait_for(text: str) -> None:
+        for line in watch.stdout:
+            said.append(line)
+            if text in line:
+                return
+        raise SystemExit(f"watch ended before {text!r}:\n{''.join(said)[-1500:]}")
+
+    try:
+        wait_for("new clip")  # its first look
+        started = time.perf_counter()
+        edit()
+        wait_for("new clip from beat")
+        return time.perf_counter() - started
+    finally:
+        stop.cancel()
+        os.killpg(watch.pid, signal.SIGTERM)
+        watch.communicate(timeout=60)
 
 
 def main() -> None:
@@ -125,6 +165,19 @@ def main() -> None:
         line = reword(words, other, args.lang)
         reworded, said_too = render(other)
 
+        # the watch reads the course's copy of the first scene's words from its start
+        source = catalogue.path_for(args.lang, args.scene)
+        copy = words / args.lang / source.name
+        if not copy.exists():
+            shutil.copyfile(source, copy)
+        cmd = [sys.executable, "render.py", "watch", args.scene, "-q", "l", "--port", "0"]
+        cmd += ["--lang", args.lang, "--voice", args.voice, "--voice-dir", str(voice_dir)]
+        cmd += ["--output", str(work / "watched")]
+        edited: list[str] = []
+        saved = watched(
+            cmd, env, lambda: edited.append(reword(words, args.scene, args.lang, " Look again."))
+        )
+
         print(f"quality: {args.quality}   jobs: {args.jobs}   lang: {args.lang}")
         print(f"{'first render (speech made)':<44}{first:>8.1f}s   {args.scene}")
         print(f"{'whole clip again (--force)':<44}{whole:>8.1f}s   {args.scene}")
@@ -136,6 +189,10 @@ def main() -> None:
         print(
             f"{'one line reworded (' + line + ')':<44}{reworded:>8.1f}s   "
             f"{reworded / other_whole:.2f}x of the whole clip; {drew(said_too)}"
+        )
+        print(
+            f"{'watch: line ' + edited[0] + ' saved, new clip':<44}{saved:>8.1f}s   "
+            f"{args.scene} at 480p15"
         )
     finally:
         shutil.rmtree(work, ignore_errors=True)

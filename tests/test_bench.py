@@ -46,13 +46,14 @@ def test_bench_render_compares_the_driver_with_plain_manim():
         assert f"  {preset}" in out
 
 
-def test_bench_beats_redraws_the_one_beat_a_recording_or_a_reworded_line_changed():
+def test_bench_beats_redraws_the_one_beat_a_recording_or_a_reworded_line_changed_and_watches():
     out = bench(
         "bench_beats.py", "--quality", "l", "--scene", "tiny", "--reword", "tiny", "--jobs", "1"
     )
     for row in ("first render", "whole clip again", "one beat re-recorded", "one line reworded"):
         assert row in out
     assert out.count("drew 1 of 2 beats") == 2, out
+    assert "watch: line two saved, new clip" in out, out  # the watch saw the save
 
 
 def test_bench_voice_times_speech_and_listening_with_the_error_per_clip():

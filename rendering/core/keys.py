@@ -90,11 +90,11 @@ _new: dict[str, list] = {}  # what this process worked out and has not written y
 
 
 def _kept_file() -> Path:
-    """One file per checkout, Python and version of this module (its values depend on all three)."""
+    """One file per version of this module and of Python (its values depend on both)."""
     folder = os.environ.get("PE_KEY_CACHE")
     base = Path(folder) if folder else _user_cache() / "keys"
     me = hashlib.sha256(Path(__file__).read_bytes())
-    me.update(f"{ROOT}\0{sys.version_info[:2]}".encode())
+    me.update(str(sys.version_info[:2]).encode())
     return base / f"sources-{me.hexdigest()[:16]}.json"
 
 
@@ -132,9 +132,13 @@ def _write_kept() -> None:
         return
     # the files of a folder since removed (a test's copy of the project) go with it
     kept = {k: v for k, v in {**_read_kept(), **_new}.items() if Path(k.partition(":")[2]).exists()}
+    target = _kept_file()
     try:
         blob = json.dumps(kept).encode()
-        atomic_write(_kept_file(), lambda fh: fh.write(blob), durable=False)
+        atomic_write(target, lambda fh: fh.write(blob), durable=False)
+        for older in target.parent.glob("sources-*.json"):  # other versions' values
+            if older != target:
+                older.unlink(missing_ok=True)
     except OSError:
         return  # a cache that cannot be written is only slower
     _kept = kept
@@ -164,7 +168,7 @@ def _import_statements(
     path: Path, package: str, stamp: tuple[int, ...]
 ) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """(module, names imported from it) for each import that runs, relative ones resolved."""
-    kept = _recall("imports", path, stamp)
+    kept = _recall(f"imports from {package}", path, stamp)
     if kept is not None:
         return tuple((base, tuple(names)) for base, names in kept)
     out: list[tuple[str, tuple[str, ...]]] = []
@@ -177,7 +181,7 @@ def _import_statements(
                 parts = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*parts, base] if base else parts)
             out.append((base, tuple(alias.name for alias in node.names)))
-    _keep("imports", path, stamp, out)
+    _keep(f"imports from {package}", path, stamp, out)
     return tuple(out)
 
 

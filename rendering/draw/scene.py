@@ -188,8 +188,7 @@ def complete(
         checked = check_image(final, geo.width, geo.height)
         poster = None
     elif voiced:
-        frames = frames_in(final)
-        picture = frames / geo.fps
+        picture = frames_in(final) / geo.fps
         spoken = [(end, key) for key, spans in narration.spans(beats).items() for _, end in spans]
         end, key = max(spoken, default=(0.0, ""))
         if end > picture + 1 / geo.fps:
@@ -206,9 +205,10 @@ def complete(
             checked = decoded.result()
         final.unlink()
         final = voiced_file
-        if frames_in(final) != checked.frames:
+        voiced_frames = frames_in(final)
+        if voiced_frames != checked.frames:
             raise InvalidOutput(
-                f"{final.name} holds {frames_in(final)} frames after voicing, "
+                f"{final.name} holds {voiced_frames} frames after voicing, "
                 f"its picture {checked.frames}"
             )
         if abs(checked.duration - len(track) / audio.RATE) > 1 / geo.fps:

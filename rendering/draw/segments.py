@@ -390,13 +390,6 @@ def play_ranges(recorded: dict[str, Any], animations: int) -> dict[str, tuple[in
     return out
 
 
-def beat_starts(recorded: dict[str, Any], animations: int) -> set[int] | None:
-    """The number of each beat's first play, from a clip's recorded segments (None when
-    they do not count the plays the timings have)."""
-    ranges = play_ranges(recorded, animations)
-    return None if ranges is None else {first for first, _ in ranges.values()}
-
-
 def to_draw(plan: BeatPlan, ranges: dict[str, tuple[int, int]]) -> tuple[int, int] | None:
     """The first and last play of the beats `plan` draws, when they follow one another
     (one beat, or every beat from one on: a line, a recording or a label); else None."""
