@@ -29,6 +29,7 @@ from rendering.speech import captions
 from scenes import catalogue as catalogue_mod
 from scenes.base import LessonScene
 from scenes.say import line as say_line
+from tests.videos import synthetic
 
 TINY = ("low_quality", 144, 10)  # 256x144 at 10 fps
 
@@ -212,22 +213,11 @@ def test_lesson_refuses_missing_clips_and_alpha_variants(tiny_scenes, tmp_path):
     assert not (folder / "lesson.mp4").exists()
 
 
-def _synthetic(path: Path, frames: int, options: dict[str, str], shade: int) -> None:
-    with av.open(str(path), "w") as c:
-        s = c.add_stream("libx264", rate=10, options=options)
-        s.width, s.height, s.pix_fmt = 128, 72, "yuv420p"
-        for i in range(frames):
-            img = np.full((72, 128, 3), (shade + 10 * i) % 256, np.uint8)
-            for p in s.encode(av.VideoFrame.from_ndarray(img, format="rgb24")):
-                c.mux(p)
-        for p in s.encode():
-            c.mux(p)
-
-
 def test_clips_with_different_encoder_settings_are_reencoded_with_chapters(tmp_path):
     a, b = tmp_path / "a.mp4", tmp_path / "b.mp4"
-    _synthetic(a, 12, {"preset": "veryfast"}, 20)
-    _synthetic(b, 8, {"preset": "ultrafast", "crf": "30"}, 120)  # other SPS/PPS: no remux
+    synthetic(a, 12, (128, 72), 20, 10, {"preset": "veryfast"})
+    # other SPS/PPS: no remux
+    synthetic(b, 8, (128, 72), 120, 10, {"preset": "ultrafast", "crf": "30"})
     out = tmp_path / "joined.mp4"
     method = lesson.join([a, b], [0, 1.2], out, [(0.0, 1.2, "一"), (1.2, 2.0, "two")])
     assert method == "reencode"
@@ -239,8 +229,8 @@ def test_clips_with_different_encoder_settings_are_reencoded_with_chapters(tmp_p
 
 def test_identical_clips_are_remuxed(tmp_path):
     a, b = tmp_path / "a.mp4", tmp_path / "b.mp4"
-    _synthetic(a, 10, {"preset": "veryfast"}, 20)
-    _synthetic(b, 10, {"preset": "veryfast"}, 120)
+    synthetic(a, 10, (128, 72), 20, 10, {"preset": "veryfast"})
+    synthetic(b, 10, (128, 72), 120, 10, {"preset": "veryfast"})
     out = tmp_path / "joined.mp4"
     assert lesson.join([a, b], [0, 1], out, [(0.0, 1.0, "a"), (1.0, 2.0, "b")]) == "remux"
     frames = _frames(out)

@@ -28,6 +28,7 @@ from rendering.speech import audio, narration, voices
 from rendering.speech.engines import espeak
 from scenes import catalogue as catalogue_mod
 from tests.scene_tools import build_scene
+from tests.videos import synthetic
 
 ESPEAK = {"en": voices.VoiceSpec("espeak", "en-us"), "zh": voices.VoiceSpec("espeak", "cmn")}
 
@@ -109,21 +110,8 @@ def test_a_codec_overshoot_is_lowered_where_it_happens_and_nowhere_else():
     assert np.array_equal(fixed[spike + audio.RATE // 20 :], sound_in[spike + audio.RATE // 20 :])
 
 
-def still_video(path: Path, frames: int) -> Path:
-    """A black H.264 video at 10 fps, to put sound beside."""
-    with av.open(str(path), "w") as c:
-        s = c.add_stream("libx264", rate=10)
-        s.width, s.height, s.pix_fmt = 64, 36, "yuv420p"
-        for _ in range(frames):
-            for p in s.encode(av.VideoFrame.from_ndarray(np.zeros((36, 64, 3), np.uint8))):
-                c.mux(p)
-        for p in s.encode():
-            c.mux(p)
-    return path
-
-
 def test_a_track_at_the_level_already_is_encoded_once_while_it_is_measured(tmp_path, monkeypatch):
-    video = still_video(tmp_path / "v.mp4", 30)
+    video = synthetic(tmp_path / "v.mp4", 30, size=(64, 36), step=0)
     track = audio.normalise(tone(3.0, -30.0))
     tries = []
     add_track = audio.add_track
@@ -151,7 +139,7 @@ def test_a_square_onset_that_the_encoder_overshoots_still_ends_under_the_ceiling
     t = np.arange(int(0.01 * audio.RATE)) / audio.RATE
     start = int(1.5 * audio.RATE)
     samples[start : start + len(t)] = 0.9 * np.sign(np.sin(2 * np.pi * 3000 * t))
-    video = still_video(tmp_path / "v.mp4", 30)
+    video = synthetic(tmp_path / "v.mp4", 30, size=(64, 36), step=0)
     thin = audio.normalise
     monkeypatch.setattr(audio, "normalise", lambda x: thin(x, audio.PEAK_DBTP - 0.3))
     limited = audio.normalise(samples)

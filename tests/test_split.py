@@ -36,6 +36,7 @@ from scenes import catalogue as catalogue_mod
 from scenes.base import LessonScene
 from scenes.catalogue import catalogue
 from scenes.reads import PRELUDE
+from tests.videos import synthetic
 
 TINY_FRAME = {"pixel_width": 256, "pixel_height": 144, "frame_rate": 10}
 # Every frame of a beat depends on the same state, so a few frames a second show a
@@ -85,24 +86,10 @@ def test_a_job_is_split_only_when_it_would_hold_up_the_run_and_is_worth_it():
     assert split.part_count(short * 2, share=4.0, slots=4) == 3
 
 
-def synthetic(path: Path, frames: int, shade: int) -> Path:
-    """A tiny H.264 video of `frames` flat frames, as a drawn part would be."""
-    with av.open(str(path), "w") as container:
-        stream = container.add_stream("libx264", rate=10)
-        stream.width, stream.height, stream.pix_fmt = 64, 32, "yuv420p"
-        for i in range(frames):
-            image = np.full((32, 64, 3), (shade + 9 * i) % 256, np.uint8)
-            for packet in stream.encode(av.VideoFrame.from_ndarray(image, format="rgb24")):
-                container.mux(packet)
-        for packet in stream.encode():
-            container.mux(packet)
-    return path
-
-
 def test_a_join_of_parts_decodes_only_the_parts_not_decoded_before(tmp_path, monkeypatch):
     """The clip's packets are counted, the parts not yet decoded and the last one (the
     poster) are decoded; a join that lost a part's frames is refused."""
-    parts = [synthetic(tmp_path / f"{i}.mp4", n, 40 * i) for i, n in enumerate((6, 9, 4))]
+    parts = [synthetic(tmp_path / f"{i}.mp4", n, shade=40 * i) for i, n in enumerate((6, 9, 4))]
     joined = tmp_path / "joined.mp4"
     packets.join(parts, joined)
     seen = []
