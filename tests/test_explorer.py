@@ -169,6 +169,31 @@ def test_other_knobs_build_their_own_tables(tmp_path):
     assert np.array_equal(stored_table(data, di, bi, "concat"), explorer.encode(table))
 
 
+def test_a_second_write_from_the_same_knobs_keeps_the_files_and_a_change_rewrites_them(
+    tmp_path, monkeypatch
+):
+    """Every render ends by writing the explorer: from the same knobs, language and code
+    it leaves both files as they are; a knob, the language or a missing file rewrites."""
+    first = explorer.write(tmp_path, Params.load(), "en")
+    page = (tmp_path / explorer.NAME).read_bytes()
+    built = []
+    build = explorer.build
+    monkeypatch.setattr(explorer, "build", lambda params: built.append(params) or build(params))
+    assert explorer.write(tmp_path, Params.load(), "en") == first and built == []
+    assert (tmp_path / explorer.NAME).read_bytes() == page
+    explorer.write(tmp_path, Params.load(), "zh")
+    assert len(built) == 1 and 'lang="zh"' in (tmp_path / explorer.NAME).read_text()
+    other = explorer.write(tmp_path, Params.load().replace(base=500.0), "zh")
+    assert (
+        len(built) == 2
+        and 500.0 in json.loads((tmp_path / explorer.DATA_NAME).read_text())["bases"]
+    )
+    assert other.data_bytes == (tmp_path / explorer.DATA_NAME).stat().st_size
+    (tmp_path / explorer.NAME).unlink()
+    explorer.write(tmp_path, Params.load().replace(base=500.0), "zh")
+    assert len(built) == 3 and (tmp_path / explorer.NAME).exists()
+
+
 def test_a_matrix_that_is_not_one_value_per_offset_keeps_every_row():
     pool = explorer._Pool()
     toeplitz = np.array([[0, 1, 2], [-1, 0, 1], [-2, -1, 0]])

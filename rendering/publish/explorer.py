@@ -35,18 +35,21 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
 import pe_math
 from pe_math import Params
+from rendering.core import keys
 from rendering.core.files import atomic_write_text
 from rendering.publish import web
 
 NAME = web.EXPLORE
 DATA_NAME = "explore.json"
 TEMPLATE = "explore.html"  # in templates/; {{head}}, /*UI*/ and /*DATA*/ are filled in
+KEY_NAME = ".explore.key"  # what the two files were last written from
 SCHEMA = 1
 SCALE = 10**7  # every table holds round(value × SCALE): 7 decimals
 D_MODELS = (8, 16, 64, 128)  # the d_model slider's menu, plus the lesson's d_model
@@ -320,24 +323,44 @@ def render_html(data: dict, lang: str = "en") -> str:
 
 
 def write(folder: Path, params: Params, lang: str = "en") -> Written:
-    """(Re)write FOLDER/explore.json and FOLDER/explore.html from pe_math at PARAMS."""
+    """(Re)write FOLDER/explore.json and FOLDER/explore.html from pe_math at PARAMS, unless
+    both were written from the same knobs, language and code (every render ends here)."""
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise ExplorerError(f"{folder} is a file, not a folder; pass an output folder")
+    page_file, data_file, key_file = folder / NAME, folder / DATA_NAME, folder / KEY_NAME
+    key = inputs_key(params, lang)
+    r = ranges(params)
+    combos = len(r.d_models) * len(r.bases) * len(LAYOUTS)
+    try:
+        if key_file.read_text(encoding="utf-8") == key:
+            sizes = page_file.stat().st_size, data_file.stat().st_size
+            return Written(page_file, data_file, *sizes, combos, r.positions, list(r.notes))
+    except OSError:
+        pass  # not written yet, or in part: write it all
     data = build(params)
     text = data_text(data)
     page = render_html(data, lang)
-    atomic_write_text(folder / DATA_NAME, text)  # a failed write is the caller's one line
-    atomic_write_text(folder / NAME, page)
+    key_file.unlink(missing_ok=True)  # until both files are whole again
+    atomic_write_text(data_file, text)  # a failed write is the caller's one line
+    atomic_write_text(page_file, page)
+    atomic_write_text(key_file, key)
     return Written(
-        folder / NAME,
-        folder / DATA_NAME,
+        page_file,
+        data_file,
         len(page.encode()),
         len(text.encode()),
-        len(data["d_models"]) * len(data["bases"]) * len(LAYOUTS),
-        data["positions"],
-        list(data["notes"]),
+        combos,
+        r.positions,
+        list(r.notes),
     )
+
+
+def inputs_key(params: Params, lang: str) -> str:
+    """What the explorer's two files are made from: the knobs, the language and its code."""
+    template = resources.files(web.__package__).joinpath("templates", TEMPLATE)
+    code = keys.hash_of(keys.sources(__name__, extra_files=(Path(str(template)),)))
+    return f"{params.digest()}-{lang}-{code}"
 
 
 def report(w: Written) -> str:
