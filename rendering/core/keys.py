@@ -28,7 +28,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from rendering.core.files import atomic_write
+from rendering.core.files import atomic_write, user_cache
 
 PROJECT_PACKAGES = ("scenes", "pe_math", "rendering")
 ROOT = Path(__file__).resolve().parents[2]
@@ -92,14 +92,15 @@ _new: dict[str, list] = {}  # what this process worked out and has not written y
 def _kept_file() -> Path:
     """One file per version of this module and of Python (its values depend on both)."""
     folder = os.environ.get("PE_KEY_CACHE")
-    base = Path(folder) if folder else _user_cache() / "keys"
+    base = Path(folder) if folder else user_cache() / "keys"
+    return base / f"sources-{_version()}.json"
+
+
+@cache
+def _version() -> str:
     me = hashlib.sha256(Path(__file__).read_bytes())
     me.update(str(sys.version_info[:2]).encode())
-    return base / f"sources-{me.hexdigest()[:16]}.json"
-
-
-def _user_cache() -> Path:
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pe-explainer"
+    return me.hexdigest()[:16]
 
 
 def _read_kept() -> dict[str, list]:

@@ -75,10 +75,13 @@ def check_joined(
     packets, at the size and rate asked."""
     if not parts:
         raise InvalidOutput(f"{path.name} has no frames")
+    expected = 0
     for i, (part, decoded) in enumerate(parts):
-        if not decoded or i == len(parts) - 1:
-            check_video(part, width, height, fps, poster if i == len(parts) - 1 else None)
-    expected = sum(_packets(part)[0] for part, _ in parts)
+        last = i == len(parts) - 1
+        if decoded and not last:
+            expected += _packets(part)[0]
+        else:
+            expected += check_video(part, width, height, fps, poster if last else None).frames
     frames, (w, h), rate = _packets(path)
     if frames != expected:
         raise InvalidOutput(f"{path.name} holds {frames} frames, its parts {expected}")

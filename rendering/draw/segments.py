@@ -283,6 +283,11 @@ def _joined(drawn, plays: list[int], target: Path) -> int:
     files = [Path(f) for i in plays if (f := drawn.partials[i]) and Path(f).exists()]
     if not files:
         return 0  # a beat without plays (often the prelude) has no frames to keep
+    return _join_into(files, target)
+
+
+def _join_into(files: list[Path], target: Path) -> int:
+    """`files` joined into `target` (whole or not at all); its frames."""
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.tmp.mp4")
     join(files, tmp)
@@ -307,12 +312,8 @@ def merged(parts: list[list[dict[str, Any]]], store: Path | None) -> list[dict[s
         ]
         record = {k: v for k, v in record.items() if k != "piece"}
         if record["frames"] is None and pieces and store is not None and _cover(pieces, record):
-            target = store / f"{record['key']}.mp4"
-            target.parent.mkdir(parents=True, exist_ok=True)
-            tmp = target.with_name(f".{target.name}.tmp.mp4")
-            join([Path(p["file"]) for p in sorted(pieces, key=lambda p: p["first"])], tmp)
-            record["frames"] = frames_in(tmp)
-            os.replace(tmp, target)
+            files = [Path(p["file"]) for p in sorted(pieces, key=lambda p: p["first"])]
+            record["frames"] = _join_into(files, store / f"{record['key']}.mp4")
         out.append(record)
     return out
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from rendering.core.files import atomic_write
+from rendering.core.files import atomic_write, user_cache
 
 
 class VoiceError(RuntimeError):
@@ -45,7 +45,7 @@ def cache_folder() -> Path:
     env = os.environ.get("PE_MODEL_CACHE")
     if env:
         return Path(env)
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pe-explainer"
+    return user_cache()
 
 
 def install_bytes(path: Path, blob: bytes) -> None:
