@@ -145,7 +145,7 @@ VMobjectFromSVGPath.__deepcopy__ = _copy_sharing_its_path
 @functools.lru_cache(maxsize=4096)
 def _made(content: str, settings: tuple[tuple[str, Any], ...], canvas: tuple[int, int]) -> Text:
     key, font = (content, settings, canvas), dict(settings).get("font")
-    stored = text_store.load(key, font)
+    stored = text_store.load(key, font, Text)
     if stored is not None:
         return stored
     text = Text(content, **dict(settings))

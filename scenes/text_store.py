@@ -2,8 +2,10 @@
 
 With PE_TEXT_CACHE naming a folder, each Text is pickled there under a key of its words,
 its arguments, the canvas, the font's file and the versions of what sets and stores it.
-A file that is missing, cut short or unreadable is set again; one that cannot be written
-only costs time.
+A pickle can run code, so each file is sealed with this user's key (rendering.core.sealed)
+and only a file whose seal holds is unpickled: one planted in a shared folder, or copied
+under another entry's name, is never read. A file that is missing, cut short, unsealed or
+of the wrong kind is set again; one that cannot be written only costs time.
 """
 
 from __future__ import annotations
@@ -14,14 +16,17 @@ import os
 import pickle
 import subprocess
 import sys
+import tempfile
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from rendering.core import sealed
 from scenes.fonts import FONT
 
 CACHE_ENV = "PE_TEXT_CACHE"  # the folder; unset: nothing is kept
 FOLDER = ".text"  # its name beside a render's work folders
+SUFFIX = ".sealed"  # an entry's file; with ".part", all the project writes there
 
 
 def enabled() -> bool:
@@ -33,27 +38,40 @@ def _path(key: Any, font: str | None) -> Path | None:
     if not folder:
         return None
     full = repr((key, _font_file(font or FONT), _versions()))
-    return Path(folder) / f"{hashlib.sha256(full.encode()).hexdigest()}.pickle"
+    return Path(folder) / f"{hashlib.sha256(full.encode()).hexdigest()}{SUFFIX}"
 
 
-def load(key: Any, font: str | None) -> Any | None:
+def load(key: Any, font: str | None, kind: type) -> Any | None:
+    """The `kind` kept for `key`, or None (the caller sets the words again)."""
     path = _path(key, font)
     if path is None:
         return None
     try:
-        return pickle.loads(path.read_bytes())
-    except Exception:  # missing, cut short or unreadable: the caller sets the words again
+        payload = sealed.unseal(path.stem, path.read_bytes())
+    except OSError:
         return None
+    if payload is None:
+        return None
+    try:
+        value = pickle.loads(payload)
+    except Exception:  # noqa: BLE001 - ours, but from a version that no longer loads
+        return None
+    return value if isinstance(value, kind) else None
 
 
 def save(key: Any, font: str | None, value: Any) -> None:
     path = _path(key, font)
     if path is None:
         return
+    data = sealed.seal(path.stem, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+    if data is None:  # no private key to seal with: keep nothing
+        return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        part = path.with_name(f"{path.stem}.{os.getpid()}.part")
-        part.write_bytes(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+        # a fresh name, never a link someone left at a name they could guess
+        fd, part = tempfile.mkstemp(prefix=f"{path.stem}.", suffix=".part", dir=path.parent)
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
         os.replace(part, path)  # whole or not at all, whoever writes the same words at once
     except OSError:
         pass

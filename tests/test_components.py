@@ -59,11 +59,11 @@ def test_words_set_in_one_process_are_loaded_whole_by_the_next(tmp_path, monkeyp
     words = "位置 p = 4,096 · kept"
     copies._made.cache_clear()  # as in a process that has set nothing yet
     fresh = text(words, color=theme.ACCENT)
-    stored = list(tmp_path.glob("*.pickle"))
+    stored = list(tmp_path.glob("*.sealed"))
     assert len(stored) == 1
     copies._made.cache_clear()
     loaded = text(words, color=theme.ACCENT)
-    assert list(tmp_path.glob("*.pickle")) == stored and not list(tmp_path.glob("*.part"))
+    assert list(tmp_path.glob("*.sealed")) == stored and not list(tmp_path.glob("*.part"))
     a, b = fresh.family_members_with_points(), loaded.family_members_with_points()
     assert len(a) == len(b) >= len(words.replace(" ", ""))
     for x, y in zip(a, b, strict=True):
@@ -71,7 +71,7 @@ def test_words_set_in_one_process_are_loaded_whole_by_the_next(tmp_path, monkeyp
     # other arguments are other words; a damaged file is set again and written whole
     copies._made.cache_clear()
     assert text(words, color=theme.MUTED).get_color() != loaded.get_color()
-    assert len(list(tmp_path.glob("*.pickle"))) == 2
+    assert len(list(tmp_path.glob("*.sealed"))) == 2
     stored[0].write_bytes(stored[0].read_bytes()[:100])
     copies._made.cache_clear()
     again = text(words, color=theme.ACCENT)
@@ -81,5 +81,5 @@ def test_words_set_in_one_process_are_loaded_whole_by_the_next(tmp_path, monkeyp
     monkeypatch.delenv(text_store.CACHE_ENV)
     copies._made.cache_clear()
     text("only here")
-    assert len(list(tmp_path.glob("*.pickle"))) == 2
+    assert len(list(tmp_path.glob("*.sealed"))) == 2
     copies._made.cache_clear()

@@ -3,6 +3,7 @@
 import hashlib
 import json
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -70,13 +71,49 @@ def test_a_rendered_clip_decodes_and_matches_its_manifest_entry(
     assert entry["captions"]["vtt"] == {"zh": "90-tiny.zh.vtt", "en": "90-tiny.en.vtt"}
     assert "第一拍" in (folder / "90-tiny.zh.vtt").read_text(encoding="utf-8")
     assert not (tmp_path / ".work").exists()
-    assert list((tmp_path / text_store.FOLDER).glob("*.pickle"))  # the words, for next time
+    assert list((tmp_path / text_store.FOLDER).glob("*.sealed"))  # the words, for next time
     # published as a web server can serve them, not 0600 as temporary files are made
     modes = {
         f.name: f.stat().st_mode & 0o777 for f in folder.iterdir() if not f.name.startswith(".")
     }
     assert {"90-tiny.mp4", "manifest.json", "index.html", "90-tiny.en.vtt"} <= set(modes)
     assert set(modes.values()) == {0o644}, modes
+
+
+class Planted:
+    """What an attacker leaves in a shared text cache: unpickled, it writes a file."""
+
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (Path.touch, (self.marker,))
+
+
+def test_planted_or_wrong_text_cache_entries_are_never_unpickled_and_are_set_again(
+    plugin_scenes, tmp_path, monkeypatch
+):
+    from manim import Text
+
+    from rendering.core import sealed
+
+    monkeypatch.delenv(text_store.CACHE_ENV)  # the render keeps words in <output>/.text
+    out, marker = tmp_path / "out", tmp_path / "code-ran"
+    assert render(out, "tiny").exit_code == 0
+    (entry,) = (out / text_store.FOLDER).glob(f"*{text_store.SUFFIX}")
+    whole = entry.read_bytes()
+    bad = {
+        "an unsealed pickle": pickle.dumps(Planted(marker)),
+        "sealed, of the wrong kind": sealed.seal(entry.stem, pickle.dumps({"x": 1})),
+        "sealed for another entry": sealed.seal("0" * 64, sealed.unseal(entry.stem, whole)),
+    }
+    for case, data in bad.items():
+        entry.write_bytes(data)
+        result = render(out, "tiny", "--force")
+        assert result.exit_code == 0, (case, result.output)
+        assert not marker.exists(), case
+        value = pickle.loads(sealed.unseal(entry.stem, entry.read_bytes()))
+        assert isinstance(value, Text), case  # set again and sealed afresh
 
 
 def test_cache_skips_unchanged_and_rerenders_only_scenes_reading_a_changed_knob(
