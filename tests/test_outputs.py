@@ -25,13 +25,34 @@ def run(*args, **kwargs):
     return CliRunner().invoke(cli, list(args), **kwargs)
 
 
+# a manifest naming one clip, 01-a.mp4: the files of the project's making are named after it
+ONE_CLIP = json.dumps(
+    {
+        "schema": 1,
+        "clips": {
+            "a": {
+                "mp4": {
+                    "slug": "a",
+                    "file": "01-a.mp4",
+                    "duration": 1.0,
+                    "frames": 15,
+                    "width": 854,
+                    "height": 480,
+                    "fps": 15,
+                }
+            }
+        },
+    }
+)
+
+
 @pytest.fixture
 def outputs(tmp_path):
     """An output root with project folders beside a teacher's own files."""
     out = tmp_path / "media"
     clips = out / "en" / "480p15"
     clips.mkdir(parents=True)
-    (clips / NAME).write_text('{"schema": 1, "clips": {}}')
+    (clips / NAME).write_text(ONE_CLIP)
     (clips / "01-a.mp4").write_bytes(b"clip")
     (out / "zh" / "notes").mkdir(parents=True)  # no manifest: not ours
     (out / ".speech").mkdir()
@@ -41,7 +62,7 @@ def outputs(tmp_path):
     (out / "mydocs").mkdir()
     course_set = out / "base100" / "en" / "480p15"  # a course file's parameter set
     course_set.mkdir(parents=True)
-    (course_set / NAME).write_text('{"schema": 1, "clips": {}}')
+    (course_set / NAME).write_text(ONE_CLIP)
     (course_set / "01-a.mp4").write_bytes(b"clip")
     (out / "mydocs" / "en" / "notes").mkdir(parents=True)  # no manifest: not ours
     (out / "packages").mkdir()  # render.py package's zips and worksheets, and a teacher's file
@@ -62,21 +83,21 @@ def test_clean_all_removes_only_project_folders_and_never_follows_links(outputs)
     assert result.exit_code == 0, result.output
     left = sorted(str(p.relative_to(out)) for p in out.rglob("*"))
     assert left == [
-        "base100",
-        "base100/en",
-        "en",
         "keep.txt",
         "mydocs",
         "mydocs/en",
         "mydocs/en/notes",
         "packages",
         "packages/my-course.zip",
+        "preview",
         "zh",
         "zh/720p30",
         "zh/notes",
     ]
     assert (elsewhere / "480p15" / NAME).exists()  # behind two symlinks, untouched
-    assert "en/480p15" in result.output  # named before it went
+    assert f"  {out / 'en'}\n" in result.output  # named before it went
+    for name in ("packages/my-course.zip", "preview", "zh/720p30", "zh/notes"):
+        assert f"kept {out / name}: the project did not write it" in result.output
 
 
 def test_clean_all_without_yes_from_a_script_deletes_nothing(outputs):
@@ -92,8 +113,8 @@ def test_clean_without_all_keeps_finished_outputs(outputs):
     assert (out / "en" / "480p15" / "01-a.mp4").exists()
     assert not (out / ".speech").exists() and not (out / ".work").exists()
     assert not (out / ".text").exists()
-    assert not (out / "preview").exists()  # the link went ...
-    assert (out.parent / "elsewhere" / "480p15" / NAME).exists()  # ... not its target
+    assert (out / "preview").is_symlink()  # the project makes no links: kept, and its target
+    assert (out.parent / "elsewhere" / "480p15" / NAME).exists()
 
 
 @pytest.mark.parametrize(
@@ -213,7 +234,52 @@ def test_clean_all_keeps_a_teachers_file_inside_an_output_folder(outputs):
     for name in ("my-notes.txt", "slides/script-draft.docx"):
         assert f"kept {clips / name}: the project did not write it" in result.output
     assert str(clips / "01-a.mp4") in result.output  # every removed file is named first
-    assert not (out / "base100" / "en" / "480p15").exists()  # a folder of ours alone goes
+    assert not (out / "base100").exists()  # a folder of ours alone goes
+
+
+def test_clean_all_keeps_files_named_like_ours_that_no_clip_of_the_manifest_has(outputs):
+    """Dot-names, NN-names of no clip, and a teacher's file among previews all stay."""
+    out, _ = outputs
+    clips = out / "en" / "480p15"
+    (clips / ".git").mkdir()
+    (clips / ".git" / "config").write_text("[core]")
+    for name in (".teacher-notes", "99-homework.pdf", "01-intro.md"):
+        (clips / name).write_text("a teacher's")
+    made = [".manifest.json.lock", ".01-a.mp4.ab12cd_9", ".explore.key", "01-a.last.png"]
+    for name in made:
+        (clips / name).write_text("ours")
+    (clips / ".beats" / "01-a").mkdir(parents=True)
+    (clips / ".beats" / "01-a" / "0123456789abcdef.mp4").write_bytes(b"beat")
+    (clips / ".beats" / "01-a" / "mine.mp4").write_bytes(b"a teacher's")
+    (out / "preview").unlink()
+    preview = out / "preview" / "en" / "480p15"
+    preview.mkdir(parents=True)
+    (preview / NAME).write_text(ONE_CLIP)
+    (preview / "01-a.sheet.png").write_bytes(b"png")
+    (out / "preview" / "lecture.mov").write_bytes(b"a teacher's")
+    (out / ".text" / "notes.txt").write_text("a teacher's")
+    result = run("clean", "--all", "--yes", "--output", str(out))
+    assert result.exit_code == 0, result.output
+    left = sorted(str(p.relative_to(clips)) for p in clips.rglob("*"))
+    assert left == [
+        ".beats",
+        ".beats/01-a",
+        ".beats/01-a/mine.mp4",
+        ".git",
+        ".git/config",
+        ".teacher-notes",
+        "01-intro.md",
+        "99-homework.pdf",
+    ]
+    assert sorted(p.name for p in (out / "preview").rglob("*")) == ["lecture.mov"]
+    assert sorted(p.name for p in (out / ".text").iterdir()) == ["notes.txt"]
+    kept = [clips / n for n in (".beats/01-a/mine.mp4", ".git", ".teacher-notes", "01-intro.md")]
+    for path in [*kept, out / "preview" / "lecture.mov", out / ".text" / "notes.txt"]:
+        assert f"kept {path}: the project did not write it" in result.output
+    # and plain clean, with no --all, keeps a teacher's file among the previews too
+    (out / "preview" / "en").mkdir()
+    assert run("clean", "--output", str(out)).exit_code == 0
+    assert (out / "preview" / "lecture.mov").exists()
 
 
 @pytest.fixture

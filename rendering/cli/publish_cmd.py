@@ -3,7 +3,6 @@ packages from them, and tidying up."""
 
 from __future__ import annotations
 
-import re
 import shutil
 import sys
 from pathlib import Path
@@ -25,9 +24,9 @@ from rendering.cli.options import (
     voice_options,
 )
 from rendering.core import settings
-from rendering.run.pipeline import WORK, execute, work_folders
+from rendering.run.cleaning import PACKAGES, clean_targets
+from rendering.run.pipeline import execute
 from rendering.run.plan import plan
-from scenes.catalogue import LANGS
 
 
 @click.command()
@@ -122,13 +121,6 @@ def slides(slugs, all_, use_lesson, fmt, quality, lang, aspect, output) -> None:
         click.echo(f"slides: {target} ({len(made)} beats), notes: {notes}")
 
 
-PACKAGES = "packages"  # below the output root
-# what `package` writes there: zips and worksheets named after their folder
-PACKAGE_FILE = re.compile(
-    r"^pe-explainer-[a-z]+-[^/]+\.(scorm12\.zip|scorm2004\.zip|worksheet\.pdf)$"
-)
-
-
 @click.command()
 @click.argument("slugs", nargs=-1)
 @click.option(
@@ -195,6 +187,7 @@ def clean(all_, yes, output) -> None:
     targets, kept = clean_targets(output, all_)
     if not targets:
         console.print(f"nothing to remove in {output}")
+        _list_kept(kept)
         return
     click.echo("will remove:\n" + "\n".join(f"  {path}" for path in targets))  # whole paths
     if all_ and not yes:
@@ -207,50 +200,9 @@ def clean(all_, yes, output) -> None:
         else:
             path.unlink(missing_ok=True)  # a symlink: remove the link, never what it points to
     console.print(f"removed {len(targets)} item(s)")
+    _list_kept(kept)
+
+
+def _list_kept(kept: list[Path]) -> None:
     for path in kept:
         click.echo(f"kept {path}: the project did not write it")
-
-
-def clean_targets(output: Path, all_: bool) -> tuple[list[Path], list[Path]]:
-    """(paths the project wrote, files it did not write inside its output folders);
-    symlinked folders are never entered."""
-    from rendering.core.manifest import NAME as MANIFEST
-    from rendering.core.manifest import written_here
-
-    if not output.is_dir():
-        return [], []
-    from scenes.text_store import FOLDER as TEXT_CACHE
-
-    targets = [output / name for name in ("preview", ".speech", TEXT_CACHE)]
-    targets = [p for p in targets if p.exists() or p.is_symlink()]
-    kept: list[Path] = []
-    work = output / WORK
-    if work.is_symlink():
-        targets.append(work)
-    elif work.is_dir():
-        live, stale = work_folders(work)
-        targets += stale if live else [work]  # a running render keeps its folders
-    if all_:
-        packages = output / PACKAGES
-        if packages.is_dir() and not packages.is_symlink():
-            mine = [p for p in sorted(packages.iterdir()) if PACKAGE_FILE.match(p.name)]
-            foreign = [p for p in sorted(packages.iterdir()) if p not in mine]
-            targets += mine if foreign else [packages]  # a teacher's file there stays
-            kept += foreign
-        # <output>/<lang>/<quality>/, and a course's <output>/<set>/<lang>/<quality>/
-        roots = [output] + sorted(
-            d for d in output.iterdir() if d.is_dir() and not d.is_symlink() and d.name not in LANGS
-        )
-        for root in roots:
-            for lang in LANGS:
-                base = root / lang
-                if base.is_symlink() or not base.is_dir():
-                    continue
-                for folder in sorted(base.iterdir()):
-                    if folder.is_symlink() or not (folder / MANIFEST).is_file():
-                        continue
-                    mine, foreign = written_here(folder)
-                    # a folder holding a teacher's file stays, with only our files removed
-                    targets += mine if foreign else [folder]
-                    kept += foreign
-    return targets, kept

@@ -7,7 +7,7 @@ import json
 import re
 import shutil
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -253,44 +253,55 @@ PAGES = {
     "chapters.vtt",
     "chapters.txt",
 }
-# A clip's files: NN-slug.mp4 and the poster, captions, stills and decks named after it.
-_CLIP_FILE = re.compile(
-    r"^\d{2}-[a-z0-9][a-z0-9-]*(\.[a-z0-9-]+)*\.(mp4|webm|gif|png|vtt|srt|pdf|md)$"
-)
+BEAT_STORE = ".beats"  # each clip's drawn beats, kept for the next render
+EXPLORE_KEY = ".explore.key"  # what the explorer's two files were last written from
+_CLIP_STEM = re.compile(r"^\d{2}-[a-z0-9][a-z0-9-]*$")  # NN-slug: a clip's name
+_BEAT_FILE = re.compile(r"^[0-9a-f]{16}\.mp4$")
+# What a locked or atomic write leaves beside a file: ".name.lock", ".name.old", ".name.tmp.mp4",
+# ".name.<6 hex bytes>", and mkstemp's ".name.<8 characters>[suffix]"
+_TEMPORARY = re.compile(r"^\.(.+?)\.(lock|old|tmp\.mp4|[0-9a-f]{12}|[a-z0-9_]{8}(\.[a-z0-9]+)?)$")
 
 
-_CLIP_DECK = re.compile(r"^\d{2}-[a-z0-9][a-z0-9-]*$")  # a clip's folder of PNG slides
+def made_here(own: Callable[[str], bool]) -> Callable[[Path], bool]:
+    """A test for the files a folder holds of the project's making: those `own` names,
+    and the locks and temporaries written beside them."""
+
+    def test(path: Path) -> bool:
+        if own(path.name):
+            return True
+        found = _TEMPORARY.match(path.name)
+        return bool(found) and own(found.group(1))
+
+    return test
 
 
-def written_here(folder: Path) -> tuple[list[Path], list[Path]]:
-    """(what the project wrote in an output folder, what it did not), looking one level
-    into its slides/ folder. Nothing behind a link is entered."""
+def written_here(folder: Path) -> Callable[[Path], Any]:
+    """The rule (see rendering.run.cleaning) for an output folder: the pages, the files of
+    the clips its manifest names, their slides and kept beats; nothing else is ours."""
     stems = {"lesson"} | {
-        Path(e.file).stem
+        stem
         for variants in Manifest.load(folder).entries().values()
         for e in variants.values()
+        if _CLIP_STEM.match(stem := Path(e.file).stem) and Path(e.file).name == e.file
     }
 
-    def ours(path: Path) -> bool:
-        name = path.name
-        return (
-            name.startswith(".")  # locks and half-written temporaries
-            or name in PAGES
-            or name in stems
-            or name.split(".")[0] in stems
-            or bool(_CLIP_FILE.match(name))
-            or (path.is_dir() and bool(_CLIP_DECK.match(name)))
-        )
+    def own(name: str) -> bool:
+        return name in PAGES or name == EXPLORE_KEY or name.split(".")[0] in stems
 
-    mine: list[Path] = []
-    foreign: list[Path] = []
-    for child in sorted(folder.iterdir()):
-        if child.name == "slides" and child.is_dir() and not child.is_symlink():
-            inner = sorted(child.iterdir())
-            for path in inner:
-                (mine if ours(path) else foreign).append(path)
-            if all(ours(path) for path in inner):
-                mine.append(child)
-            continue
-        (mine if ours(child) else foreign).append(child)
-    return mine, foreign
+    ours = made_here(own)
+    beat = made_here(lambda name: bool(_BEAT_FILE.match(name)))
+
+    def deck(path: Path) -> Any:  # slides/: a clip's or the lesson's deck, and its PNG folder
+        if path.is_dir():
+            return path.name in stems and (lambda png: png.name.startswith(path.name))
+        return ours(path)
+
+    def beats(path: Path) -> Any:  # .beats/<clip>/<key>.mp4
+        return path.is_dir() and path.name in stems and (lambda p: p.is_file() and beat(p))
+
+    def rule(path: Path) -> Any:
+        if path.is_dir() and path.name in ("slides", BEAT_STORE):
+            return deck if path.name == "slides" else beats
+        return ours(path)
+
+    return rule

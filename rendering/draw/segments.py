@@ -25,11 +25,12 @@ from typing import Any
 
 from rendering.core import keys
 from rendering.core.jobs import Job
+from rendering.core.manifest import BEAT_STORE
 from rendering.draw.packets import frames_in, join
 from scenes.catalogue import CatalogueError, node
 from scenes.reads import PRELUDE
 
-STORE = ".beats"
+STORE = BEAT_STORE
 MISSING = "<missing>"
 
 

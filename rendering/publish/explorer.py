@@ -44,12 +44,13 @@ import pe_math
 from pe_math import Params
 from rendering.core import keys
 from rendering.core.files import atomic_write_text
+from rendering.core.manifest import EXPLORE_KEY
 from rendering.publish import web
 
 NAME = web.EXPLORE
 DATA_NAME = "explore.json"
 TEMPLATE = "explore.html"  # in templates/; {{head}}, /*UI*/ and /*DATA*/ are filled in
-KEY_NAME = ".explore.key"  # what the two files were last written from
+KEY_NAME = EXPLORE_KEY
 SCHEMA = 1
 SCALE = 10**7  # every table holds round(value × SCALE): 7 decimals
 D_MODELS = (8, 16, 64, 128)  # the d_model slider's menu, plus the lesson's d_model
