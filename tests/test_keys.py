@@ -250,3 +250,27 @@ def test_a_digest_is_kept_for_the_next_process_until_the_file_is_written_again(
     assert os.stat(source).st_size == before.st_size
     next_process()
     assert keys.sources(extra_files=(source,)) != first
+
+
+@pytest.mark.parametrize("value", [7, None, "zz", ["x"], [[1, ["a"]]], {"a": 1}])
+def test_a_kept_value_of_the_wrong_type_is_worked_out_again(tmp_path, monkeypatch, value):
+    """A kept entry whose stamp holds but whose value is not what was kept is set aside."""
+    monkeypatch.setenv("PE_KEY_CACHE", str(tmp_path / "kept"))
+    monkeypatch.setattr(keys, "_kept", None)
+    monkeypatch.setattr(keys, "_new", {})
+    source = tmp_path / "knob.py"
+    source.write_text("import os\nX = 1\n", encoding="utf-8")
+    first = keys.sources(extra_files=(source,))
+    keys._write_kept()
+    kept_file = keys._kept_file()
+    kept = json.loads(kept_file.read_text(encoding="utf-8"))
+    mine = [k for k in kept if k.endswith(f":{source}")]
+    assert mine
+    for name in mine:
+        kept[name][1] = value
+    kept_file.write_text(json.dumps(kept), encoding="utf-8")
+    keys._digest_at.cache_clear()
+    keys._import_statements.cache_clear()
+    monkeypatch.setattr(keys, "_kept", None)
+    monkeypatch.setattr(keys, "_new", {})
+    assert keys.sources(extra_files=(source,)) == first

@@ -95,7 +95,7 @@ def test_planted_or_wrong_text_cache_entries_are_never_unpickled_and_are_set_aga
 ):
     from manim import Text
 
-    from rendering.core import sealed
+    from scenes import sealed
 
     monkeypatch.delenv(text_store.CACHE_ENV)  # the render keeps words in <output>/.text
     out, marker = tmp_path / "out", tmp_path / "code-ran"

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from rendering.core import sealed
+from scenes import sealed
 
 
 @pytest.fixture

@@ -12,11 +12,6 @@ from pathlib import Path
 from typing import BinaryIO
 
 
-def user_cache() -> Path:
-    """The project's folder in the user's cache ($XDG_CACHE_HOME, else ~/.cache)."""
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pe-explainer"
-
-
 def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)

@@ -24,11 +24,14 @@ import importlib.metadata
 import json
 import os
 import sys
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
+from string import hexdigits
 from typing import Any
 
-from rendering.core.files import atomic_write, user_cache
+from rendering.core.files import atomic_write
+from scenes.sealed import user_cache
 
 PROJECT_PACKAGES = ("scenes", "pe_math", "rendering")
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,15 +114,32 @@ def _read_kept() -> dict[str, list]:
     return kept if isinstance(kept, dict) else {}
 
 
-def _recall(kind: str, path: Path, stamp: tuple[int, ...]) -> Any:
-    """What was worked out for `path` at this stamp by this or an earlier process, or None."""
+def _recall(kind: str, path: Path, stamp: tuple[int, ...], valid: Callable[[Any], bool]) -> Any:
+    """What was worked out for `path` at this stamp by this or an earlier process, or None
+    (also when the file holds a value `valid` refuses: it is then worked out again)."""
     global _kept
     if _kept is None:
         _kept = _read_kept()
     entry = _new.get(f"{kind}:{path}") or _kept.get(f"{kind}:{path}")
     if isinstance(entry, list) and len(entry) == 2 and entry[0] == list(stamp):
-        return entry[1]
+        return entry[1] if valid(entry[1]) else None
     return None
+
+
+def _is_digest(value: Any) -> bool:
+    return isinstance(value, str) and len(value) == 16 and all(c in hexdigits for c in value)
+
+
+def _are_imports(value: Any) -> bool:
+    """[[module, [name, ...]], ...], as _import_statements keeps them."""
+    return isinstance(value, list | tuple) and all(
+        isinstance(item, list | tuple)
+        and len(item) == 2
+        and isinstance(item[0], str)
+        and isinstance(item[1], list | tuple)
+        and all(isinstance(name, str) for name in item[1])
+        for item in value
+    )
 
 
 def _keep(kind: str, path: Path, stamp: tuple[int, ...], value: Any) -> None:
@@ -169,7 +189,7 @@ def _import_statements(
     path: Path, package: str, stamp: tuple[int, ...]
 ) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """(module, names imported from it) for each import that runs, relative ones resolved."""
-    kept = _recall(f"imports from {package}", path, stamp)
+    kept = _recall(f"imports from {package}", path, stamp, _are_imports)
     if kept is not None:
         return tuple((base, tuple(names)) for base, names in kept)
     out: list[tuple[str, tuple[str, ...]]] = []
@@ -270,7 +290,7 @@ def _file_digest(path: Path) -> str:
 
 @cache
 def _digest_at(path: Path, stamp: tuple[int, ...]) -> str:
-    kept = _recall("digest", path, stamp)
+    kept = _recall("digest", path, stamp, _is_digest)
     if kept is not None:
         return kept
     data = path.read_bytes()

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from rendering.core.files import atomic_write, user_cache
+from rendering.core.files import atomic_write
+from scenes.sealed import user_cache
 
 
 class VoiceError(RuntimeError):

@@ -14,11 +14,14 @@ import secrets
 import stat
 from pathlib import Path
 
-from rendering.core.files import user_cache
-
 MAGIC = b"pe-seal1"
 _KEY_BYTES = 32
 _key: bytes | None = None
+
+
+def user_cache() -> Path:
+    """The project's folder in the user's cache ($XDG_CACHE_HOME, else ~/.cache)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pe-explainer"
 
 
 def key_file() -> Path:
