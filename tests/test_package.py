@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
@@ -180,6 +181,95 @@ def test_a_folder_without_a_lesson_or_with_an_unsafe_name_is_refused(site, tmp_p
     with pytest.raises(scorm.PackageError, match="'../lesson.mp4' cannot go into a package"):
         scorm.build(bare, "scorm12", tmp_path / "out")
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def copy_of(folder: Path, root: Path) -> Path:
+    """The rendered folder copied into a fresh output root (to spoil without harm)."""
+    copy = root / folder.parent.name / folder.name
+    shutil.copytree(folder, copy)
+    return copy
+
+
+def refused(*args: str) -> str:
+    """`package ARGS`: exit 2 and one line on the output; that line."""
+    run = CliRunner().invoke(cli, ["package", *args])
+    assert run.exit_code == 2, run.output
+    lines = [line for line in run.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), run.output
+    return lines[0]
+
+
+def test_a_linked_video_poster_or_subtitle_is_refused_and_no_zip_is_left(site, tmp_path):
+    _, folder = site
+    secret = tmp_path / "hostname"
+    secret.write_text("not part of the lesson", "utf-8")
+    record = Manifest.load(folder).lesson
+    for name, target in [
+        (record.file, secret),
+        (record.poster, secret),
+        (record.captions["vtt"]["en"], Path("..") / ".." / ".." / secret.name),  # relative
+        (record.captions["vtt"]["zh"], Path(record.file)),  # even a link to a lesson file
+    ]:
+        root = tmp_path / name
+        copy = copy_of(folder, root)
+        (copy / name).unlink()
+        (copy / name).symlink_to(target)
+        line = refused("--format", "scorm12", "--lang", "zh", "--output", str(root))
+        assert f"{copy / name} is a link" in line, line
+        assert not (root / "packages").exists() or not any((root / "packages").iterdir())
+    assert secret.read_text("utf-8") == "not part of the lesson"
+
+
+def test_control_characters_in_a_title_a_blocked_name_or_an_unknown_lang(
+    site, tmp_path, monkeypatch
+):
+    _, folder = site
+    # a title with control characters makes an imsmanifest.xml and a page that parse
+    words = tmp_path / "words" / "zh"
+    words.mkdir(parents=True)
+    (words / "lesson-intro.toml").write_text('title = "位置\\u0007编码\\u0000\\u001b"\n', "utf-8")
+    monkeypatch.setenv(catalogue_mod.OVERRIDE, str(words.parent))
+    root = tmp_path / "title"
+    copy = copy_of(folder, root)
+    run = CliRunner().invoke(
+        cli, ["package", "--format", "scorm2004", "--lang", "zh", "--output", str(root)]
+    )
+    assert run.exit_code == 0, run.output
+    with zipfile.ZipFile(root / "packages" / f"pe-explainer-zh-{copy.name}.scorm2004.zip") as z:
+        tree = ET.fromstring(z.read("imsmanifest.xml"))
+        player = z.read(scorm.PLAYER).decode("utf-8")
+    titles = [t.text for t in tree.iter() if t.tag.endswith("}title")]
+    assert titles == ["位置编码", "位置编码"]
+    assert "<title>位置编码</title>" in player
+
+    # `packages` a file, the zip's or worksheet's name a folder: one line, theirs kept
+    root = tmp_path / "blocked"
+    copy = copy_of(folder, root)
+    (root / "packages").write_text("a teacher's notes", "utf-8")
+    line = refused("--format", "scorm12", "--lang", "zh", "--output", str(root))
+    assert f"{root / 'packages'} is a file" in line, line
+    assert (root / "packages").read_text("utf-8") == "a teacher's notes"
+    (root / "packages").unlink()
+    for args, name in [
+        (["--format", "scorm12"], f"pe-explainer-zh-{copy.name}.scorm12.zip"),
+        (["--worksheet"], f"pe-explainer-zh-{copy.name}.worksheet.pdf"),
+    ]:
+        (root / "packages" / name).mkdir(parents=True)
+        (root / "packages" / name / "mine.txt").write_text("kept", "utf-8")
+        line = refused(*args, "--lang", "zh", "--output", str(root))
+        assert f"{root / 'packages' / name} is a folder" in line, line
+        assert [p.name for p in (root / "packages").iterdir()] == [name]  # no temporary file
+        assert (root / "packages" / name / "mine.txt").read_text("utf-8") == "kept"
+        shutil.rmtree(root / "packages")
+
+    # a manifest in no language of the lesson's: named, with the value (cut if huge)
+    data = json.loads((copy / "manifest.json").read_text("utf-8"))
+    for lang, shown in [("fr", "'fr'"), ("x" * 100_000, "'xxxxxxxxxxxx...xxxxxxxxxxxxx'")]:
+        (copy / "manifest.json").write_text(json.dumps(data | {"lang": lang}), "utf-8")
+        for args in (["--format", "scorm12"], ["--worksheet"]):
+            line = refused(*args, "--lang", "zh", "--output", str(root))
+            assert f"{copy / 'manifest.json'} says lang {shown}" in line and len(line) < 400
+        assert not (root / "packages").exists() or not any((root / "packages").iterdir())
 
 
 # ----------------------------------------------------------------- in a real runtime

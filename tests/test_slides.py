@@ -8,6 +8,10 @@ from the video at that beat's end: the last frame before the next beat begins.
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import av
@@ -19,11 +23,13 @@ from PIL import Image
 
 from rendering.core.manifest import Manifest
 from rendering.publish import lesson, slides
+from scenes import catalogue
 from scenes.say import line as caption
 from tests.test_lesson import render_clips
 from tests.test_presenter import SLUGS, expected_beats, tiny_scenes_for_module
 
 pytestmark = pytest.mark.render
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
@@ -163,3 +169,29 @@ def test_a_deck_folder_that_is_a_link_is_replaced_and_its_target_left_alone(medi
         ]
         assert [p.name for p in target.parent.iterdir() if p.name.startswith(".")] == []
     assert [p.name for p in elsewhere.iterdir()] == ["mine.txt"]
+
+
+# The command as render.py runs it, once Manim is loaded: a lesson's narration loads the
+# scenes for their numbers, and Manim gives the root logger a handler that prints INFO.
+WITH_MANIM = "import sys, manim; from rendering.cli import main; sys.argv[0] = 'render.py'; main()"
+
+
+def test_a_pdf_deck_prints_the_commands_line_and_nothing_from_pikepdf(media, tmp_path):
+    # a process of its own: pikepdf logs its start once a process, and this one has
+    _, folder = media
+    copy = tmp_path / "en" / "480p15"  # where the command looks by default
+    shutil.copytree(folder, copy)
+    tiny = catalogue.path_for("en", "tiny-a").parents[1]  # the tiny scenes' words
+    run = subprocess.run(
+        [sys.executable, "-c", WITH_MANIM, "slides", "--output", str(tmp_path)],
+        cwd=ROOT,
+        env={**os.environ, catalogue.OVERRIDE: str(tiny), "COLUMNS": "250"},
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    deck, notes = copy / "slides" / "lesson.pdf", copy / "slides" / "lesson.notes.md"
+    assert run.stdout.splitlines() == [f"slides: {deck} (3 beats), notes: {notes}"]
+    assert run.stderr == ""
+    with pikepdf.open(deck) as pdf:
+        assert len(pdf.pages) == 3

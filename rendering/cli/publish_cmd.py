@@ -149,6 +149,7 @@ def slides(slugs, all_, use_lesson, fmt, quality, lang, aspect, output) -> None:
 def package(slugs, use_lesson, fmt, worksheet, quality, lang, aspect, output) -> None:
     """Zips for a course platform (Moodle, Canvas, ...): the lesson, or one per named clip,
     each with its player and subtitles; and a worksheet of the questions."""
+    from rendering.core.files import write_problem
     from rendering.publish import scorm
     from rendering.publish import worksheet as sheets
 
@@ -165,9 +166,12 @@ def package(slugs, use_lesson, fmt, worksheet, quality, lang, aspect, output) ->
         if worksheet:
             clips = "".join(f"-{slug}" for slug in chosen)
             name = f"pe-explainer-{lang}-{folder.name}{clips}.worksheet.pdf"
+            scorm.check_target(output / PACKAGES / name)
             made.append(sheets.build(folder, output / PACKAGES / name, chosen or None))
     except (scorm.PackageError, sheets.WorksheetError) as exc:
         raise Fail(str(exc)) from None
+    except OSError as exc:
+        raise Fail(write_problem(exc)) from None
     for path in made:
         console.print(f"package: {path} ({path.stat().st_size / 1e6:.1f} MB)")
 

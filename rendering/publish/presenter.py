@@ -13,6 +13,7 @@ timelines serve `render.py slides` (rendering/publish/slides.py).
 from __future__ import annotations
 
 import re
+import reprlib
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -272,6 +273,18 @@ def lesson_timeline(folder: Path, manifest: Manifest) -> Timeline:
     )
 
 
+def manifest_lang(folder: Path, manifest: Manifest) -> str:
+    """The language FOLDER's manifest says its lesson is in; an error naming the file and
+    the value if it is not one of the lesson's."""
+    lang = manifest.data.get("lang", "en")
+    if lang not in LANGS:
+        raise PresenterError(
+            f"{folder / 'manifest.json'} says lang {reprlib.repr(lang)}, which is neither "
+            f"{' nor '.join(LANGS)}; render into the folder again"
+        )
+    return lang
+
+
 def timeline(folder: Path, ident: str = LESSON, manifest: Manifest | None = None) -> Timeline:
     """The lesson (`ident` "lesson") or one clip (its slug) of FOLDER."""
     if not (folder / "manifest.json").is_file():
@@ -279,6 +292,7 @@ def timeline(folder: Path, ident: str = LESSON, manifest: Manifest | None = None
             f"{folder} has no manifest.json; render into it first (render.py render --all)"
         )
     manifest = manifest or Manifest.load(folder)
+    manifest_lang(folder, manifest)
     if ident == LESSON:
         return lesson_timeline(folder, manifest)
     return clip_timeline(folder, manifest, ident)

@@ -13,7 +13,12 @@ plays, asks, and says that progress is not being recorded.
 
 from __future__ import annotations
 
+import errno
+import os
 import re
+import reprlib
+import shutil
+import time
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,11 +96,12 @@ def lesson_contents(folder: Path, manifest: Manifest, lang: str) -> Contents:
             f"no lesson.mp4 in {folder}; join it with `render.py render --all --lesson`"
         )
     chapters = [
-        {"slug": c.slug, "title": c.title, "start": c.start, "end": c.end} for c in record.chapters
+        {"slug": c.slug, "title": web.plain_text(c.title), "start": c.start, "end": c.end}
+        for c in record.chapters
     ]
     return Contents(
         "",
-        lookup(lang, "lesson-intro", "title"),
+        web.plain_text(lookup(lang, "lesson-intro", "title")),
         record.file,
         record.poster,
         dict(record.captions.get("vtt", {})),
@@ -110,7 +116,7 @@ def clip_contents(folder: Path, manifest: Manifest, lang: str, slug: str) -> Con
         raise PackageError(
             f"no mp4 clip of {slug!r} in {folder}; render it first (render.py render {slug})"
         )
-    title = entry.titles.get(lang) or entry.title or slug
+    title = web.plain_text(entry.titles.get(lang) or entry.title or slug)
     chapter = {"slug": slug, "title": title, "start": 0.0, "end": entry.duration}
     return Contents(
         Path(entry.file).stem,
@@ -131,7 +137,10 @@ def build(folder: Path, fmt: str, out_dir: Path, slug: str | None = None) -> Pat
     if not (folder / "manifest.json").is_file():
         raise PackageError(f"{folder} has no manifest.json; render the lesson into it first")
     manifest = Manifest.load(folder)
-    lang = manifest.data.get("lang", "en")
+    try:
+        lang = presenter.manifest_lang(folder, manifest)
+    except presenter.PresenterError as exc:
+        raise PackageError(str(exc)) from None
     contents = (
         clip_contents(folder, manifest, lang, slug)
         if slug
@@ -141,23 +150,72 @@ def build(folder: Path, fmt: str, out_dir: Path, slug: str | None = None) -> Pat
     if contents.poster:
         media.append(contents.poster)
     for name in media:
-        if not SAFE_NAME.match(name) or not (folder / name).is_file():
-            raise PackageError(
-                f"{name!r} cannot go into a package: it must be a plain file name "
-                f"(letters, digits, . _ -) of a file beside the lesson in {folder}"
-            )
+        check_media(folder, name)  # before reading any of them (the player holds the cues)
     shown = {c["slug"] for c in contents.chapters}
     asked = {k: v for k, v in presenter.chapter_questions(manifest).items() if k in shown}
     player = player_html(folder, contents, lang, fmt, asked)
     files = [PLAYER, *media]
     target = out_dir / package_name(folder, fmt, contents)
+    check_target(target)
     with replacing(target, suffix=".zip") as tmp:
         with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
             z.writestr("imsmanifest.xml", manifest_xml(fmt, contents.title, files))
             z.writestr(PLAYER, player)
-            for name in media:  # video is compressed already: stored as it is
-                z.write(folder / name, name, compress_type=zipfile.ZIP_STORED)
+            for name in media:
+                add_media(z, folder, name)
     return target
+
+
+def check_target(target: Path) -> None:
+    """A file can be written at TARGET: its folder is not a file, and it is not a folder."""
+    if target.parent.exists() and not target.parent.is_dir():
+        raise PackageError(
+            f"{target.parent} is a file, not a folder; move it away to make packages"
+        )
+    if target.is_dir():
+        raise PackageError(f"{target} is a folder; move it away to write the package there")
+
+
+def check_media(folder: Path, name: object) -> Path:
+    """FOLDER/name, if it may go into a package: a plain file name of a regular file of
+    the lesson's own. A link is refused, lest its target's bytes go in; with no "/" in
+    the name, nothing else can lead outside FOLDER."""
+    path = folder / name if isinstance(name, str) and SAFE_NAME.match(name) else None
+    if path is not None and path.is_symlink():
+        raise _link(path)
+    if path is None or not path.is_file():
+        raise PackageError(
+            f"{reprlib.repr(name)} cannot go into a package: it must be a plain file name "
+            f"(letters, digits, . _ -) of a file beside the lesson in {folder}"
+        )
+    return path
+
+
+def _link(path: Path) -> PackageError:
+    return PackageError(
+        f"{path} is a link; a package takes only the lesson's own files: "
+        "put the file itself in its place, or render the lesson again"
+    )
+
+
+def add_media(z: zipfile.ZipFile, folder: Path, name: str) -> None:
+    """Store FOLDER/name as it is (a video is compressed already), read through a
+    descriptor that does not follow a link: a file swapped for one after the check
+    is refused, not followed."""
+    path = check_media(folder, name)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _link(path) from None
+        raise
+    with open(fd, "rb") as src:
+        st = os.fstat(fd)
+        info = zipfile.ZipInfo(name, time.localtime(st.st_mtime)[:6])
+        info.external_attr = (st.st_mode & 0xFFFF) << 16
+        info.file_size = st.st_size
+        with z.open(info, "w") as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
 
 
 def player_html(folder: Path, contents: Contents, lang: str, fmt: str, asked: dict) -> str:
@@ -206,14 +264,15 @@ _SCHEMAS = {
 
 def manifest_xml(fmt: str, title: str, files: list[str]) -> str:
     namespaces, metadata, sco = _SCHEMAS[fmt]
+    title = escape(web.plain_text(title))
     listed = "".join(f"<file href={quoteattr(name)}/>" for name in files)
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
         f'<manifest identifier="pe-explainer-lesson" version="1" {namespaces}>'
         f"<metadata>{metadata}</metadata>"
         '<organizations default="pe-explainer">'
-        f'<organization identifier="pe-explainer"><title>{escape(title)}</title>'
-        f'<item identifier="lesson" identifierref="player"><title>{escape(title)}</title></item>'
+        f'<organization identifier="pe-explainer"><title>{title}</title>'
+        f'<item identifier="lesson" identifierref="player"><title>{title}</title></item>'
         "</organization></organizations>"
         f'<resources><resource identifier="player" type="webcontent" {sco} href="{PLAYER}">'
         f"{listed}</resource></resources></manifest>\n"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import os
 import secrets
 import shutil
@@ -150,6 +151,9 @@ def export(folder: Path, ident: str, fmt: str) -> tuple[Path, Path, list[Slide]]
 
 
 def _write_pdf(target: Path, images: list[Image.Image], title: str) -> None:
+    # img2pdf imports pikepdf, whose import logs "logger bridge initialized" at INFO level
+    # through the handler Manim gives the root logger: a line before the command's own
+    logging.getLogger("pikepdf").setLevel(logging.WARNING)
     import img2pdf
 
     atomic_write(

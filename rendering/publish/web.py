@@ -9,6 +9,7 @@ page can use it without importing another page.
 from __future__ import annotations
 
 import json
+import re
 from html import escape
 from importlib import resources
 
@@ -19,6 +20,9 @@ GALLERY = "index.html"
 PRESENT = "present.html"
 EXPLORE = "explore.html"
 VIDEO_TYPES = {"mp4": "video/mp4", "webm": "video/webm"}
+# what XML 1.0 forbids in a document (C0 controls but tab and newlines, lone surrogates,
+# U+FFFE and U+FFFF); HTML forbids them too
+_NOT_IN_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 # The CSS custom properties every page declares. The page colours are the lesson's, so a
 # page matches the videos on it; "card", "blue" and "q" are drawn by the pages alone.
@@ -43,6 +47,12 @@ def root_css(**colors: str) -> str:
     return f":root {{ color-scheme: dark; {props} }}"
 
 
+def plain_text(text: str) -> str:
+    """TEXT without the characters an XML or HTML document cannot hold (a control
+    character typed into a catalogue title, say), which make a document a parser rejects."""
+    return _NOT_IN_XML.sub("", text)
+
+
 def head(lang: str, title: str, **colors: str) -> str:
     """A page's start, up to and with the <style> of the palette; the page's own <style>
     and </head> follow it."""
@@ -52,7 +62,7 @@ def head(lang: str, title: str, **colors: str) -> str:
             f'<html lang="{escape(lang, quote=True)}"><head><meta charset="utf-8">',
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
             '<link rel="icon" href="data:,">',  # no favicon request, no 404 in the console
-            f"<title>{escape(title)}</title>",
+            f"<title>{escape(plain_text(title))}</title>",
             f"<style>\n{root_css(**colors)}\n* {{ box-sizing: border-box; }}\n</style>",
         ]
     )

@@ -36,7 +36,10 @@ def build(folder: Path, target: Path, slugs: list[str] | None = None) -> Path:
     if not (folder / "manifest.json").is_file():
         raise WorksheetError(f"{folder} has no manifest.json; render the lesson into it first")
     manifest = Manifest.load(folder)
-    lang = manifest.data.get("lang", "en")
+    try:
+        lang = presenter.manifest_lang(folder, manifest)
+    except presenter.PresenterError as exc:
+        raise WorksheetError(str(exc)) from None
     entries = manifest.entries()
     order = sorted(entries, key=lambda s: (min(e.order for e in entries[s].values()), s))
     asked = presenter.chapter_questions(manifest)
