@@ -293,3 +293,39 @@ def test_workers_exit_when_the_driver_is_killed_and_a_later_run_sweeps_their_fol
 
 
 TEXT = {"capture_output": True, "text": True, "check": True}
+
+
+def _in_group(pgid: int) -> list[int]:
+    """Live processes (not zombies) of process group `pgid`."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            state, _, group = stat.read_text().rsplit(")", 1)[1].split()[:3]
+        except (OSError, ValueError):
+            continue
+        if int(group) == pgid and state != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+def test_a_render_ends_its_worker_server_with_it_and_a_cached_one_starts_none(
+    plugin_scenes, tmp_path, monkeypatch
+):
+    from rendering.run import child
+
+    out = tmp_path / "media"
+    command = [sys.executable, "render.py", "render", "tiny", "--voice", "none", "--output"]
+    for args in ((), ("--force",)):  # each draws on a worker
+        proc = subprocess.Popen(
+            [*command, str(out), *args], cwd=ROOT, start_new_session=True, text=True
+        )
+        assert proc.wait(timeout=120) == 0
+        assert _in_group(proc.pid) == [], "a process outlived the command"
+
+    def no_workers():
+        raise AssertionError("a render with nothing to draw started the worker server")
+
+    monkeypatch.setattr(child, "context", no_workers)
+    result = render(out, "tiny")
+    assert result.exit_code == 0, result.output
+    assert "cached" in result.output

@@ -11,6 +11,7 @@ import threading
 import click
 
 from rendering.cli import publish_cmd, render_cmd, scenes_cmd, speech_cmd, watch_cmd
+from rendering.run import child
 
 
 class OneLineErrors(click.Group):
@@ -81,6 +82,7 @@ def end(code: int | str | None) -> None:
         if code is not None:
             print(code, file=sys.stderr)
         code = 0 if code is None else 1
+    child.stop()  # the warm worker server ends with the command
     if threading.active_count() > 1:
         sys.exit(code)
     atexit._run_exitfuncs()

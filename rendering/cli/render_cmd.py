@@ -36,6 +36,7 @@ from rendering.run.pipeline import (
     summary_table,
 )
 from rendering.run.plan import plan
+from rendering.speech import synthesis
 
 
 @click.command()
@@ -107,7 +108,7 @@ def render(
     """Render scenes (by slug, or --all) into <output>/<lang>/<quality>/, narrated."""
     run = Run(jobs, scheduler, force, split_long, dry_run, ctx.obj["verbose"])
     if not dry_run and not scheduler:
-        child.warm_up()  # the workers' imports, while speech is made and placed
+        synthesis.before_new_speech(child.warm_up)  # the workers' imports overlap it
     if plan_file is not None:
         given = [
             f"--{name.replace('_', '-')}"

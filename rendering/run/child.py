@@ -1,9 +1,10 @@
 """Local worker processes, forked from a server that imported the heavy libraries once.
 
 A "spawn" worker imports Manim, PyAV, SciPy and pyloudnorm afresh: seconds per job before
-its first frame. A forkserver imports them once (`warm_up`, called as a command starts, so
-that it happens while the driver makes and places speech) and forks every worker from
-there. A fork keeps the server's environment from when it started, so this module imports
+its first frame. A forkserver imports them once and forks every worker from there. It
+starts with the first worker, or earlier (`warm_up`) as a render begins to make or place
+new speech, so that its imports overlap that work; a render with nothing to draw never
+starts it, and `stop` ends it with the command. A fork keeps the server's environment from when it started, so this module imports
 nothing of the project: `run` first takes on the driver's environment as it is now, and
 only then unpickles the call, whose modules read it as they are imported (scenes reads
 PE_SCENE_PLUGINS).
@@ -11,9 +12,12 @@ PE_SCENE_PLUGINS).
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
 import os
 import pickle
+import signal
+import time
 from typing import Any
 
 # Third-party only, so that nothing here depends on the environment the server started in
@@ -35,6 +39,28 @@ def warm_up() -> None:
         from multiprocessing import forkserver
 
         forkserver.ensure_running()
+
+
+def stop(wait: float = 2.0) -> None:
+    """End the server, and the resource tracker it shares, with the command. Left alone,
+    each would outlive it as an orphan until it noticed that nobody holds its pipe."""
+    from multiprocessing import forkserver, resource_tracker
+
+    server = forkserver._forkserver  # the module's one server, as ensure_running starts it
+    if server._forkserver_pid is not None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(server._forkserver_pid, signal.SIGTERM)
+        server._stop()  # closes its pipe, reaps it, removes its socket
+    tracker = resource_tracker._resource_tracker
+    if tracker._fd is None or tracker._pid is None:
+        return
+    os.close(tracker._fd)  # its end of the pipe: it exits once every holder has gone
+    tracker._fd = None
+    deadline = time.monotonic() + wait
+    with contextlib.suppress(ChildProcessError):
+        while not os.waitpid(tracker._pid, os.WNOHANG)[0] and time.monotonic() < deadline:
+            time.sleep(0.01)  # a worker that still holds the pipe leaves it to end later
+    tracker._pid = None
 
 
 def call(fn, args: tuple, kwargs: dict) -> bytes:

@@ -27,6 +27,7 @@ from rendering.speech.synthesis import (
     MAX_TAKE,
     Piece,
     digest_of,
+    making_new_speech,
     recording_digest,
     shaped_recording,
     spoken,
@@ -208,6 +209,7 @@ def recorded(
     notes_file = cache_dir / f"{digest_of('notes', _listening(), digest, lang, text)}.json"
     notes = _read_notes(notes_file)
     if not (target.exists() and notes is not None):
+        making_new_speech()
         try:
             raw, shaped = shaped_recording(path, target)
         except audio.AudioError as exc:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,12 +74,26 @@ def digest_of(*parts: str) -> str:
     return hashlib.sha256(json.dumps([SHAPING, *parts]).encode()).hexdigest()[:24]
 
 
+_before_new: list[Callable[[], None]] = []
+
+
+def before_new_speech(callback: Callable[[], None]) -> None:
+    """Run `callback` once, when this process starts making speech it had not cached."""
+    _before_new.append(callback)
+
+
+def making_new_speech() -> None:
+    while _before_new:
+        _before_new.pop()()
+
+
 def cached(cache_dir: Path, digest: str, make, synthesize: bool) -> tuple[str, float]:
     """The cached WAV for `digest` (made by `make()` when missing) and its length."""
     path = cache_dir / f"{digest}.wav"
     if not path.exists():
         if not synthesize:
             return "", 0.0
+        making_new_speech()
         audio.write_wav(path, make())
     return str(path), audio.wav_seconds(path)
 
