@@ -1,16 +1,20 @@
 """`render.py watch`: a saved edit becomes a new clip on the live page; a bad one does not.
 
-The watcher runs as a teacher runs it, in its own process, on a tiny plugin scene whose
-words are a course's own copy (PE_CAPTIONS). The test reads the page's event stream.
+The first test runs the watcher as a teacher runs it, in its own process, on a tiny plugin
+scene whose words are a course's own copy (PE_CAPTIONS), and reads the page's event stream.
+The others put a stub in place of the render, or talk to the live page's server alone.
 """
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import re
 import shutil
 import signal
+import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -21,8 +25,12 @@ from queue import Empty, Queue
 
 import pytest
 
+from rendering.cli import watch_cmd
+from rendering.cli.options import JobOptions
+from rendering.watch.changes import snapshot, syntax_error
+from rendering.watch.server import LivePage
+
 ROOT = Path(__file__).resolve().parent.parent
-pytestmark = pytest.mark.render
 
 
 def events(url: str, into: Queue) -> None:
@@ -50,6 +58,7 @@ def children_of(pid: int) -> list[int]:
     return [int(p) for p in out.stdout.split()]
 
 
+@pytest.mark.render
 def test_a_saved_line_reloads_the_page_at_its_beat_and_a_broken_one_keeps_the_clip(tmp_path):
     words = tmp_path / "words" / "en"
     words.mkdir(parents=True)
@@ -96,12 +105,17 @@ def test_a_saved_line_reloads_the_page_at_its_beat_and_a_broken_one_keeps_the_cl
             assert got.read() == clip.read_bytes()
         print(f"save to new clip: {took:.1f} s")
 
-        good = clip.read_bytes()
+        good, words = clip.read_bytes(), line.read_text()
         time.sleep(1.1)
-        line.write_text(line.read_text().replace("[say]", "[say"))  # a TOML error
+        line.write_text(words.replace("[say]", "[say"))  # a TOML error
         problem = next_event(messages, "error")
         assert "tiny.toml is not valid TOML" in problem["message"], problem
         assert clip.read_bytes() == good  # the last good clip stays
+
+        time.sleep(1.1)
+        line.write_text(words)  # undone: no clip changes, and the page leaves "rendering"
+        assert next_event(messages, "unchanged")["text"].startswith("up to date")
+        assert clip.read_bytes() == good
     finally:
         os.killpg(watcher.pid, signal.SIGINT)
         watcher.wait(timeout=60)
@@ -132,3 +146,227 @@ def test_a_taken_port_is_one_line_and_exit_2(tmp_path):
         f"error: cannot serve the live page on port {port} (Address already in use); "
         "pass --port with another number (0 picks a free one)"
     ]
+
+
+def until(condition, within: float = 30.0) -> bool:
+    """Whether `condition()` came true within `within` seconds (asked every 50 ms)."""
+    end = time.monotonic() + within
+    while not condition():
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def test_a_bad_set_is_one_line_and_exit_2_before_watching(tmp_path):
+    run = subprocess.run(
+        [sys.executable, "render.py", "watch", "clock-hands", "--set", "nosuch=1", "--port", "0"]
+        + ["--output", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 2
+    assert run.stderr.strip().splitlines() == [
+        "error: unknown parameter 'nosuch'; see lesson.toml for the valid keys"
+    ]
+    assert "watching" not in run.stdout
+
+
+def test_a_syntax_error_is_one_line_naming_the_file_and_line(tmp_path):
+    good, bad = tmp_path / "good.py", tmp_path / "bad.py"
+    good.write_text("x = 1\n")
+    bad.write_text("x = 1\n\n\ndef f(:\n    pass\n")
+    error = syntax_error(snapshot([tmp_path]))
+    assert watch_cmd.code_problem(error, "fix it and save") == (
+        "bad.py is not valid Python (line 4: invalid syntax); fix it and save"
+    )
+    bad.write_text("x = 1\n\n\ndef f():\n    pass\n")
+    assert syntax_error(snapshot([tmp_path])) is None
+
+
+class Page:
+    """Stands in for the live page: keeps what it was told."""
+
+    def __init__(self) -> None:
+        self.told: list[dict] = []
+
+    def tell(self, message: dict) -> None:
+        self.told.append(message)
+
+
+def test_an_undone_bad_edit_takes_the_page_off_rendering(tmp_path, monkeypatch, capsys):
+    page = Page()
+    loop = watch_cmd.Loop(["clock-hands"], JobOptions(output=tmp_path), page)
+    bad = "print('error: tiny.toml is not valid TOML'); raise SystemExit(1)"
+    monkeypatch.setattr(watch_cmd, "render_command", lambda *_: [sys.executable, "-c", bad])
+    loop.render("a bad edit")
+    assert page.told[-1] == {"type": "error", "message": "tiny.toml is not valid TOML"}
+    monkeypatch.setattr(watch_cmd, "render_command", lambda *_: [sys.executable, "-c", "pass"])
+    loop.render("the edit undone")  # the render keeps every clip as it was
+    assert page.told[-2]["text"] == "rendering: the edit undone"
+    assert page.told[-1]["type"] == "unchanged"
+    assert page.told[-1]["text"].startswith("up to date: no clip changed")
+    assert capsys.readouterr().out.splitlines()[-1] == page.told[-1]["text"]
+
+
+HANG_UP = """
+import sys
+from rendering.cli import main, watch_cmd
+marker, out = sys.argv[1:]
+stub = "import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(300)"
+watch_cmd.render_command = lambda *_: [sys.executable, "-c", stub, marker]
+sys.argv = ["render.py", "watch", "clock-hands", "--voice", "none", "--port", "0", "--output", out]
+main()
+"""
+
+
+def test_a_hang_up_ends_watch_and_the_render_it_started(tmp_path):
+    marker = tmp_path / "render.pid"
+    watcher = subprocess.Popen(
+        [sys.executable, "-c", HANG_UP, str(marker), str(tmp_path / "out")],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    render = None
+    try:
+        assert until(lambda: marker.exists() and marker.read_text(), within=120)
+        render = int(marker.read_text())
+        os.kill(watcher.pid, signal.SIGHUP)
+        _, stderr = watcher.communicate(timeout=60)
+        assert watcher.returncode == 130
+        assert stderr.strip().splitlines() == ["interrupted"], stderr
+        with pytest.raises(ProcessLookupError):
+            os.kill(render, 0)  # stopped and reaped, not left running without its watcher
+    finally:
+        for group in filter(None, (watcher.pid, render)):
+            try:
+                os.killpg(group, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def request(url: str, path: str, headers: dict | None = None) -> tuple[int, dict, bytes]:
+    port = int(url.rstrip("/").rpartition(":")[2])
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.request("GET", path, headers=headers or {})
+        answer = connection.getresponse()
+        return answer.status, dict(answer.getheaders()), answer.read()
+    finally:
+        connection.close()
+
+
+@pytest.fixture
+def live(tmp_path):
+    (tmp_path / "clip.mp4").write_bytes(b"abcdefghij")
+    page = LivePage(tmp_path, {}, 0, limit=2, timeout=3.0)
+    page.start()
+    yield page
+    page.stop()
+
+
+def connect(page: LivePage) -> socket.socket:
+    return socket.create_connection(("127.0.0.1", page.server.server_address[1]), timeout=30)
+
+
+def read_until(connection: socket.socket, end: bytes) -> bytes:
+    got = b""
+    while end not in got:
+        got += connection.recv(65536)
+    return got
+
+
+def test_odd_paths_and_huge_ranges_are_answered_without_a_traceback(live, capfd):
+    digits = "9" * 5000
+    assert request(live.url, "/media/%00")[0] == 404
+    assert request(live.url, "/media/" + "x" * 5000)[0] == 404  # a name too long for the disk
+    status, headers, _ = request(live.url, "/media/clip.mp4", {"Range": f"bytes={digits}-"})
+    assert status == 416 and headers["Content-Range"] == "bytes */10"
+    for whole in (f"bytes=0-{digits}", f"bytes=-{digits}"):
+        status, headers, body = request(live.url, "/media/clip.mp4", {"Range": whole})
+        assert (status, headers["Content-Range"], body) == (206, "bytes 0-9/10", b"abcdefghij")
+    status, headers, body = request(live.url, "/media/clip.mp4", {"Range": "bytes=2-4"})
+    assert (status, headers["Content-Range"], body) == (206, "bytes 2-4/10", b"cde")
+    assert request(live.url, "/media/clip.mp4")[::2] == (200, b"abcdefghij")
+    assert capfd.readouterr().err == ""
+
+
+def test_silent_and_closed_connections_end_and_their_number_is_bounded(live):
+    threads = threading.active_count()
+    idle = [connect(live), connect(live)]
+    try:
+        assert request(live.url, "/")[0] == 503  # both places are taken
+        for connection in idle:
+            assert connection.recv(1024) == b""  # the server closed it: it said nothing
+    finally:
+        for connection in idle:
+            connection.close()
+    assert until(lambda: threading.active_count() == threads)
+    assert request(live.url, "/")[0] == 200
+
+    events = connect(live)
+    events.sendall(b"GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert read_until(events, b": connected\n\n").startswith(b"HTTP/1.0 200")
+    events.close()  # a closed tab: the stream ends at its next heartbeat
+    assert until(lambda: not live.listeners and threading.active_count() == threads)
+
+
+SERVER = """
+import json, resource, sys, threading
+from pathlib import Path
+from rendering.watch.server import LivePage
+page = LivePage(Path(sys.argv[1]), {}, 0)
+page.start()
+print(page.url, flush=True)
+for _ in sys.stdin:  # each line asks for the threads and the peak memory
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    print(json.dumps([threading.active_count(), peak]), flush=True)
+page.stop()
+"""
+
+
+def aborted_download(port: int, first: int, reset: bool) -> None:
+    """Ask for a clip from byte `first` on, read a little of it, and go (a video seeking)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
+        asked = f"GET /media/big.mp4 HTTP/1.1\r\nHost: x\r\nRange: bytes={first}-\r\n\r\n"
+        connection.sendall(asked.encode())
+        assert read_until(connection, b"\r\n\r\n").startswith(b"HTTP/1.0 206")
+        if reset:  # as a browser aborts: the server's next write fails with a reset
+            connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+
+
+def test_aborted_range_downloads_of_a_big_clip_stream_quietly_and_leave_no_thread(tmp_path):
+    size = 300 * 2**20
+    with open(tmp_path / "big.mp4", "wb") as big:
+        big.truncate(size)  # sparse: 300 MB that take no disk
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVER, str(tmp_path)],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+    def ask() -> tuple[int, int]:
+        server.stdin.write("\n")
+        server.stdin.flush()
+        return tuple(json.loads(server.stdout.readline()))
+
+    try:
+        port = int(server.stdout.readline().strip().rstrip("/").rpartition(":")[2])
+        threads_before, _ = ask()
+        for i in range(50):
+            aborted_download(port, i * size // 50, reset=i % 2 == 0)
+        assert until(lambda: ask()[0] == threads_before)
+        _, peak = ask()
+        assert peak < size, f"peak memory {peak / 2**20:.0f} MB"
+    finally:
+        _, stderr = server.communicate(timeout=60)
+    assert server.returncode == 0
+    assert stderr == ""

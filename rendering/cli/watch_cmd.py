@@ -26,7 +26,7 @@ from rendering.cli.options import (
 from rendering.core import keys, settings
 from rendering.core.jobs import Job
 from rendering.core.manifest import Manifest
-from rendering.watch.changes import Watcher
+from rendering.watch.changes import Watcher, snapshot, syntax_error
 from rendering.watch.server import LivePage
 from scenes import catalogue
 
@@ -98,13 +98,13 @@ class Loop:
         code, self.process = self.process.returncode, None
         seconds = time.monotonic() - started
         if code != 0:
-            problem = first_problem(output)
-            click.echo(f"error: {problem} (the last good clips are kept)", err=True)
-            self.page.tell({"type": "error", "message": problem})
-            return
-        for slug, entry in self.entries().items():
-            if before.get(slug, {}).get("key") == entry["key"]:
-                continue
+            return self.refuse(first_problem(output))
+        new = {s: e for s, e in self.entries().items() if before.get(s, {}).get("key") != e["key"]}
+        if not new:  # an edit undone, or one no clip reads: the page must leave "rendering"
+            text = f"up to date: no clip changed ({seconds:.1f} s)"
+            click.echo(text)
+            self.page.tell({"type": "unchanged", "text": text})
+        for slug, entry in new.items():
             beat, at = changed_beat(before.get(slug), entry)
             where = f" from beat {beat!r}" if beat else ""
             text = f"{slug}: new clip{where} ({seconds:.1f} s)"
@@ -119,6 +119,11 @@ class Loop:
                     "text": text,
                 }
             )
+
+    def refuse(self, problem: str) -> None:
+        """Tell the terminal and the page why there is no new clip."""
+        click.echo(f"error: {problem} (the last good clips are kept)", err=True)
+        self.page.tell({"type": "error", "message": problem})
 
     def relative(self, name: str) -> str:
         return (self.folder / name).resolve().relative_to(self.opts.output.resolve()).as_posix()
@@ -172,6 +177,11 @@ def watch(slugs: tuple[str, ...], opts: JobOptions, port: int) -> None:
     it, and any render it started.
     """
     chosen = resolve_slugs(slugs, False)
+    opts.params()  # a bad --set or --config stops here, not in every render
+    opts.voices()
+    broken = syntax_error(snapshot(keys.ROOT / name for name in keys.PROJECT_PACKAGES))
+    if broken is not None:
+        raise Fail(code_problem(broken, "fix it, then start watch again"))
     folder = settings.folder_name(opts.quality, opts.aspect)
     clips = {s: f"{opts.lang}/{folder}/{Job(s, None, opts.lang).filename}" for s in chosen}
     try:
@@ -183,6 +193,8 @@ def watch(slugs: tuple[str, ...], opts: JobOptions, port: int) -> None:
         ) from None
     loop = Loop(chosen, opts, page)
     watcher = Watcher(watched_places(chosen, opts))
+    if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:  # not under nohup
+        signal.signal(signal.SIGHUP, _hang_up)
     page.start()
     click.echo(f"watching {', '.join(chosen)}: open {page.url} (Ctrl-C stops)")
     try:
@@ -194,6 +206,10 @@ def watch(slugs: tuple[str, ...], opts: JobOptions, port: int) -> None:
                 continue
             time.sleep(SETTLE)
             changed += watcher.changed()
+            broken = syntax_error(watcher.seen)
+            if broken is not None:
+                loop.refuse(code_problem(broken, "fix it and save"))
+                continue
             names = sorted({_shown(p) for p in changed})
             loop.render(
                 ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
@@ -203,6 +219,22 @@ def watch(slugs: tuple[str, ...], opts: JobOptions, port: int) -> None:
         raise
     finally:
         page.stop()
+
+
+def code_problem(error: SyntaxError, fix: str) -> str:
+    """A file that does not compile, as one line: which, where, what, and the fix."""
+    where = f"line {error.lineno}: " if error.lineno else ""
+    return f"{_shown(Path(error.filename))} is not valid Python ({where}{error.msg}); {fix}"
+
+
+def _hang_up(signum, frame) -> None:
+    """The terminal closed: stop as Ctrl-C does (the render too), writing nothing to it."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for fd in (1, 2):
+        if os.isatty(fd):
+            os.dup2(devnull, fd)
+    os.close(devnull)
+    raise KeyboardInterrupt
 
 
 def _shown(path: Path) -> str:

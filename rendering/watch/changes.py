@@ -1,7 +1,9 @@
-"""Which of the watched files changed since the last look (by polling: no extra package)."""
+"""Which of the watched files changed since the last look (by polling: no extra package),
+and whether the code among them still compiles."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -37,3 +39,28 @@ class Watcher:
         differ = sorted(p for p in now.keys() | self.seen.keys() if now.get(p) != self.seen.get(p))
         self.seen = now
         return differ
+
+
+def syntax_error(stamps: dict[Path, Stamp]) -> SyntaxError | None:
+    """The first Python file among `stamps` that does not compile, as its SyntaxError
+    (filename and line set), or None. A file is compiled again only when its stamp changed."""
+    for path in sorted(p for p in stamps if p.suffix == ".py"):
+        error = _compile_error(path, stamps[path])
+        if error is not None:
+            return error
+    return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _compile_error(path: Path, stamp: Stamp) -> SyntaxError | None:
+    try:
+        compile(path.read_bytes(), str(path), "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return exc
+    except ValueError as exc:  # a null byte
+        error = SyntaxError(str(exc))
+        error.filename = str(path)
+        return error
+    except OSError:
+        pass  # removed while we looked: the next look sees it gone
+    return None

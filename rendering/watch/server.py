@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import queue
 import re
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -43,14 +45,64 @@ events.onmessage = (e) => {{
 """
 
 
+MAX_CONNECTIONS = 16  # a browser opens at most six per host; more is a stuck or hostile client
+TIMEOUT = 30.0  # seconds a connection may stay silent, or stop reading, before it is closed
+BUSY = b"HTTP/1.0 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 0\r\n\r\n"
+FAR = 10**18  # past the end of any file: stands for a byte number of more digits than that
+
+
+class BoundedServer(ThreadingHTTPServer):
+    """A thread per connection, at most `limit` at once; a dropped connection is quiet."""
+
+    daemon_threads = True
+
+    def __init__(self, address, handler, limit: int) -> None:
+        self.slots = threading.BoundedSemaphore(limit)
+        super().__init__(address, handler)
+
+    def process_request(self, request, client_address) -> None:
+        if not self.slots.acquire(blocking=False):
+            try:
+                request.sendall(BUSY)
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.slots.release()
+            raise
+
+    def process_request_thread(self, request, client_address) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
+
+    def handle_error(self, request, client_address) -> None:
+        error = sys.exc_info()[1]
+        if isinstance(error, OSError):
+            return  # the page went away mid-answer: a video aborts a download each time it seeks
+        print(f"warning: the live page could not answer: {error!r:.200}", file=sys.stderr)
+
+
 class LivePage:
     """Serves the page, the clips of `root` under /media/, and the events at /events."""
 
-    def __init__(self, root: Path, clips: dict[str, str], port: int = 0) -> None:
+    def __init__(
+        self,
+        root: Path,
+        clips: dict[str, str],
+        port: int = 0,
+        limit: int = MAX_CONNECTIONS,
+        timeout: float = TIMEOUT,
+    ) -> None:
         self.root = root.resolve()
         self.clips = clips  # slug -> path of its clip under root
         self.listeners: list[queue.Queue] = []
         self.lock = threading.Lock()
+        self.heartbeat = timeout / 2  # an event stream writes this often, so a closed page ends it
         page = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -68,8 +120,8 @@ class LivePage:
                 else:
                     page.send(self, 404, "text/plain", b"not found")
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-        self.server.daemon_threads = True
+        Handler.timeout = timeout
+        self.server = BoundedServer(("127.0.0.1", port), Handler, limit)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     @property
@@ -112,33 +164,46 @@ class LivePage:
         handler.end_headers()
         handler.wfile.write(body)
 
+    def find(self, relative: str) -> Path | None:
+        """The file `relative` names under the output root, or None."""
+        if "\0" in relative:
+            return None
+        try:
+            path = (self.root / relative).resolve()
+            return path if path.is_relative_to(self.root) and path.is_file() else None
+        except OSError:  # a name too long, a loop of links
+            return None
+
     def send_file(self, handler, relative: str) -> None:
-        """A file under the output root; a byte range of it when asked (a video seeks so)."""
-        path = (self.root / relative).resolve()
-        if not path.is_relative_to(self.root) or not path.is_file():
+        """A file under the output root, streamed from the disk; a byte range of it when
+        asked (a video seeks so)."""
+        path = self.find(relative)
+        if path is None:
             return self.send(handler, 404, "text/plain", b"not found")
         kind = "video/mp4" if path.suffix == ".mp4" else "application/octet-stream"
-        data = path.read_bytes()
-        asked = re.fullmatch(r"bytes=(\d*)-(\d*)", handler.headers.get("Range", ""))
-        if not asked or not (asked.group(1) or asked.group(2)):
-            return self.send(handler, 200, kind, data)
-        if asked.group(1):
-            start = int(asked.group(1))
-            end = min(int(asked.group(2)), len(data) - 1) if asked.group(2) else len(data) - 1
-        else:  # the last n bytes
-            start, end = max(0, len(data) - int(asked.group(2))), len(data) - 1
-        if start > end:
-            handler.send_response(416)
-            handler.send_header("Content-Range", f"bytes */{len(data)}")
+        with path.open("rb") as file:
+            size = os.fstat(file.fileno()).st_size
+            span = byte_range(handler.headers.get("Range", ""), size)
+            if span is None:
+                handler.send_response(200)
+                start, end = 0, size - 1
+            elif span[0] > span[1]:
+                handler.send_response(416)
+                handler.send_header("Content-Range", f"bytes */{size}")
+                handler.send_header("Content-Length", "0")
+                handler.end_headers()
+                return
+            else:
+                start, end = span
+                handler.send_response(206)
+                handler.send_header("Content-Range", f"bytes {start}-{end}/{size}")
+            handler.send_header("Content-Type", kind)
+            handler.send_header("Content-Length", str(end - start + 1))
+            handler.send_header("Cache-Control", "no-store")
+            handler.send_header("Accept-Ranges", "bytes")
             handler.end_headers()
-            return
-        handler.send_response(206)
-        handler.send_header("Content-Type", kind)
-        handler.send_header("Content-Range", f"bytes {start}-{end}/{len(data)}")
-        handler.send_header("Content-Length", str(end - start + 1))
-        handler.send_header("Cache-Control", "no-store")
-        handler.end_headers()
-        handler.wfile.write(data[start : end + 1])
+            if end >= start:
+                handler.connection.sendfile(file, start, end - start + 1)
 
     def stream(self, handler) -> None:
         listener: queue.Queue = queue.Queue()
@@ -150,12 +215,36 @@ class LivePage:
             handler.send_header("Cache-Control", "no-store")
             handler.end_headers()
             handler.wfile.write(b": connected\n\n")
-            handler.wfile.flush()
-            while (message := listener.get()) is not None:
+            while True:
+                try:
+                    message = listener.get(timeout=self.heartbeat)
+                except queue.Empty:
+                    handler.wfile.write(b": still here\n\n")
+                    continue
+                if message is None:
+                    break
                 handler.wfile.write(f"data: {json.dumps(message)}\n\n".encode())
-                handler.wfile.flush()
         except OSError:
             pass  # the page was closed
         finally:
             with self.lock:
                 self.listeners.remove(listener)
+
+
+def byte_range(header: str, size: int) -> tuple[int, int] | None:
+    """The first and last byte a Range header asks of a file of `size` bytes (first > last
+    when nothing of it can be sent), or None for the whole file."""
+    asked = re.fullmatch(r"bytes=(\d*)-(\d*)", header.strip())
+    if not asked or not (asked.group(1) or asked.group(2)):
+        return None
+    first, last = (_number(digits) for digits in asked.groups())
+    if first is None:  # the last n bytes
+        return max(0, size - last), size - 1
+    return first, size - 1 if last is None else min(last, size - 1)
+
+
+def _number(digits: str) -> int | None:
+    digits = digits.lstrip("0") or ("0" if digits else "")
+    if not digits:
+        return None
+    return FAR if len(digits) > 18 else int(digits)
