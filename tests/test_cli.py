@@ -109,3 +109,20 @@ def test_list_prints_whole_slugs_when_piped_and_json_on_request(tmp_path):
     by_slug = {row["slug"]: row for row in data}
     assert by_slug["rope-rotation"]["reads"][:1] and not by_slug["rope-rotation"]["up_to_date"]
     assert by_slug["clock-hands"]["titles"]["en"]
+
+
+def test_a_file_that_is_not_valid_python_behind_a_key_is_one_line(tmp_path, monkeypatch, capsys):
+    """A scene file saved half-edited: the render names the file and line, not a traceback."""
+    from rendering.cli import render_cmd
+    from rendering.core import keys
+
+    broken = tmp_path / "half_edited.py"
+    broken.write_text("X = 1\ndef beat(:\n", encoding="utf-8")
+    monkeypatch.setattr(render_cmd, "plan", lambda *a, **k: keys.sources(extra_files=(broken,)))
+    with pytest.raises(SystemExit) as ended:
+        cli.main(["render", "clock-hands", "--dry-run", "--voice", "none"])
+    assert ended.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        "error: half_edited.py is not valid Python (line 2: invalid syntax); fix it and run again"
+    )

@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 import threading
+from pathlib import Path
 
 import click
 
@@ -30,6 +31,11 @@ class OneLineErrors(click.Group):
         except click.ClickException as exc:
             exc.show()
             sys.exit(exc.exit_code)
+        except SyntaxError as exc:  # a project file read for a cache key, as one is edited
+            if exc.filename is None or not Path(exc.filename).is_file():
+                raise
+            click.echo(f"error: {watch_cmd.code_problem(exc, 'fix it and run again')}", err=True)
+            sys.exit(2)
         except (click.Abort, KeyboardInterrupt):
             click.echo("interrupted", err=True)
             sys.exit(130)

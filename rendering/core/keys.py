@@ -193,7 +193,7 @@ def _import_statements(
     if kept is not None:
         return tuple((base, tuple(names)) for base, names in kept)
     out: list[tuple[str, tuple[str, ...]]] = []
-    for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"), str(path))):
         if isinstance(node, ast.Import):
             out += [(alias.name, ()) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -219,7 +219,7 @@ def _defines(package: str, name: str) -> bool:
 def _bound_at(init: Path, stamp: tuple[int, ...]) -> frozenset[str]:
     """The names a package's __init__ binds (defs, classes, assignments, imports)."""
     names: set[str] = set()
-    for node in ast.walk(ast.parse(init.read_text(encoding="utf-8"))):
+    for node in ast.walk(ast.parse(init.read_text(encoding="utf-8"), str(init))):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             names.add(node.name)
         elif isinstance(node, ast.Import | ast.ImportFrom):
@@ -295,7 +295,7 @@ def _digest_at(path: Path, stamp: tuple[int, ...]) -> str:
         return kept
     data = path.read_bytes()
     if path.suffix == ".py":
-        tree = _WithoutMessages().visit(ast.parse(data))
+        tree = _WithoutMessages().visit(ast.parse(data, str(path)))
         data = ast.dump(tree, include_attributes=False).encode()
     digest = hashlib.sha256(data).hexdigest()[:16]
     _keep("digest", path, stamp, digest)
