@@ -22,8 +22,9 @@ from functools import cache
 
 PAUSE = "|"  # a pause mark among the syllables (comma, colon, a sentence's end)
 # Syllables said in one breath at most: the lesson's longest clause has 23, and the
-# neural voice fails on about 140 (25 s of sound) or 70 at half speed.
-MAX_CLAUSE = 40
+# neural voice fails past 25 s of sound: about 140 syllables, 70 at half speed, and
+# 40 of its slowest (双) take 20 s at half speed.
+MAX_CLAUSE = 32
 
 LETTERS = {
     "A": "ei1",
