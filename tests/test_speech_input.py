@@ -37,9 +37,11 @@ def test_a_full_or_read_only_output_is_one_line_for_say_script_and_motion(
     if trouble == "full":
         fill(small_disk)
         expected = f"error: the disk is full (writing {out / '.speech'}/"
+        reason = "No space left on device"
     else:
         make_read_only(small_disk)
         expected = f"error: cannot write to {out / '.speech'} (Read-only file system)"
+        reason = "Read-only file system"
     line = tmp_path / "line.wav"
     for command in (
         ["say", "A line to speak.", "--out", line],
@@ -52,6 +54,15 @@ def test_a_full_or_read_only_output_is_one_line_for_say_script_and_motion(
         assert len(errors) == 1 and errors[0].startswith(expected), (command, errors)
         assert not line.exists()
         assert files(small_disk) == (["filler"] if trouble == "full" else [])
+    # the line itself on that disk
+    line = small_disk / "line.wav"
+    result = run("say", "A line to speak.", "--out", line, "--output", tmp_path / "media")
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines() == [
+        f"error: cannot write {line} ({reason}); give --out a file in a writable folder "
+        "with free space"
+    ]
+    assert files(small_disk) == (["filler"] if trouble == "full" else [])
 
 
 # ------------------------------------------------------------------ long text

@@ -200,11 +200,17 @@ def say(text, lang, voice, out_file, config, output) -> None:
         if missing:
             click.echo(f"warning: {missing}", err=True)
         pieces = synthesised(engine, text, lang, output / CACHE)
-        audio.write_wav(out_file, line_samples(pieces))
     except (voices.VoiceError, NarrationError) as exc:
         raise Fail(str(exc)) from None
     except OSError as exc:  # a full disk: every write is atomic, nothing is left half-made
         raise Fail(write_problem(exc)) from None
+    try:
+        audio.write_wav(out_file, line_samples(pieces))
+    except OSError as exc:
+        raise Fail(
+            f"cannot write {out_file} ({exc.strerror}); give --out a file in a writable "
+            "folder with free space"
+        ) from None
     seconds = sum(p.seconds for p in pieces)
     click.echo(f"{out_file}: {seconds:.1f} s of speech by {engine.spec.engine} {engine.name}")
 
