@@ -183,13 +183,18 @@ def sentences(text: str, lang: str) -> list[str]:
     return [s for s in (p.strip() for p in re.split(_SENTENCE[lang], text)) if s]
 
 
+def clauses(sentence: str, lang: str) -> list[str]:
+    """A sentence cut after its commas and colons (and around an en dash in English)."""
+    return [p.strip() for p in re.split(_CLAUSE[lang], sentence) if p and p.strip()]
+
+
 def chunks(text: str, lang: str) -> list[str]:
     """Pieces of one narration line that each fit in one cue of at most MAX_LINES lines."""
     pieces: list[str] = []
     for sentence in sentences(text, lang):
         parts = [sentence]
         if not fits(sentence, lang):
-            parts = [p.strip() for p in re.split(_CLAUSE[lang], sentence) if p and p.strip()]
+            parts = clauses(sentence, lang)
         for part in parts:
             lines = wrap(part, lang)
             if len(lines) <= MAX_LINES:

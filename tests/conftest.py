@@ -1,4 +1,6 @@
 import os
+import shutil
+import subprocess
 
 import pytest
 
@@ -15,6 +17,22 @@ def plugin_scenes(monkeypatch):
     yield plugin_scenes.SCENES
     for info in plugin_scenes.SCENES:
         scenes.unregister(info.slug)
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 20 MB tmpfs of our own (root only), unmounted afterwards."""
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a small tmpfs needs root")
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=20m", "tmpfs", str(disk)])
+    if mounted.returncode != 0:
+        pytest.skip("this machine does not let us mount a tmpfs")
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
 
 
 @pytest.fixture(scope="session", autouse=True)

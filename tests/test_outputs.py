@@ -1,10 +1,8 @@
 """The output folder: clean removes only what the project wrote, manifests survive damage,
 published files are readable, and unwritable folders stop a run before it renders."""
 
-import contextlib
 import json
 import os
-import shutil
 import stat
 import subprocess
 import threading
@@ -15,6 +13,7 @@ from click.testing import CliRunner
 from render import cli
 from rendering.core.files import atomic_write_text, replacing
 from rendering.core.manifest import BACKUP, NAME, ClipEntry, Manifest
+from tests.disks import fill, make_read_only
 
 
 def dead_pid() -> int:
@@ -282,22 +281,6 @@ def test_clean_all_keeps_files_named_like_ours_that_no_clip_of_the_manifest_has(
     assert (out / "preview" / "lecture.mov").exists()
 
 
-@pytest.fixture
-def small_disk(tmp_path):
-    """A 20 MB tmpfs of our own (root only), unmounted afterwards."""
-    if os.geteuid() != 0 or shutil.which("mount") is None:
-        pytest.skip("mounting a small tmpfs needs root")
-    disk = tmp_path / "disk"
-    disk.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=20m", "tmpfs", str(disk)])
-    if mounted.returncode != 0:
-        pytest.skip("this machine does not let us mount a tmpfs")
-    try:
-        yield disk
-    finally:
-        subprocess.run(["umount", "-l", str(disk)], check=False)
-
-
 @pytest.mark.render
 @pytest.mark.parametrize("trouble", ["full", "read-only"])
 def test_a_full_or_read_only_disk_is_one_line_and_keeps_what_was_published(
@@ -309,13 +292,10 @@ def test_a_full_or_read_only_disk_is_one_line_and_keeps_what_was_published(
     folder = out / "en" / "480p15"
     before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
     if trouble == "full":  # the clip is cached: the first write is the publish step's
-        with open(small_disk / "filler", "wb") as fh, contextlib.suppress(OSError):
-            while True:
-                fh.write(b"\0" * (1 << 20))
-                fh.flush()
+        fill(small_disk)
         code, expected = 1, f"error: the disk is full (writing {folder}"
     else:  # found before anything runs
-        subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
+        make_read_only(small_disk)
         code, expected = 2, f"error: cannot write to {out} (Read-only file system)"
     result = run(*args)
     assert result.exit_code == code, result.output

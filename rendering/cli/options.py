@@ -17,8 +17,9 @@ from rich.progress import BarColumn, Progress, TextColumn
 import scenes
 from pe_math import ParamError, Params, parse_assignment
 from rendering.core import settings
+from rendering.core.files import write_problem
 from rendering.core.jobs import Job
-from rendering.run.pipeline import PipelineError, preflight
+from rendering.run.pipeline import PipelineError, check_writable, preflight
 from rendering.speech import voices
 from scenes.catalogue import LANGS
 from scenes.fonts import FONT, missing_glyphs
@@ -170,6 +171,14 @@ def ready(output: Path) -> None:
         raise Fail(str(exc)) from None
 
 
+def writable(folder: Path) -> None:
+    """Stop with one line if `folder` (made when missing) cannot take files."""
+    try:
+        check_writable(folder)
+    except PipelineError as exc:
+        raise Fail(str(exc)) from None
+
+
 def voice_options(f):
     f = click.option(
         "--voice",
@@ -285,5 +294,7 @@ def narrate_all(slugs, opts: JobOptions, specs, synthesize: bool, params: Params
                 )
             except NarrationError as exc:
                 raise Fail(str(exc)) from None
+            except OSError as exc:  # the speech cache: a full disk (every write is atomic)
+                raise Fail(write_problem(exc)) from None
             progress.advance(task)
     return out

@@ -20,6 +20,7 @@ from rendering.cli.options import (
     narrate_all,
     ready,
     resolve_slugs,
+    writable,
 )
 from rendering.core import settings
 from rendering.core.files import write_problem
@@ -30,7 +31,6 @@ from rendering.run import child
 from rendering.run.pipeline import (
     WORK,
     PipelineError,
-    check_writable,
     execute,
     plan_table,
     summary_table,
@@ -144,10 +144,7 @@ def render(
 def _check_writable(jobs_, root: Path) -> None:
     """Every output folder of `jobs_` under `root` can be written, or one line says why."""
     for folder in sorted({job.out_dir(root) for job in jobs_}):
-        try:
-            check_writable(folder)
-        except PipelineError as exc:
-            raise Fail(str(exc)) from None
+        writable(folder)
 
 
 def finish_run(report, groups, lesson: bool, console, force: bool) -> None:

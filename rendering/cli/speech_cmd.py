@@ -26,7 +26,9 @@ from rendering.cli.options import (
     resolve_slugs,
     scene_progress,
     voice_dir_option,
+    writable,
 )
+from rendering.core.files import write_problem
 from rendering.speech import voices
 
 
@@ -58,11 +60,15 @@ def script(slugs: tuple[str, ...], all_: bool, opts: JobOptions, table_format: s
     lang, voice_dir, output = opts.lang, opts.voice_dir, opts.output
     chosen = resolve_slugs(slugs, all_)
     timed = dataclasses.replace(opts, fmt="mp4", voice=opts.voices()[lang].engine)
+    writable(output / CACHE)
     rows = []
     with tempfile.TemporaryDirectory(prefix="pe-script-") as tmp:
         for job in timed.jobs(chosen, opts.params()):
             if job.narration is None:
                 continue
+            for beat in job.narration.beats:
+                for warning in beat.warnings:
+                    click.echo(f"warning: {warning}", err=True)
             timing = animation_times(job, Path(tmp))
             try:
                 rows += script_rows(
@@ -70,6 +76,8 @@ def script(slugs: tuple[str, ...], all_: bool, opts: JobOptions, table_format: s
                 )
             except NarrationError as exc:
                 raise Fail(str(exc)) from None
+            except OSError as exc:  # a recording's shaped copy, on a full disk
+                raise Fail(write_problem(exc)) from None
     head = ["scene", "beat", "text", "file", "tts_s", "animation_s", "status"]
     values = [
         [
@@ -117,8 +125,10 @@ def motion(slugs: tuple[str, ...], all_: bool, opts: JobOptions) -> None:
     import tempfile
 
     from rendering.draw import motion as measured
+    from rendering.speech.narration import CACHE
 
     chosen = resolve_slugs(slugs, all_)
+    writable(opts.output / CACHE)
     table = Table("scene", "still while speaking", "longest still", "in beat")
     worst = 0.0
     with tempfile.TemporaryDirectory(prefix="pe-motion-") as tmp:
@@ -140,6 +150,9 @@ def motion(slugs: tuple[str, ...], all_: bool, opts: JobOptions) -> None:
     console.print(
         f"longest still run: {worst:.1f} s (the lesson aims for {measured.MOST_STILL:.0f} s at most)"
     )
+
+
+MAX_SAY = 2000  # characters of one `say`: minutes of speech, far more than a beat
 
 
 @click.command()
@@ -164,25 +177,40 @@ def say(text, lang, voice, out_file, config, output) -> None:
     """Speak TEXT exactly as the lesson would (front end, engine, speed, trim, loudness)."""
     from rendering.speech import audio
     from rendering.speech.narration import CACHE, NarrationError, line_samples, synthesised
+    from rendering.speech.synthesis import unsaid
 
     if not text.strip():
         raise Fail(
             "TEXT is empty; give the line to speak, e.g. render.py say '每个位置…' --lang zh"
+        )
+    if len(text) > MAX_SAY:
+        raise Fail(
+            f"TEXT has {len(text):,} characters; say speaks at most {MAX_SAY:,} at once, "
+            "so split it into several lines"
         )
     if out_file.suffix.lower() != ".wav":
         raise Fail(f"--out {out_file}: give a .wav file name")
     if not out_file.parent.is_dir():
         raise Fail(f"--out {out_file}: the folder {out_file.parent} does not exist")
     specs = load_voices(config)
+    writable(output / CACHE)
     try:
         engine = voices.engine(voices.spec_for(voice or "auto", lang, specs))
+        missing = unsaid(engine, text, lang)
+        if missing:
+            click.echo(f"warning: {missing}", err=True)
         pieces = synthesised(engine, text, lang, output / CACHE)
     except (voices.VoiceError, NarrationError) as exc:
         raise Fail(str(exc)) from None
+    except OSError as exc:  # a full disk: every write is atomic, nothing is left half-made
+        raise Fail(write_problem(exc)) from None
     try:
         audio.write_wav(out_file, line_samples(pieces))
     except OSError as exc:
-        raise Fail(f"cannot write {out_file} ({exc.strerror})") from None
+        raise Fail(
+            f"cannot write {out_file} ({exc.strerror}); give --out a file in a writable "
+            "folder with free space"
+        ) from None
     seconds = sum(p.seconds for p in pieces)
     click.echo(f"{out_file}: {seconds:.1f} s of speech by {engine.spec.engine} {engine.name}")
 

@@ -32,8 +32,10 @@ from rendering.speech.synthesis import (
     shaped_recording,
     spoken,
     synthesised,
+    unsaid,
 )
 from scenes import say
+from scenes.catalogue import path_for
 from scenes.text_layout import sentences
 from scenes.timing import BREATH
 
@@ -303,7 +305,9 @@ def narrate(
             pieces = synthesised(engine, text, lang, cache_dir, synthesize)
         except voices.VoiceError as exc:  # a voice file that loads only when it first speaks
             raise NarrationError(str(exc)) from None
-        beats.append(BeatSpeech(key, engine.spec.engine, pieces))
+        missing = unsaid(engine, text, lang)
+        warnings = (f"{path_for(lang, slug)} [say] {key}: {missing}",) if missing else ()
+        beats.append(BeatSpeech(key, engine.spec.engine, pieces, warnings=warnings))
         cards[engine.spec.engine] = engine.card()
     return Narration(slug, lang, tuple(beats), json.dumps(list(cards.values()), sort_keys=True))
 

@@ -19,9 +19,13 @@ import numpy as np
 from rendering.core import keys
 from rendering.speech import audio
 from rendering.speech.base import stream_digest
-from scenes.text_layout import sentences
+from scenes.text_layout import clauses, sentences
 
 SENTENCE_GAP = 0.3  # seconds of silence between two sentences of one beat
+# Characters an engine is given at once: the lesson's longest sentence has 210. A longer
+# one is said in parts, PART_GAP apart, so no engine is asked for minutes in one pass.
+MAX_PART = 250
+PART_GAP = 0.15
 MAX_TAKE = 300.0  # seconds: far longer than any beat, short enough to decode in memory
 # What the English engines should say for symbols the captions show (the captions keep
 # the symbols). Chinese lines go through rendering.speech.zh_frontend, which reads them all.
@@ -102,6 +106,66 @@ def shape(samples: np.ndarray) -> np.ndarray:
     return audio.normalise(audio.trim(samples))
 
 
+def parts(words: str, lang: str, limit: int = MAX_PART) -> list[str]:
+    """`words` in pieces of at most `limit` characters, cut at its pauses; a clause
+    longer than that is cut at a space, else between a word or number and what follows,
+    else anywhere."""
+    if len(words) <= limit:
+        return [words] if words else []
+    pieces: list[str] = []
+    for clause in clauses(words, lang):
+        while len(clause) > limit:
+            at = _break_at(clause, limit)
+            pieces.append(clause[:at].strip())
+            clause = clause[at:].strip()
+        pieces.append(clause)
+    sep = "" if lang == "zh" else " "
+    out: list[str] = []
+    for piece in filter(None, pieces):
+        if out and len(out[-1]) + len(sep) + len(piece) <= limit:
+            out[-1] += sep + piece
+        else:
+            out.append(piece)
+    return out
+
+
+def _break_at(text: str, limit: int) -> int:
+    """Where to cut `text` (longer than `limit`) at or before `limit`."""
+    window = range(limit, limit // 2, -1)
+    spaced = next((i for i in window if text[i].isspace()), None)
+    if spaced is not None:
+        return spaced
+    return next((i for i in window if not (_in_word(text[i - 1]) and _in_word(text[i]))), limit)
+
+
+def _in_word(ch: str) -> bool:
+    return ch.isascii() and ch.isalnum()
+
+
+def said_in_parts(engine, words: str, lang: str) -> np.ndarray:
+    """`words` spoken by `engine` a part at a time, at audio.RATE."""
+    gap = np.zeros(round(PART_GAP * audio.RATE), np.float32)
+    out: list[np.ndarray] = []
+    for part in parts(words, lang):
+        if out:
+            out.append(gap)
+        out.append(audio.from_rate(*engine.speak(part)))
+    return np.concatenate(out) if out else np.zeros(0, np.float32)
+
+
+def unsaid(engine, text: str, lang: str) -> str:
+    """What `engine` leaves out of `text`, in words ("" when it says every character)."""
+    lost = list(dict.fromkeys(engine.unspoken(spoken(text, lang))))
+    if not lost:
+        return ""
+    shown = ", ".join(c if c.isprintable() else f"U+{ord(c):04X}" for c in lost[:10])
+    more = f" and {len(lost) - 10} more" if len(lost) > 10 else ""
+    return (
+        f"the {engine.spec.engine} voice will not say {shown}{more}; "
+        "write them out in words or remove them"
+    )
+
+
 def synthesised(
     engine, text: str, lang: str, cache_dir: Path, synthesize: bool = True
 ) -> tuple[Piece, ...]:
@@ -112,8 +176,7 @@ def synthesised(
         digest = digest_of(engine.identity, words)
 
         def make(words=words):
-            samples, rate = engine.speak(words)
-            return shape(audio.from_rate(samples, rate))
+            return shape(said_in_parts(engine, words, lang))
 
         file, seconds = cached(cache_dir, digest, make, synthesize)
         if pieces and seconds:

@@ -53,10 +53,12 @@ def load_specs(path: str | Path | None = None) -> dict[str, VoiceSpec]:
     """The `[voice.<lang>]` tables of a lesson file (lesson.toml by default), over DEFAULTS."""
     specs = dict(DEFAULTS)
     source = Path(path) if path is not None else DEFAULT_TOML
+    if path is None and not source.exists():
+        return specs
     try:
         table = read_toml(source).get("voice", {})
-    except ParamError:
-        return specs  # Params.load has already reported an unreadable file
+    except ParamError as exc:  # refused as the knobs' loader refuses it
+        raise VoiceError(str(exc)) from None
     if not isinstance(table, dict):
         raise VoiceError(f"[voice] in {source.name} must be a table of [voice.en] / [voice.zh]")
     for lang, raw in table.items():

@@ -21,6 +21,10 @@ import re
 from functools import cache
 
 PAUSE = "|"  # a pause mark among the syllables (comma, colon, a sentence's end)
+# Syllables said in one breath at most: the lesson's longest clause has 23, and the
+# neural voice fails past 25 s of sound: about 140 syllables, 70 at half speed, and
+# 40 of its slowest (双) take 20 s at half speed.
+MAX_CLAUSE = 32
 
 LETTERS = {
     "A": "ei1",
@@ -492,14 +496,21 @@ def unspoken(text: str) -> list[str]:
 
 
 def clauses(text: str) -> list[list[str]]:
-    """The line's syllables cut at its pauses: the stretches a voice says in one breath."""
+    """The line's syllables cut at its pauses: the stretches a voice says in one breath.
+    A stretch of more than MAX_CLAUSE syllables (a long run of digits or letters) is cut
+    into equal parts."""
     out: list[list[str]] = [[]]
     for syl in syllables(text):
         if syl == PAUSE:
             out.append([])
         else:
             out[-1].append(syl)
-    return [c for c in out if c]
+    bounded = []
+    for clause in filter(None, out):
+        count = -(-len(clause) // MAX_CLAUSE)
+        size = -(-len(clause) // count)
+        bounded += [clause[i : i + size] for i in range(0, len(clause), size)]
+    return bounded
 
 
 def phones(syls: list[str], pinyin_dict: dict[str, list[str]]) -> list[str]:

@@ -29,6 +29,10 @@ class Engine(ABC):
     def speak(self, text: str) -> tuple[np.ndarray, int]:
         """One sentence as float32 samples, and their rate."""
 
+    def unspoken(self, text: str) -> list[str]:
+        """The characters of `text` this engine leaves out (none: it reads them all)."""
+        return []
+
     @abstractmethod
     def card(self) -> dict:
         """Who speaks, under which licence: for the manifest and the gallery."""

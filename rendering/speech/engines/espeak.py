@@ -59,6 +59,9 @@ class Espeak(Engine):
             rate, data = w.getframerate(), w.readframes(w.getnframes())
         return np.frombuffer(data, dtype="<i2").astype(np.float32) / 32767.0, rate
 
+    def unspoken(self, text: str) -> list[str]:
+        return zh_frontend.unspoken(text) if self.mandarin else []
+
     def card(self) -> dict:
         return {
             "engine": "espeak-ng",

@@ -226,6 +226,9 @@ class FastSpeech2(Engine):
             parts.append(self._clause(self.ids(clause)))
         return (np.concatenate(parts) if parts else np.zeros(0, np.float32)), RATE
 
+    def unspoken(self, text: str) -> list[str]:
+        return zh_frontend.unspoken(text)
+
     def _clause(self, ids: list[int]) -> np.ndarray:
         acoustic, vocoder = _interpreters()
         inputs = acoustic.get_input_details()

@@ -90,30 +90,100 @@ def _piper_model(voice: str) -> tuple[Path, Path | None]:
 
 
 PIPER_CONFIG_KEYS = ("num_symbols", "num_speakers", "audio", "espeak", "phoneme_id_map")
+RATES = (8000, 192000)  # Hz a voice may speak at
+CONFIG_FIX = "copy the .onnx.json that came with the voice beside it"
+MARKS = {"^": "start", "$": "end", "_": "padding"}  # the ids Piper puts around every phoneme
 
 
 def _check_piper_config(model: Path) -> None:
     """The voice's .onnx.json must be a Piper config: one line naming what is wrong."""
     config = Path(f"{model}.json")
-    fix = "copy the .onnx.json that came with the voice beside it"
     try:
         data = json.loads(config.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) else "not JSON"
         raise VoiceError(
-            f"{config} cannot be read as a Piper voice config ({reason}); {fix}"
+            f"{config} cannot be read as a Piper voice config ({reason}); {CONFIG_FIX}"
         ) from None
     if not isinstance(data, dict):
-        raise VoiceError(f"{config} is not a Piper voice config (not a JSON object); {fix}")
+        raise VoiceError(f"{config} is not a Piper voice config (not a JSON object); {CONFIG_FIX}")
     missing = [key for key in PIPER_CONFIG_KEYS if key not in data]
+    for table, key in (("audio", "sample_rate"), ("espeak", "voice")):
+        if not missing and not (isinstance(data[table], dict) and key in data[table]):
+            missing = [f"{table}.{key}"]
     if missing:
-        raise VoiceError(f"{config} is not a Piper voice config (no {missing[0]!r}); {fix}")
+        raise VoiceError(f"{config} is not a Piper voice config (no {missing[0]!r}); {CONFIG_FIX}")
+    problem = _config_problem(data)
+    if problem:
+        raise VoiceError(f"{config}: {problem}; {CONFIG_FIX}")
+
+
+def _config_problem(data: dict) -> str:
+    """What makes a Piper config with every key unusable, in words ("" if nothing)."""
+
+    def whole(value) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool)
+
+    symbols, rate = data["num_symbols"], data["audio"]["sample_rate"]
+    if not whole(symbols) or symbols < 1:
+        return f"num_symbols {_shown(symbols)} must be a whole number above 0"
+    if not whole(data["num_speakers"]) or data["num_speakers"] < 1:
+        return f"num_speakers {_shown(data['num_speakers'])} must be a whole number above 0"
+    if not whole(rate) or not RATES[0] <= rate <= RATES[1]:
+        return f"audio.sample_rate {_shown(rate)} must be a whole number of Hz from 8000 to 192000"
+    table = data["phoneme_id_map"]
+    if not isinstance(table, dict) or not table:
+        return f"phoneme_id_map {_shown(table)} must map each phoneme to its ids"
+    for mark, role in MARKS.items():
+        if mark not in table:
+            return f"phoneme_id_map has no {mark!r} (the {role} mark)"
+    for phoneme, ids in table.items():
+        if not (isinstance(ids, list) and ids and all(whole(i) and 0 <= i < symbols for i in ids)):
+            return (
+                f"phoneme_id_map[{_shown(phoneme)}] {_shown(ids)} must be a list of ids "
+                f"from 0 to num_symbols - 1 ({symbols - 1})"
+            )
+    return ""
+
+
+def _phonemizer_problem(data: dict) -> str:
+    """What keeps Piper from turning text into phonemes with this config ("" if nothing).
+    It needs piper itself, imported only when the voice first speaks."""
+    from piper import espeakbridge
+    from piper.config import PhonemeType
+    from piper.phonemize_espeak import ESPEAK_DATA_DIR
+
+    kinds = [k.value for k in PhonemeType]
+    kind = data.get("phoneme_type", "espeak")
+    if kind not in kinds:
+        return f"phoneme_type {_shown(kind)} is none of {', '.join(kinds)}"
+    voice = data["espeak"]["voice"]
+    if kind != "espeak":
+        return ""
+    if isinstance(voice, str):
+        espeakbridge.initialize(str(ESPEAK_DATA_DIR))
+        try:
+            espeakbridge.set_voice(voice)
+            return ""
+        except (RuntimeError, ValueError):  # ValueError: a NUL in the name
+            pass
+    return f"espeak.voice {_shown(voice)} is not a voice Piper's espeak-ng has"
+
+
+def _shown(value) -> str:
+    """A config value as JSON, cut at 40 characters."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:40] + "…"
 
 
 @cache
 def _piper_voice(model: Path):
     from piper import PiperVoice
 
+    config = Path(f"{model}.json")
+    problem = _phonemizer_problem(json.loads(config.read_text(encoding="utf-8")))
+    if problem:
+        raise VoiceError(f"{config}: {problem}; {CONFIG_FIX}")
     try:
         return PiperVoice.load(str(model))
     except Exception as exc:  # onnxruntime: InvalidProtobuf, "No graph was found", ...
