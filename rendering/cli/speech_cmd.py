@@ -12,6 +12,7 @@ from rich.table import Table
 
 import scenes
 from rendering.cli.options import (
+    DEFAULT_OUTPUT,
     Fail,
     JobOptions,
     aspect_option,
@@ -197,10 +198,10 @@ def say(text, lang, voice, out_file, config, output) -> None:
 @voice_dir_option("Folder of your recordings: <voice-dir>/<lang>/<scene>/<beat>.wav.")
 @click.option(
     "--threads",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, os.cpu_count() or 1),
     default=os.cpu_count() or 1,
     show_default=True,
-    help="CPU threads for the speech recogniser.",
+    help="CPU threads for the speech recogniser (at most the machine's cores).",
 )
 def listen(slugs, all_, lang, quality, aspect, output, voice_dir, threads) -> None:
     """Transcribe rendered clips and your recordings beat by beat, and print the error.
@@ -214,6 +215,9 @@ def listen(slugs, all_, lang, quality, aspect, output, voice_dir, threads) -> No
 
     chosen = resolve_slugs(slugs, all_)
     folder = review.clip_folder(output, lang, quality, aspect)
+    options = f" -q {quality}" + ("" if aspect == "16:9" else f" --aspect {aspect}")
+    if output != DEFAULT_OUTPUT:
+        options += f" --output {output}"
     table = Table(box=None, pad_edge=False)
     for head in ("scene", "beat", "from", f"{review.UNIT[lang]} wrong", "heard"):
         table.add_column(head, overflow="fold")
@@ -223,11 +227,11 @@ def listen(slugs, all_, lang, quality, aspect, output, voice_dir, threads) -> No
             task = progress.add_task(lang, total=len(chosen))
             for slug in chosen:
                 progress.update(task, description=slug)
-                hearings += review.clip_hearings(slug, lang, folder, threads)
+                hearings += review.clip_hearings(slug, lang, folder, threads, options)
                 knobs = review.clip_knobs(slug, folder)  # the lines as the clip says them
                 hearings += review.recording_hearings(slug, lang, voice_dir, threads, knobs)
                 progress.advance(task)
-    except (voices.VoiceError, NarrationError) as exc:
+    except (voices.VoiceError, NarrationError, review.ClipError) as exc:
         raise Fail(str(exc)) from None
     if not hearings:
         raise Fail(
