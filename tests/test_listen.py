@@ -120,7 +120,7 @@ def test_a_take_is_heard_trimmed_and_silence_or_noise_is_named(plugin_scenes, tm
     noise = (0.1 * np.random.default_rng(0).standard_normal(2 * audio.RATE)).astype(np.float32)
     heard = review.hearing("tiny", "two", "two.wav", noise, lines["two"], "en", 1)
     assert heard.flagged
-    assert heard.problem("en") == "two.wav: no speech heard, only noise; record it again"
+    assert heard.problem("en") == "two.wav: no speech heard; record it again"
 
 
 def test_model_files_are_checked_against_pinned_hashes_and_made_again(

@@ -12,7 +12,6 @@ from rich.table import Table
 
 import scenes
 from rendering.cli.options import (
-    DEFAULT_OUTPUT,
     Fail,
     JobOptions,
     aspect_option,
@@ -207,17 +206,16 @@ def listen(slugs, all_, lang, quality, aspect, output, voice_dir, threads) -> No
     """Transcribe rendered clips and your recordings beat by beat, and print the error.
 
     Chinese is scored as toneless pinyin syllables, English as words. A recording that
-    does not say its line, or a beat the recogniser can hardly follow, is flagged, and
-    the exit code is then 1.
+    does not say its line, a silent one or one without speech, and a beat the recogniser
+    can hardly follow are flagged, and the exit code is then 1.
     """
     from rendering.speech import review
     from rendering.speech.narration import NarrationError
 
     chosen = resolve_slugs(slugs, all_)
     folder = review.clip_folder(output, lang, quality, aspect)
-    options = f" -q {quality}" + ("" if aspect == "16:9" else f" --aspect {aspect}")
-    if output != DEFAULT_OUTPUT:
-        options += f" --output {output}"
+    shape = "" if aspect == "16:9" else f" --aspect {aspect}"
+    options = f" -q {quality}{shape} --output {output}"  # to render a clip again
     table = Table(box=None, pad_edge=False)
     for head in ("scene", "beat", "from", f"{review.UNIT[lang]} wrong", "heard"):
         table.add_column(head, overflow="fold")

@@ -55,7 +55,7 @@ class Hearing:
         if self.sound == SILENT:
             return f"{where} is silent{fix}"
         if self.sound == NOISE:
-            return f"{where}: no speech heard, only noise{fix}"
+            return f"{where}: no speech heard{fix}"
         share = f"{min(self.error, 1.0):.0%} of {UNIT[lang]} differ"
         if self.recording:
             return f"{self.source} does not say its line: {share}; wrong take?"
