@@ -78,7 +78,7 @@ def clip_hearings(
     """Each spoken beat of the rendered clip of `slug`, cut out and transcribed.
 
     `render_options` are those of `render.py render` that make this folder's clips
-    (e.g. " -q m"), for the command a ClipError gives.
+    (e.g. " -q m --output media"), for the command a ClipError gives.
     """
     entry = Manifest.load(folder).entry(slug, "mp4")
     if entry is None or entry.speech == {}:
@@ -90,12 +90,13 @@ def clip_hearings(
     clip = _clip_file(folder, entry.file, field, again)
     samples = _clip_sound(clip, again)
     seconds = len(samples) / audio.RATE
-    for beat, beat_spans in spans.items():  # in the order the beats are spoken
+    for beat, beat_spans in spans.items():
         if beat_spans[-1][1] > seconds + SPAN_SLACK:
             raise ClipError(
                 f"{field}.speech.{beat} ends at {beat_spans[-1][1]:g} s, past the clip's "
                 f"{seconds:.1f} s of sound; {again}"
             )
+    for beat, beat_spans in spans.items():  # in the order the beats are spoken
         a = max(0, round((beat_spans[0][0] - PAD) * audio.RATE))
         b = round((beat_spans[-1][1] + PAD) * audio.RATE)
         yield hearing(slug, beat, str(clip), samples[a:b], lines[beat], lang, threads)
