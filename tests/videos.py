@@ -15,14 +15,19 @@ def synthetic(
     shade: int = 0,
     step: int = 9,
     options: dict[str, str] | None = None,
+    noisy: bool = False,
 ) -> Path:
-    """`frames` flat frames at 10 fps, the first at grey `shade`, each `step` lighter."""
+    """`frames` flat frames at 10 fps, the first at grey `shade`, each `step` lighter;
+    `noisy` ones are random pixels instead (a large file, as a real clip's picture is)."""
     width, height = size
+    rng = np.random.default_rng(0)
     with av.open(str(path), "w") as container:
         stream = container.add_stream("libx264", rate=10, options=options or {})
         stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
         for i in range(frames):
             image = np.full((height, width, 3), (shade + step * i) % 256, np.uint8)
+            if noisy:
+                image = rng.integers(0, 256, (height, width, 3), np.uint8)
             for packet in stream.encode(av.VideoFrame.from_ndarray(image, format="rgb24")):
                 container.mux(packet)
         for packet in stream.encode():

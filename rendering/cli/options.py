@@ -262,14 +262,15 @@ def into_job_options(f):
 
 
 def scene_progress(verb: str, disable: bool = False) -> Progress:
-    """A bar on stderr counting scenes, labelled `verb` and the current item."""
+    """A bar on stderr counting scenes, labelled `verb` and the current item; none where
+    stderr is not a terminal (a transient bar still leaves an empty line there)."""
     return Progress(
         TextColumn(f"[bold]{verb} {{task.description:<20}}"),
         BarColumn(),
         TextColumn("{task.completed}/{task.total} scenes"),
         console=status_console,
         transient=True,
-        disable=disable,
+        disable=disable or not status_console.is_terminal,
     )
 
 

@@ -225,23 +225,25 @@ def say(text, lang, voice, out_file, config, output) -> None:
 @voice_dir_option("Folder of your recordings: <voice-dir>/<lang>/<scene>/<beat>.wav.")
 @click.option(
     "--threads",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, os.cpu_count() or 1),
     default=os.cpu_count() or 1,
     show_default=True,
-    help="CPU threads for the speech recogniser.",
+    help="CPU threads for the speech recogniser (at most the machine's cores).",
 )
 def listen(slugs, all_, lang, quality, aspect, output, voice_dir, threads) -> None:
     """Transcribe rendered clips and your recordings beat by beat, and print the error.
 
     Chinese is scored as toneless pinyin syllables, English as words. A recording that
-    does not say its line, or a beat the recogniser can hardly follow, is flagged, and
-    the exit code is then 1.
+    does not say its line, a silent one or one without speech, and a beat the recogniser
+    can hardly follow are flagged, and the exit code is then 1.
     """
     from rendering.speech import review
     from rendering.speech.narration import NarrationError
 
     chosen = resolve_slugs(slugs, all_)
     folder = review.clip_folder(output, lang, quality, aspect)
+    shape = "" if aspect == "16:9" else f" --aspect {aspect}"
+    options = f" -q {quality}{shape} --output {output}"  # to render a clip again
     table = Table(box=None, pad_edge=False)
     for head in ("scene", "beat", "from", f"{review.UNIT[lang]} wrong", "heard"):
         table.add_column(head, overflow="fold")
@@ -251,11 +253,11 @@ def listen(slugs, all_, lang, quality, aspect, output, voice_dir, threads) -> No
             task = progress.add_task(lang, total=len(chosen))
             for slug in chosen:
                 progress.update(task, description=slug)
-                hearings += review.clip_hearings(slug, lang, folder, threads)
+                hearings += review.clip_hearings(slug, lang, folder, threads, options)
                 knobs = review.clip_knobs(slug, folder)  # the lines as the clip says them
                 hearings += review.recording_hearings(slug, lang, voice_dir, threads, knobs)
                 progress.advance(task)
-    except (voices.VoiceError, NarrationError) as exc:
+    except (voices.VoiceError, NarrationError, review.ClipError) as exc:
         raise Fail(str(exc)) from None
     if not hearings:
         raise Fail(

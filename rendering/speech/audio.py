@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import os
 import wave
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from fractions import Fraction
@@ -38,44 +39,77 @@ AAC_FRAME = 1024  # samples per AAC frame (Opus frames of 960 divide evenly into
 # track, made of beats each normalised, would otherwise be turned up a little and limited
 _LEVEL_TOLERANCE_LU = 0.3
 SILENCE_DB = -50.0  # a window quieter than this (dBFS) holds no speech
+FULL_SCALE = 0.999  # a sample this loud is at the converter's limit: it clipped
+CUT_SHORT = 0.1  # seconds of sound a file may lack against its header (codec padding)
 
 
 class AudioError(RuntimeError):
-    """A sound file that cannot be read; the message names it."""
+    """A sound file that cannot be read; the message names it, `reason` says what is wrong
+    (without the advice, which suits a recording)."""
+
+    def __init__(self, message: str, reason: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason or message
+
+
+@dataclass(frozen=True)
+class Take:
+    """A decoded file: its sound as mono at RATE, and how much of it clipped."""
+
+    samples: np.ndarray  # the mean of the channels: never louder than the loudest of them
+    clipped: float  # share of instants at which some channel is at full scale
 
 
 # ------------------------------------------------------------------ files
-def decode(path: Path, max_seconds: float | None = None) -> np.ndarray:
-    """Any audio file PyAV reads (wav, flac, mp3, m4a, ogg, a video's sound) as mono at RATE.
+def decode(path: Path, max_seconds: float | None = None, whole: bool = False) -> np.ndarray:
+    """Any audio file PyAV reads (wav, flac, mp3, m4a, ogg, a video's sound) as mono at RATE."""
+    return decode_take(path, max_seconds, whole).samples
+
+
+def decode_take(path: Path, max_seconds: float | None = None, whole: bool = False) -> Take:
+    """`path` decoded: mono at RATE, and the share of it at full scale in any channel.
 
     With `max_seconds`, a file whose header says it is longer is refused before a sample
     is decoded, and the decode stops as soon as it passes the bound (a header can lie).
+    With `whole`, a file holding less sound than its header says (cut short) is refused.
     """
-    resampler = av.AudioResampler(format="flt", layout="mono", rate=RATE)
+    resampler = av.AudioResampler(format="fltp", rate=RATE)  # every channel, as it is
     parts: list[np.ndarray] = []
-    samples = 0
+    samples = clipped = 0
     limit = math.inf if max_seconds is None else max_seconds * RATE
     try:
         with av.open(str(path)) as container:
             if not container.streams.audio:
-                raise AudioError(f"{path} has no sound in it; record it again")
+                raise AudioError(f"{path} has no sound in it; record it again", "has no sound")
             said = header_seconds(container)
             if max_seconds is not None and said is not None and said > max_seconds:
                 raise AudioError(_too_long(path, said, max_seconds))
-            for frame in container.decode(audio=0):
-                for out in resampler.resample(frame):
-                    parts.append(out.to_ndarray().reshape(-1))
-                    samples += len(parts[-1])
+            for frame in _resampled(container.decode(audio=0), resampler):
+                channels = frame.to_ndarray()
+                mono = channels[0] if len(channels) == 1 else channels.mean(axis=0)
+                peaks = np.abs(mono) if len(channels) == 1 else np.abs(channels).max(axis=0)
+                clipped += int(np.count_nonzero(peaks >= FULL_SCALE))
+                parts.append(mono)
+                samples += len(parts[-1])
                 if samples > limit:
                     raise AudioError(_too_long(path, None, max_seconds))
-            for out in resampler.resample(None):
-                parts.append(out.to_ndarray().reshape(-1))
     except (av.FFmpegError, OSError, ValueError) as exc:
+        detail = getattr(exc, "strerror", None) or str(exc).strip() or type(exc).__name__
         raise AudioError(
-            f"{path} cannot be decoded ({str(exc).strip() or type(exc).__name__}); "
-            "save it again as wav, flac, mp3, m4a or ogg"
+            f"{path} cannot be decoded ({detail}); save it again as wav, flac, mp3, m4a or ogg",
+            f"cannot be decoded ({detail})",
         ) from None
-    return np.concatenate(parts).astype(np.float32) if parts else np.zeros(0, np.float32)
+    if whole and said is not None and samples < (said - CUT_SHORT) * RATE:
+        reason = f"is cut short: {samples / RATE:.1f} s of sound where its header says {said:.1f} s"
+        raise AudioError(f"{path} {reason}; save it again", reason)
+    mono = np.concatenate(parts).astype(np.float32) if parts else np.zeros(0, np.float32)
+    return Take(mono, clipped / samples if samples else 0.0)
+
+
+def _resampled(frames: Iterator, resampler) -> Iterator:
+    for frame in frames:
+        yield from resampler.resample(frame)
+    yield from resampler.resample(None)
 
 
 def header_seconds(container) -> float | None:

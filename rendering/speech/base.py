@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.metadata
 import os
 import sys
 from collections.abc import Iterator
@@ -39,6 +40,23 @@ def stream_digest(path: Path, length: int = 16) -> str:
 def file_digest(path: Path, length: int = 16) -> str:
     """stream_digest of a file that does not change while the program runs (a model)."""
     return stream_digest(path, length)
+
+
+def holds(path: Path, sha256: str) -> bool:
+    """Whether `path` is a file whose sha256 is `sha256` (False when it cannot be read)."""
+    try:
+        return path.is_file() and stream_digest(path, 64) == sha256
+    except OSError:
+        return False
+
+
+def reinstall(package: str) -> str:
+    """The command that puts a package's files back as it ships them."""
+    try:
+        package = f"{package}=={importlib.metadata.version(package)}"
+    except importlib.metadata.PackageNotFoundError:
+        pass
+    return f"{sys.executable} -m pip install --force-reinstall --no-deps {package}"
 
 
 def cache_folder() -> Path:

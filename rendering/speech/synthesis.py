@@ -190,9 +190,9 @@ def recording_digest(path: Path) -> str:
     return digest_of("recording", stream_digest(path, 64))
 
 
-def shaped_recording(path: Path, target: Path) -> tuple[np.ndarray, np.ndarray]:
+def shaped_recording(path: Path, target: Path) -> tuple[audio.Take, np.ndarray]:
     """A teacher's take decoded, shaped and written to `target`: (as recorded, as shaped)."""
-    raw = audio.decode(path, MAX_TAKE)
-    shaped = shape(raw)
+    raw = audio.decode_take(path, MAX_TAKE)
+    shaped = shape(raw.samples)
     audio.write_wav(target, shaped)
     return raw, shaped

