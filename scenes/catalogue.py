@@ -11,6 +11,7 @@ import tomllib
 from functools import cache
 from pathlib import Path
 
+from pe_math.params import toml_problem
 from scenes.reads import word_read
 
 LANGS = ("zh", "en")
@@ -59,7 +60,8 @@ def catalogue(lang: str, slug: str) -> dict:
         stamp = path.stat()
     except FileNotFoundError:
         raise CatalogueError(
-            f"no {lang} catalogue for scene {slug!r}: add {path.name} under scenes/captions/{lang}/"
+            f"no {lang} catalogue for scene {slug!r}: {path} is missing; restore it, "
+            "or write one with the scene's title, [ui] and [say]"
         ) from None
     return _parsed(path, stamp.st_mtime_ns, stamp.st_size)
 
@@ -69,7 +71,16 @@ def _parsed(path: Path, mtime_ns: int, size: int) -> dict:
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
-        raise CatalogueError(f"{path} is not valid TOML ({exc}); fix the syntax") from None
+        raise CatalogueError(
+            f"{path} is not valid TOML at {toml_problem(exc)}; fix the syntax there "
+            '(texts in "quotes", one key = value per line)'
+        ) from None
+    except UnicodeDecodeError:
+        raise CatalogueError(f"{path} is not UTF-8 text; save it as UTF-8") from None
+    except OSError as exc:
+        raise CatalogueError(
+            f"{path} cannot be read ({exc.strerror}); make it a readable file"
+        ) from None
 
 
 catalogue.cache_clear = _parsed.cache_clear  # type: ignore[attr-defined]

@@ -109,3 +109,81 @@ def test_list_prints_whole_slugs_when_piped_and_json_on_request(tmp_path):
     by_slug = {row["slug"]: row for row in data}
     assert by_slug["rope-rotation"]["reads"][:1] and not by_slug["rope-rotation"]["up_to_date"]
     assert by_slug["clock-hands"]["titles"]["en"]
+
+
+@pytest.fixture
+def words(tmp_path, monkeypatch):
+    """A copy of the project's catalogues, read instead of them: a test may break one."""
+    import shutil
+
+    from scenes import catalogue
+
+    copy = tmp_path / "captions"
+    shutil.copytree(catalogue.ROOT, copy)
+    monkeypatch.setattr(catalogue, "ROOT", copy)
+    monkeypatch.setattr(catalogue, "ROOTS", [copy])
+    monkeypatch.delenv(catalogue.OVERRIDE, raising=False)
+    catalogue.catalogue.cache_clear()
+    yield copy
+    catalogue.catalogue.cache_clear()
+
+
+@pytest.mark.parametrize("damage", ["syntax", "missing"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["render", "clock-hands", "--dry-run", "--voice", "none"],
+        ["render", "clock-hands", "--voice", "none"],
+        ["script", "clock-hands"],
+        ["list"],
+    ],
+    ids=lambda c: " ".join(c),
+)
+def test_a_broken_or_missing_catalogue_is_one_line_naming_file_line_and_fix(
+    words, tmp_path, command, damage
+):
+    if damage == "syntax":  # the teacher's likeliest slip, in the words of the other language
+        broken = words / "zh" / "clock-hands.toml"
+        lines = broken.read_text(encoding="utf-8").count("\n")
+        with broken.open("a", encoding="utf-8") as f:
+            f.write("x = = 1\n")
+        expected = f"{broken} is not valid TOML at line {lines + 1}, column 5 (invalid value)"
+    else:
+        broken = words / "en" / "common.toml"
+        broken.unlink()
+        expected = f"no en catalogue for scene 'common': {broken} is missing; restore it"
+    out = tmp_path / "out"
+    result = run(*command, "--output", str(out))
+    assert result.exit_code == 2, result.output
+    assert result.output.count("\n") == 1 and result.output.startswith("error: "), result.output
+    assert expected in result.output
+    assert "fix the syntax there" in result.output or damage == "missing"
+    assert not list(out.rglob("*.*"))  # nothing made, not even the speech cache
+
+
+def test_watch_reports_a_broken_catalogue_in_one_line_and_keeps_watching(
+    tmp_path, monkeypatch, capsys
+):
+    from rendering.cli.options import JobOptions
+    from rendering.cli.watch_cmd import Loop
+    from scenes import catalogue
+
+    own = tmp_path / "words" / "en"
+    own.mkdir(parents=True)
+    (own / "clock-hands.toml").write_text('title = "Clock hands"\n[say\n', encoding="utf-8")
+    monkeypatch.setenv(catalogue.OVERRIDE, str(tmp_path / "words"))  # read by the render
+
+    class Page:
+        told: list = []
+
+        def tell(self, event):
+            self.told.append(event)
+
+    page = Page()
+    Loop(["clock-hands"], JobOptions(output=tmp_path / "out"), page).render("the first look")
+    problem = page.told[-1]
+    assert problem["type"] == "error"
+    assert problem["message"].startswith(f"{own / 'clock-hands.toml'} is not valid TOML at line 2")
+    errors = capsys.readouterr().err.splitlines()
+    assert errors == [f"error: {problem['message']} (the last good clips are kept)"]
+    assert not list((tmp_path / "out").rglob("*.mp4"))

@@ -11,6 +11,8 @@ import threading
 import click
 
 from rendering.cli import publish_cmd, render_cmd, scenes_cmd, speech_cmd, watch_cmd
+from rendering.cli.options import Fail
+from scenes.catalogue import CatalogueError
 
 
 class OneLineErrors(click.Group):
@@ -35,6 +37,16 @@ class OneLineErrors(click.Group):
         if not standalone_mode:
             return code
         sys.exit(code if isinstance(code, int) else 0)
+
+    def invoke(self, ctx: click.Context):
+        """Run the command; a broken or missing catalogue, whichever command reads it, is
+        one line (its traceback with --verbose)."""
+        try:
+            return super().invoke(ctx)
+        except CatalogueError as exc:
+            if (ctx.obj or {}).get("verbose"):
+                raise
+            raise Fail(str(exc)) from None
 
 
 @click.group(cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})

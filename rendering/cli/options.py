@@ -221,6 +221,8 @@ class JobOptions:
             settings.check_format(self.fmt, self.transparent)
         except settings.SettingsError as exc:
             raise Fail(str(exc)) from None
+        for slug in slugs:
+            scenes.check_catalogues(slug)
         speech = narrate_all(slugs, self, self.voices(), synthesize, params)
         return [
             Job(
@@ -260,7 +262,7 @@ def scene_progress(verb: str, disable: bool = False) -> Progress:
         TextColumn("{task.completed}/{task.total} scenes"),
         console=status_console,
         transient=True,
-        disable=disable,
+        disable=disable or not status_console.is_terminal,  # elsewhere it leaves a blank line
     )
 
 
