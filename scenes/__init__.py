@@ -11,6 +11,7 @@ import importlib
 import os
 from dataclasses import dataclass
 
+from pe_math.params import shown
 from scenes.catalogue import COMMON, LANGS, lookup, path_for
 from scenes.catalogue import catalogue as parsed  # `scenes.catalogue` stays the module
 
@@ -229,7 +230,7 @@ def get(slug: str) -> SceneInfo:
     except KeyError:
         close = difflib.get_close_matches(slug, list(REGISTRY), n=1, cutoff=0.4)
         hint = f"did you mean {close[0]!r}?" if close else "run `python render.py list` to see them"
-        raise UnknownScene(f"unknown scene {slug!r}; {hint}") from None
+        raise UnknownScene(f"unknown scene {shown(slug)}; {hint}") from None
 
 
 for _info in (*MISSION, *CARDS):

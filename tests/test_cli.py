@@ -1,6 +1,7 @@
 """The click driver: usage, help and error paths, without rendering."""
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -187,3 +188,61 @@ def test_watch_reports_a_broken_catalogue_in_one_line_and_keeps_watching(
     errors = capsys.readouterr().err.splitlines()
     assert errors == [f"error: {problem['message']} (the last good clips are kept)"]
     assert not list((tmp_path / "out").rglob("*.mp4"))
+
+
+LONG = "a" * 100_000
+DIGITS = {"hundreds": "9" * 400, "thousands": "9" * 4_400}  # past float, past int("…")
+
+
+@pytest.mark.parametrize(
+    "args,named",
+    [
+        (["numbers", "clock-hands", "--set", f"base={DIGITS['hundreds']}"], "base=99999"),
+        (["numbers", "clock-hands", "--set", f"d_model={DIGITS['thousands']}"], "d_model=9999"),
+        (["numbers", "rope-rotation", "--set", f"rope_pair={DIGITS['hundreds']}"], "rope_pair=9"),
+        (["numbers", "clock-hands", "--config", "hundreds.toml"], "base=99999"),
+        (["numbers", "clock-hands", "--config", "thousands.toml"], "line 3: base=99999"),
+        (["render", LONG, "--dry-run"], "unknown scene 'aaaaa"),
+        (["say", "hi", "--out", LONG], "--out aaaaa"),
+        (["say", "hi", "--out", f"/no-such-folder/{LONG}.wav"], "--out /no-such-folder/aaaa"),
+        (["render", "clock-hands", "--dry-run", "--output", LONG], "'--output': aaaaa"),
+        (["render", "clock-hands", "--dry-run", "--config", LONG], "config file aaaaa"),
+    ],
+    ids=[
+        "set 400 digits",
+        "set 4,400 digits",
+        "set 400 digits, no bound",
+        "config 400 digits",
+        "config 4,400 digits",
+        "slug",
+        "say --out",
+        "say --out in no folder",
+        "--output",
+        "--config",
+    ],
+)
+def test_a_huge_number_or_a_long_name_is_one_short_line_naming_it(
+    tmp_path, monkeypatch, args, named
+):
+    monkeypatch.chdir(tmp_path)  # the config files and --out names are relative to it
+    for name, digits in DIGITS.items():
+        Path(f"{name}.toml").write_text(f"# knobs\nd_model = 8\nbase = {digits}\n")
+    result = run(*args)
+    assert result.exit_code == 2, result.output
+    assert result.output.count("\n") == 1 and result.output.startswith("error: "), result.output
+    assert named in result.output and "…" in result.output
+    assert len(result.output) < 400
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hundreds.toml", "thousands.toml"]
+
+
+def test_a_boolean_is_no_number_for_a_knob_or_the_voice_speed(tmp_path):
+    config = tmp_path / "lesson.toml"
+    for body, message in (
+        ("[voice.en]\nspeed = true\n", "[voice.en] speed=True: must be a number from 0.5 to 2"),
+        ("base = true\n", "base=True: must be a number"),
+        ("d_model = false\n", "d_model=False: must be a whole number"),
+    ):
+        config.write_text(body)
+        result = run("render", "clock-hands", "--dry-run", "--config", str(config))
+        assert result.exit_code == 2, result.output
+        assert result.output == f"error: {message}\n"

@@ -11,7 +11,7 @@ import threading
 import click
 
 from rendering.cli import publish_cmd, render_cmd, scenes_cmd, speech_cmd, watch_cmd
-from rendering.cli.options import Fail
+from rendering.cli.options import Fail, clipped
 from scenes.catalogue import CatalogueError
 
 
@@ -26,7 +26,7 @@ class OneLineErrors(click.Group):
             sys.exit(0)
         except click.UsageError as exc:
             where = f"; see `{exc.ctx.command_path} --help`" if exc.ctx else ""
-            click.echo(f"error: {exc.format_message().rstrip('.')}{where}", err=True)
+            click.echo(f"error: {clipped(exc.format_message().rstrip('.'))}{where}", err=True)
             sys.exit(2)
         except click.ClickException as exc:
             exc.show()
