@@ -228,7 +228,7 @@ def read_toml(path: str | Path | None = None) -> dict[str, object]:
         ) from None
     except ValueError:  # a whole number past Python's limit on digits
         text = blob.decode("utf-8")
-        key, digits, line = _longest_number(text)
+        key, digits, line = longest_number(text)
         raise ParamError(f"config file {source}, line {line}: {_too_long(key, digits)}") from None
     except RecursionError:
         raise ParamError(
@@ -248,7 +248,7 @@ def toml_problem(exc: tomllib.TOMLDecodeError) -> str:
     return f"line {line}, column {column} ({what.lower()})"
 
 
-def _longest_number(text: str) -> tuple[str, str, int]:
+def longest_number(text: str) -> tuple[str, str, int]:
     """The key, digits and line of the first whole number too long for Python to read."""
     limit = sys.get_int_max_str_digits()
     for number in re.finditer(r"\d[\d_]*", text):

@@ -12,7 +12,7 @@ import tomllib
 from functools import cache
 from pathlib import Path
 
-from pe_math.params import toml_problem
+from pe_math.params import longest_number, shown, toml_problem
 from scenes.reads import word_read
 
 LANGS = ("zh", "en")
@@ -95,6 +95,14 @@ def _parsed(path: Path, mtime_ns: int, size: int) -> dict:
         ) from None
     except UnicodeDecodeError:
         raise CatalogueError(f"{path} is not UTF-8 text; save it as UTF-8") from None
+    except ValueError:  # a whole number past Python's limit on digits
+        key, digits, line = longest_number(path.read_text(encoding="utf-8"))
+        raise CatalogueError(
+            f"{path}, line {line}: {key} = {shown(digits, quoted=False)} is a number too long "
+            "to read; shorten it"
+        ) from None
+    except RecursionError:
+        raise CatalogueError(f"{path} nests tables or lists too deeply; flatten it") from None
     except OSError as exc:
         raise CatalogueError(
             f"{path} cannot be read ({exc.strerror}); make it a readable file"
