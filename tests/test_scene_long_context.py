@@ -230,7 +230,7 @@ def test_the_narration_follows_the_knobs():
         assert f" {n.seen_said} " in line["unseen"]
         assert float(n.seen_said) == pytest.approx(n.seen_deg, rel=0.05)
         assert f"{n.step_deg['pi']:.1f} " in line["pi"]
-        blended = {"en": f" {n.yarn_blended} pairs between", "zh": f"，{n.yarn_blended} 对介于"}
+        blended = {"en": f" {n.yarn_blended} pairs in between", "zh": f"，{n.yarn_blended} 对介于"}
         assert blended[lang] in line["yarn"]
         assert f"{n.decay_percent:.0f}" in line["decay"]
     assert "65536" in after["en"]["unseen"]
@@ -260,7 +260,9 @@ def _sweep() -> list[Params]:
     position past its training length to a thousandfold."""
     cases = []
     for d, base, train in itertools.product((8, 16, 128), (500.0, 1e4, 5e5), (16, 1000, 4096)):
-        for target in (train + 1, train + train // 500 + 1, 2 * train, 16 * train, 1000 * train):
+        for target in sorted(
+            {train + 1, train + train // 500 + 1, 2 * train, 16 * train, 1000 * train}
+        ):
             with contextlib.suppress(ParamError):  # a base too small for the training length
                 cases.append(
                     Params(train_len=train, target_len=target, rope_base=base, rope_head_dim=d)
@@ -329,12 +331,12 @@ def test_every_long_context_line_is_true_from_one_position_past_training(p):
     # a count agrees with its noun and verb, and none is said as none
     assert n.lapped == lapped and n.unfinished == unfinished
     for count, one, many in (
-        (lapped, "1 pair turns at least once", f"{lapped} pairs turn at least once"),
-        (unfinished, "1 pair never finishes", f"{unfinished} pairs never finish"),
+        (lapped, "1 pair below it turns", f"{lapped} pairs below it turn"),
+        (unfinished, "1 pair above it never finishes", f"{unfinished} pairs above it never finish"),
     ):
         assert (one if count == 1 else many) in en["ladder"]
-    blended = {0: "no pair between them moves", 1: "1 pair between them moves"}
-    assert blended.get(n.yarn_blended, f"{n.yarn_blended} pairs between them move") in en["yarn"]
+    blended = {0: "no pair in between moves", 1: "1 pair in between moves"}
+    assert blended.get(n.yarn_blended, f"{n.yarn_blended} pairs in between move") in en["yarn"]
     assert ("两者之间没有别的对" in zh["yarn"]) == (n.yarn_blended == 0)
     assert not re.search(r"\b1 (slow )?pairs\b|\b0 pairs\b", " ".join(en.values()))
     note = catalogue.fill("en", SLUG, "ui.note_rope", n=unfinished)
