@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import errno
 import hashlib
 import json
 import math
+import re
+import sys
 import tomllib
 import typing
 from collections.abc import Callable, Mapping, Sequence
@@ -194,10 +197,10 @@ MAX_CONFIG_BYTES = 1_000_000
 def read_toml(path: str | Path | None = None) -> dict[str, object]:
     """A lesson file's tables (default: lesson.toml), read with a size limit."""
     source = Path(path) if path is not None else DEFAULT_TOML
-    if source.exists() and not (source.is_file() or source.is_dir()):
-        # a pipe or a device would block the read or never end
-        raise ParamError(f"config file {source} is not a regular file; pass a .toml file")
     try:
+        if source.exists() and not (source.is_file() or source.is_dir()):
+            # a pipe or a device would block the read or never end
+            raise ParamError(f"config file {source} is not a regular file; pass a .toml file")
         with source.open("rb") as handle:
             blob = handle.read(MAX_CONFIG_BYTES + 1)
     except FileNotFoundError:
@@ -207,9 +210,8 @@ def read_toml(path: str | Path | None = None) -> dict[str, object]:
     except IsADirectoryError:
         raise ParamError(f"config file {source} is a folder; pass a .toml file") from None
     except OSError as exc:
-        raise ParamError(
-            f"config file {source} cannot be read ({exc.strerror}); check its permissions"
-        ) from None
+        fix = "check its permissions" if exc.errno == errno.EACCES else "pass a readable .toml file"
+        raise ParamError(f"config file {source} cannot be read ({exc.strerror}); {fix}") from None
     if len(blob) > MAX_CONFIG_BYTES:
         raise ParamError(
             f"config file {source} is larger than {MAX_CONFIG_BYTES:,} bytes; pass a lesson .toml file"
@@ -222,12 +224,55 @@ def read_toml(path: str | Path | None = None) -> dict[str, object]:
         ) from None
     except tomllib.TOMLDecodeError as exc:
         raise ParamError(
-            f"config file {source} is not valid TOML ({exc}); fix the syntax"
+            f"config file {source} is not valid TOML at {toml_problem(exc)}; fix the syntax there"
         ) from None
+    except ValueError:  # a whole number past Python's limit on digits
+        text = blob.decode("utf-8")
+        key, digits, line = longest_number(text)
+        raise ParamError(f"config file {source}, line {line}: {_too_long(key, digits)}") from None
     except RecursionError:
         raise ParamError(
             f"config file {source} nests lists or tables too deeply; no knob needs more than two"
         ) from None
+
+
+def toml_problem(exc: tomllib.TOMLDecodeError) -> str:
+    """Where a TOML error is and what it is: "line 3, column 5 (invalid value)"."""
+    line, column = getattr(exc, "lineno", None), getattr(exc, "colno", None)  # Python 3.14+
+    what = getattr(exc, "msg", str(exc))
+    found = re.fullmatch(r"(.*) \(at line (\d+), column (\d+)\)", what, flags=re.DOTALL)
+    if found:
+        what, line, column = found[1], int(found[2]), int(found[3])
+    if line is None:
+        return f"its end ({what.removesuffix(' (at end of document)').lower()})"
+    return f"line {line}, column {column} ({what.lower()})"
+
+
+def longest_number(text: str) -> tuple[str, str, int]:
+    """The key, digits and line of the first whole number too long for Python to read."""
+    limit = sys.get_int_max_str_digits()
+    for number in re.finditer(r"\d[\d_]*", text):
+        digits = number[0].replace("_", "")
+        if len(digits) > limit:
+            before = text[: number.start()]
+            keys = re.findall(r"^\s*([^\s=#\[]+)\s*=", before, flags=re.MULTILINE)
+            return (keys[-1] if keys else "a value"), digits, before.count("\n") + 1
+    return "a value", "", text.count("\n") + 1
+
+
+def _too_long(key: str, digits: str) -> str:
+    """The error for a knob given a number of thousands of digits."""
+    return f"{key}={shown(digits, quoted=False)}: {_size_rule(key)}"
+
+
+def _size_rule(key: str) -> str:
+    known = Params.__dataclass_fields__.get(key)
+    most = known.metadata["most"] if known else None
+    if most is not None:
+        return f"must be at most {most:,}"
+    if known and known.metadata["vector"]:
+        return f"entries must lie within ±{VECTOR_LIMIT:g}"
+    return "no knob needs a number that long"
 
 
 def field_names() -> list[str]:
@@ -266,6 +311,8 @@ def _parse_override(raw: str, key: str = "") -> object:
         return tomllib.loads(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:
         return raw  # a bare word, such as layout=concat
+    except ValueError:  # a whole number past Python's limit on digits
+        raise ParamError(f"--set {_too_long(key, raw)}") from None
     except RecursionError:
         raise ParamError(
             f"--set {key or 'value'}: nests lists too deeply; no knob needs more than two, "
@@ -296,15 +343,17 @@ def _coerce(name: str, value: object, hint: object) -> object:
         if (
             isinstance(value, bool)
             or not isinstance(value, int | float)
-            or not math.isfinite(value)
-            or int(value) != value
+            or (isinstance(value, float) and not value.is_integer())
         ):
             raise ParamError(f"{name}={shown(value)}: must be a whole number")
         return int(value)
     if hint is float:
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ParamError(f"{name}={shown(value)}: must be a number")
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:  # a whole number of hundreds of digits
+            raise ParamError(f"{name}={shown(value)}: {_size_rule(name)}") from None
     if hint is str:
         if not isinstance(value, str):
             raise ParamError(f"{name}={shown(value)}: must be text")
@@ -334,7 +383,10 @@ SHOWN = 40  # characters of a bad value an error repeats
 def shown(value: object, quoted: bool = True) -> str:
     """A value as an error message repeats it: its repr, cut to SHOWN characters when long
     ("'aaaa…' (100,000 characters)"), so one bad token is still one readable line."""
-    text = repr(value) if quoted else str(value)
+    try:
+        text = repr(value) if quoted else str(value)
+    except ValueError:  # an int past Python's limit on digits
+        return f"a number of {len(hex(value)) * 1.2:,.0f} or so digits"
     if len(text) <= SHOWN + 20:
         return text
     return f"{text[:SHOWN]}… ({len(text):,} characters)"
@@ -446,7 +498,12 @@ def _check_finite_and_bounded(p: Params) -> None:
         value = getattr(p, f.name)
         flat = _flatten(value)
         numbers = [v for v in flat if isinstance(v, int | float) and not isinstance(v, bool)]
-        _require(all(math.isfinite(v) for v in numbers), f.name, value, "must be a finite number")
+        _require(
+            all(math.isfinite(v) for v in numbers if isinstance(v, float)),
+            f.name,
+            value,
+            "must be a finite number",
+        )
         limit = f.metadata["most"]
         if limit is not None:
             _require(

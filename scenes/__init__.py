@@ -11,7 +11,8 @@ import importlib
 import os
 from dataclasses import dataclass
 
-from scenes.catalogue import COMMON, lookup, path_for
+from pe_math.params import shown
+from scenes.catalogue import COMMON, LANGS, lookup, path_for
 from scenes.catalogue import catalogue as parsed  # `scenes.catalogue` stays the module
 
 
@@ -206,9 +207,20 @@ def bridge_to(slug: str, lang: str) -> SceneInfo | None:
 def catalogue_files(slug: str, lang: str) -> tuple:
     """The catalogues a scene's frames read in `lang`: its own, the shared words, and,
     when it ends on a bridge, the next chapter's (its title appears there)."""
+    return tuple(path_for(lang, s) for s in _catalogues_read(slug, lang))
+
+
+def _catalogues_read(slug: str, lang: str) -> tuple[str, ...]:
     following = bridge_to(slug, lang)
-    slugs = (slug, COMMON) + ((following.slug,) if following else ())
-    return tuple(path_for(lang, s) for s in slugs)
+    return (slug, COMMON) + ((following.slug,) if following else ())
+
+
+def check_catalogues(slug: str) -> None:
+    """Read every catalogue a clip of `slug` reads (its captions are in both languages),
+    so that a missing or broken one is a CatalogueError before anything is drawn."""
+    for lang in LANGS:
+        for read in _catalogues_read(slug, lang):
+            parsed(lang, read)
 
 
 def get(slug: str) -> SceneInfo:
@@ -218,7 +230,7 @@ def get(slug: str) -> SceneInfo:
     except KeyError:
         close = difflib.get_close_matches(slug, list(REGISTRY), n=1, cutoff=0.4)
         hint = f"did you mean {close[0]!r}?" if close else "run `python render.py list` to see them"
-        raise UnknownScene(f"unknown scene {slug!r}; {hint}") from None
+        raise UnknownScene(f"unknown scene {shown(slug)}; {hint}") from None
 
 
 for _info in (*MISSION, *CARDS):

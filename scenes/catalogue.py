@@ -7,10 +7,12 @@ on-screen labels under `[ui]` and its narration beats under `[say]`.
 from __future__ import annotations
 
 import os
+import string
 import tomllib
 from functools import cache
 from pathlib import Path
 
+from pe_math.params import longest_number, shown, toml_problem
 from scenes.reads import word_read
 
 LANGS = ("zh", "en")
@@ -43,6 +45,23 @@ def path_for(lang: str, slug: str) -> Path:
     return ROOT / lang / f"{slug}.toml"
 
 
+class _Words(string.Formatter):
+    """str.format, and a count with its words, so a line stays grammatical at every knob:
+    `{n:pair turns|pairs turn}` reads "1 pair turns" or "46 pairs turn", and with a first
+    form for none, `{n:no pair turns|pair turns|pairs turn}`, 0 reads "no pair turns"."""
+
+    def format_field(self, value: object, spec: str) -> str:
+        forms = spec.split("|")
+        if len(forms) in (2, 3) and isinstance(value, int) and not isinstance(value, bool):
+            if value == 0 and len(forms) == 3:
+                return forms[0]
+            return f"{value} {forms[-2] if value == 1 else forms[-1]}"
+        return super().format_field(value, spec)
+
+
+WORDS = _Words()
+
+
 class CatalogueError(KeyError):
     """A caption or label is missing from a language's catalogue."""
 
@@ -59,7 +78,8 @@ def catalogue(lang: str, slug: str) -> dict:
         stamp = path.stat()
     except FileNotFoundError:
         raise CatalogueError(
-            f"no {lang} catalogue for scene {slug!r}: add {path.name} under scenes/captions/{lang}/"
+            f"no {lang} catalogue for scene {slug!r}: {path} is missing; restore it, "
+            "or write one with the scene's title, [ui] and [say]"
         ) from None
     return _parsed(path, stamp.st_mtime_ns, stamp.st_size)
 
@@ -69,7 +89,24 @@ def _parsed(path: Path, mtime_ns: int, size: int) -> dict:
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
-        raise CatalogueError(f"{path} is not valid TOML ({exc}); fix the syntax") from None
+        raise CatalogueError(
+            f"{path} is not valid TOML at {toml_problem(exc)}; fix the syntax there "
+            '(texts in "quotes", one key = value per line)'
+        ) from None
+    except UnicodeDecodeError:
+        raise CatalogueError(f"{path} is not UTF-8 text; save it as UTF-8") from None
+    except ValueError:  # a whole number past Python's limit on digits
+        key, digits, line = longest_number(path.read_text(encoding="utf-8"))
+        raise CatalogueError(
+            f"{path}, line {line}: {key} = {shown(digits, quoted=False)} is a number too long "
+            "to read; shorten it"
+        ) from None
+    except RecursionError:
+        raise CatalogueError(f"{path} nests tables or lists too deeply; flatten it") from None
+    except OSError as exc:
+        raise CatalogueError(
+            f"{path} cannot be read ({exc.strerror}); make it a readable file"
+        ) from None
 
 
 catalogue.cache_clear = _parsed.cache_clear  # type: ignore[attr-defined]
@@ -103,7 +140,7 @@ def fill(lang: str, slug: str, key: str, **values: object) -> str:
     if not values:
         return text
     try:
-        return text.format(**values)
+        return WORDS.format(text, **values)
     except KeyError as exc:
         given = ", ".join(sorted(values))
         raise CatalogueError(

@@ -52,6 +52,15 @@ def said(degrees: float) -> str:
     return f"{degrees:.0f}" if degrees >= 10 else f"{degrees:.2g}"
 
 
+def said_above_one(x: float) -> str:
+    """A factor a little over 1 as the narration reads it: two decimals, or as many more as
+    it takes not to read "1.00" (YaRN's temperature at a factor near 1 is 1.00002)."""
+    digits = 2
+    while f"{x:.{digits}f}" == f"{1:.{digits}f}" and digits < 9:
+        digits += 1
+    return f"{x:.{digits}f}"
+
+
 def crossfade(old, new) -> AnimationGroup:
     """One line of words giving way to the next (cheaper than morphing glyph into glyph)."""
     return AnimationGroup(FadeOut(old, shift=0.15 * UP), FadeIn(new, shift=0.15 * UP))
@@ -115,6 +124,7 @@ class LongContextNumbers:
     yarn_blended: int  # ... blends on its ramp
     yarn_bounds: list[int]  # the pair indices where the ramp starts and ends
     yarn_temperature: float
+    yarn_temperature_said: str  # ... as the voice and the note say it, never "1.00"
     beta_fast: float
     beta_slow: float
     llama_short: float  # wavelengths below this are kept
@@ -156,6 +166,7 @@ class LongContext(LessonScene):
             rule: int(np.sum((trained < 2 * np.pi) & (theta * target > trained * (1 + 1e-9))))
             for rule, (theta, _) in speeds.items()
         }
+        step = {rule: math.degrees(s[0][0]) for rule, s in speeds.items()}
         at_train = float(pm.rope_score_decay(d, base, [train])[0] / start)
         yarn = scaling_for("yarn", params)
         ramp = pm.yarn_ramp(d, base, yarn)
@@ -186,7 +197,7 @@ class LongContext(LessonScene):
             seen_said=said(seen),
             reach_said=said(reach),
             target_deg={rule: math.degrees(s[0][-1] * target) for rule, s in speeds.items()},
-            step_deg={rule: math.degrees(s[0][0]) for rule, s in speeds.items()},
+            step_deg=step,
             ntk_base=ntk_base(params),
             ntk_slowdown=float(plain[-1] / speeds["ntk"][0][-1]),
             yarn_kept=int(np.sum(ramp == 1)),
@@ -194,6 +205,7 @@ class LongContext(LessonScene):
             yarn_blended=int(np.sum((ramp > 0) & (ramp < 1))),
             yarn_bounds=[low, high],
             yarn_temperature=speeds["yarn"][1],
+            yarn_temperature_said=said_above_one(speeds["yarn"][1]),
             beta_fast=YARN_FAST,
             beta_slow=pm.long_context.YARN_BETA_SLOW,
             llama_short=short,
@@ -210,7 +222,15 @@ class LongContext(LessonScene):
             configs=configs,
             base_raise=theta["Code Llama"] / theta["Llama 2"],
             lines={
-                "unseen": "wraps" if reach >= 360 else "arc",
+                # just past the training length the slowest pair moves on by a hair: the
+                # angle it reaches is the one it was trained to, as the voice says it
+                "unseen": "wraps"
+                if reach >= 360
+                else "hair"
+                if said(reach) == said(seen)
+                else "arc",
+                # so little crowding that the fastest pair's step reads the same
+                "pi": "crowd" if f"{step['pi']:.1f}" != f"{step['rope']:.1f}" else "slight",
                 "ntk": "some" if unseen["ntk"] else "none",
                 # with no pair past beta_fast turns, YaRN's ramp starts at the fastest pair
                 "yarn": "all" if fast_turns > YARN_FAST else "short",
@@ -280,6 +300,10 @@ class LongContext(LessonScene):
         self.target_tag = self.label(
             "target_line", theme.LABEL_SIZE, theme.NEGATIVE, n=compact(n.target_len)
         ).next_to(self.target_line, UP, buff=0.06, aligned_edge=LEFT)
+        if self.target_tag.get_bottom()[1] < self.train_tag.get_top()[1]:
+            # a target just past training: its line runs beside the training line, and its
+            # tag goes to the other end
+            self.target_tag.next_to(self.target_line, UP, buff=0.06, aligned_edge=RIGHT)
         self.frame_parts = VGroup(plot, y_ticks, x_ticks, y_name, x_name)
         return VGroup(  # the dots too, so that fitting the page to the stage moves them
             self.frame_parts,
@@ -448,8 +472,9 @@ class LongContext(LessonScene):
             ),
             run_time=theme.NORMAL,
         )
+        note = "note_pi" if n.lines["pi"] == "crowd" else "note_pi_slight"
         self.remedy(
-            "pi", "note_pi", a=theme.fmt(n.step_deg["rope"], 0), b=theme.fmt(n.step_deg["pi"], 1)
+            "pi", note, a=theme.fmt(n.step_deg["rope"], 1), b=theme.fmt(n.step_deg["pi"], 1)
         )
 
     def raise_base(self) -> None:
@@ -471,7 +496,7 @@ class LongContext(LessonScene):
             k=n.yarn_kept,
             b=n.yarn_blended,
             v=n.yarn_divided,
-            t=theme.fmt(n.yarn_temperature, 3),
+            t=n.yarn_temperature_said,
         )
 
     def smooth_llama(self) -> None:

@@ -21,7 +21,7 @@ from typing import Any
 
 import scenes
 from pe_math import Params
-from scenes.catalogue import CatalogueError, catalogue, path_for
+from scenes.catalogue import WORDS, CatalogueError, catalogue, path_for
 from scenes.catalogue import node as catalogue_node
 from scenes.text_layout import sentences
 
@@ -103,7 +103,7 @@ def marked(lang: str, slug: str, key: str, numbers: Callable[[], Any]) -> str:
             return node
         if not any(name for _, name, _, _ in string.Formatter().parse(node)):
             return node.format()  # only {{ }} braces
-        return node.format(n=n if n is not None else numbers())
+        return WORDS.format(node, n=n if n is not None else numbers())
     except (KeyError, IndexError) as exc:
         raise CatalogueError(
             f"{where} has the slot {{{exc.args[0]}}}; a spoken slot is written {{n.<field>}}, "

@@ -29,7 +29,7 @@ import scenes
 from pe_math import Params
 from scenes import say, theme
 from scenes.base import LessonScene
-from scenes.catalogue import catalogue, lookup
+from scenes.catalogue import WORDS, catalogue, lookup
 from scenes.text_layout import sentences
 
 TEXT_TYPES = (Text, MarkupText, MathTex, Tex, SingleStringMathTex, DecimalNumber)
@@ -393,7 +393,7 @@ def catalogue_ui(slug: str) -> Callable[..., str]:
     """ui(lang, key, **values): the scene's catalogue text ui.<key>, its slots filled."""
 
     def ui(lang: str, key: str, **values) -> str:
-        return lookup(lang, slug, f"ui.{key}").format(**values)
+        return WORDS.format(lookup(lang, slug, f"ui.{key}"), **values)
 
     return ui
 

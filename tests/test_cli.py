@@ -1,6 +1,7 @@
 """The click driver: usage, help and error paths, without rendering."""
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -126,3 +127,139 @@ def test_a_file_that_is_not_valid_python_behind_a_key_is_one_line(tmp_path, monk
     assert err == (
         "error: half_edited.py is not valid Python (line 2: invalid syntax); fix it and run again"
     )
+
+
+@pytest.fixture
+def words(tmp_path, monkeypatch):
+    """A copy of the project's catalogues, read instead of them: a test may break one."""
+    import shutil
+
+    from scenes import catalogue
+
+    copy = tmp_path / "captions"
+    shutil.copytree(catalogue.ROOT, copy)
+    monkeypatch.setattr(catalogue, "ROOT", copy)
+    monkeypatch.setattr(catalogue, "ROOTS", [copy])
+    monkeypatch.delenv(catalogue.OVERRIDE, raising=False)
+    catalogue.catalogue.cache_clear()
+    yield copy
+    catalogue.catalogue.cache_clear()
+
+
+@pytest.mark.parametrize("damage", ["syntax", "missing"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["render", "clock-hands", "--dry-run", "--voice", "none"],
+        ["render", "clock-hands", "--voice", "none"],
+        ["script", "clock-hands"],
+        ["list"],
+    ],
+    ids=lambda c: " ".join(c),
+)
+def test_a_broken_or_missing_catalogue_is_one_line_naming_file_line_and_fix(
+    words, tmp_path, command, damage
+):
+    if damage == "syntax":  # the teacher's likeliest slip, in the words of the other language
+        broken = words / "zh" / "clock-hands.toml"
+        lines = broken.read_text(encoding="utf-8").count("\n")
+        with broken.open("a", encoding="utf-8") as f:
+            f.write("x = = 1\n")
+        expected = f"{broken} is not valid TOML at line {lines + 1}, column 5 (invalid value)"
+    else:
+        broken = words / "en" / "common.toml"
+        broken.unlink()
+        expected = f"no en catalogue for scene 'common': {broken} is missing; restore it"
+    out = tmp_path / "out"
+    result = run(*command, "--output", str(out))
+    assert result.exit_code == 2, result.output
+    assert result.output.count("\n") == 1 and result.output.startswith("error: "), result.output
+    assert expected in result.output
+    assert "fix the syntax there" in result.output or damage == "missing"
+    assert not list(out.rglob("*.*"))  # nothing made, not even the speech cache
+
+
+def test_watch_reports_a_broken_catalogue_in_one_line_and_keeps_watching(
+    tmp_path, monkeypatch, capsys
+):
+    from rendering.cli.options import JobOptions
+    from rendering.cli.watch_cmd import Loop
+    from scenes import catalogue
+
+    own = tmp_path / "words" / "en"
+    own.mkdir(parents=True)
+    (own / "clock-hands.toml").write_text('title = "Clock hands"\n[say\n', encoding="utf-8")
+    monkeypatch.setenv(catalogue.OVERRIDE, str(tmp_path / "words"))  # read by the render
+
+    class Page:
+        told: list = []
+
+        def tell(self, event):
+            self.told.append(event)
+
+    page = Page()
+    Loop(["clock-hands"], JobOptions(output=tmp_path / "out"), page).render("the first look")
+    problem = page.told[-1]
+    assert problem["type"] == "error"
+    assert problem["message"].startswith(f"{own / 'clock-hands.toml'} is not valid TOML at line 2")
+    errors = capsys.readouterr().err.splitlines()
+    assert errors == [f"error: {problem['message']} (the last good clips are kept)"]
+    assert not list((tmp_path / "out").rglob("*.mp4"))
+
+
+LONG = "a" * 100_000
+DIGITS = {"hundreds": "9" * 400, "thousands": "9" * 4_400}  # past float, past int("…")
+
+
+@pytest.mark.parametrize(
+    "args,named",
+    [
+        (["numbers", "clock-hands", "--set", f"base={DIGITS['hundreds']}"], "base=99999"),
+        (["numbers", "clock-hands", "--set", f"d_model={DIGITS['thousands']}"], "d_model=9999"),
+        (["numbers", "rope-rotation", "--set", f"rope_pair={DIGITS['hundreds']}"], "rope_pair=9"),
+        (["numbers", "clock-hands", "--config", "hundreds.toml"], "base=99999"),
+        (["numbers", "clock-hands", "--config", "thousands.toml"], "line 3: base=99999"),
+        (["render", LONG, "--dry-run"], "unknown scene 'aaaaa"),
+        (["say", "hi", "--out", LONG], "--out aaaaa"),
+        (["say", "hi", "--out", f"/no-such-folder/{LONG}.wav"], "--out /no-such-folder/aaaa"),
+        (["render", "clock-hands", "--dry-run", "--output", LONG], "'--output': aaaaa"),
+        (["render", "clock-hands", "--dry-run", "--config", LONG], "config file aaaaa"),
+    ],
+    ids=[
+        "set 400 digits",
+        "set 4,400 digits",
+        "set 400 digits, no bound",
+        "config 400 digits",
+        "config 4,400 digits",
+        "slug",
+        "say --out",
+        "say --out in no folder",
+        "--output",
+        "--config",
+    ],
+)
+def test_a_huge_number_or_a_long_name_is_one_short_line_naming_it(
+    tmp_path, monkeypatch, args, named
+):
+    monkeypatch.chdir(tmp_path)  # the config files and --out names are relative to it
+    for name, digits in DIGITS.items():
+        Path(f"{name}.toml").write_text(f"# knobs\nd_model = 8\nbase = {digits}\n")
+    result = run(*args)
+    assert result.exit_code == 2, result.output
+    assert result.output.count("\n") == 1 and result.output.startswith("error: "), result.output
+    assert named in result.output and "…" in result.output
+    assert len(result.output) < 400
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hundreds.toml", "thousands.toml"]
+
+
+def test_a_boolean_is_no_number_for_a_knob_or_the_voice_speed(tmp_path):
+    config = tmp_path / "lesson.toml"
+    for body, message in (
+        ("[voice.en]\nspeed = true\n", "[voice.en] speed=True: must be a number from 0.5 to 2"),
+        ("base = true\n", "base=True: must be a number"),
+        ("d_model = false\n", "d_model=False: must be a whole number"),
+    ):
+        config.write_text(body)
+        result = run("render", "clock-hands", "--dry-run", "--config", str(config))
+        assert result.exit_code == 2, result.output
+        assert result.output == f"error: {message}\n"

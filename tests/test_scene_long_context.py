@@ -3,14 +3,17 @@ captions make at the defaults and under a knob sweep, the knobs' errors, and its
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import math
+import re
 
 import numpy as np
 import pytest
 
 import pe_math as pm
 from pe_math import ParamError, Params
-from scenes import facts, say
+from scenes import catalogue, facts, say
 from scenes.components import compact
 from scenes.long_context import RULES, LongContext, scaling_for
 from scenes.theme import fmt
@@ -40,6 +43,7 @@ CASES = {
     "one slow pair only": Params(rope_head_dim=8, train_len=1000, target_len=4000),
     "uneven factor": Params(train_len=3000, target_len=10000, rope_base=20000.0),
     "short training: no pair turns 32 times": Params(train_len=64, target_len=512),
+    "one position past training": Params(target_len=4097),
 }
 
 ui = catalogue_ui(SLUG)
@@ -226,7 +230,8 @@ def test_the_narration_follows_the_knobs():
         assert f" {n.seen_said} " in line["unseen"]
         assert float(n.seen_said) == pytest.approx(n.seen_deg, rel=0.05)
         assert f"{n.step_deg['pi']:.1f} " in line["pi"]
-        assert f" {n.yarn_blended} " in line["yarn"]
+        blended = {"en": f" {n.yarn_blended} pairs in between", "zh": f"，{n.yarn_blended} 对介于"}
+        assert blended[lang] in line["yarn"]
         assert f"{n.decay_percent:.0f}" in line["decay"]
     assert "65536" in after["en"]["unseen"]
 
@@ -248,6 +253,96 @@ def test_the_narration_picks_the_sentence_the_numbers_support(lang):
     one = CASES["one slow pair only"]
     assert LongContext.numbers(one).lines["ntk"] == "none"
     assert say.lines(SLUG, lang, one)["ntk"] != say.lines(SLUG, lang, Params())["ntk"]
+
+
+def _sweep() -> list[Params]:
+    """Heads, bases and lengths from the narrowest to a release's, each stretched from one
+    position past its training length to a thousandfold."""
+    cases = []
+    for d, base, train in itertools.product((8, 16, 128), (500.0, 1e4, 5e5), (16, 1000, 4096)):
+        for target in sorted(
+            {train + 1, train + train // 500 + 1, 2 * train, 16 * train, 1000 * train}
+        ):
+            with contextlib.suppress(ParamError):  # a base too small for the training length
+                cases.append(
+                    Params(train_len=train, target_len=target, rope_base=base, rope_head_dim=d)
+                )
+    return cases
+
+
+def said_as(x: float) -> str:
+    return f"{x:.0f}" if x >= 10 else f"{x:.2g}"
+
+
+@pytest.mark.parametrize(
+    "p", _sweep(), ids=lambda p: f"d{p.rope_head_dim}-b{p.rope_base:g}-{p.train_len}-{p.target_len}"
+)
+def test_every_long_context_line_is_true_from_one_position_past_training(p):
+    # the lines checked against numbers worked out here: the angles, the steps, the counts
+    theta = speeds(p.rope_head_dim, p.rope_base)
+    seen, reach = (math.degrees(theta[-1] * length) for length in (p.train_len, p.target_len))
+    factor = p.target_len / p.train_len
+    step, crowded = math.degrees(theta[0]), math.degrees(theta[0] / factor)
+    turns = turns_in_training(p)
+    lapped, unfinished = int(np.sum(turns >= 1)), int(np.sum(turns < 1))
+    temperature = 0.1 * math.log(factor) + 1  # YaRN's, as transformers sets it
+    n = LongContext.numbers(p)
+    en = say.lines(SLUG, "en", p)
+    zh = say.lines(SLUG, "zh", p)
+    assert not any("{" in line for line in [*en.values(), *zh.values()])
+
+    unseen = en["unseen"]
+    if reach >= 360:
+        assert "all the way round" in unseen and "转过了一整圈" in zh["unseen"]
+    elif said_as(reach) == said_as(seen):  # the voice would say the same angle twice
+        assert "only a hair further" in unseen and "never" not in unseen
+        assert "只多转了一丝" in zh["unseen"]
+    else:
+        assert (
+            f"sweeps on to {said_as(reach)} degrees" in unseen
+            and f"{said_as(reach)} 度" in zh["unseen"]
+        )
+    assert f"only ever swept {said_as(seen)} degrees" in unseen
+
+    said_step, said_crowded = f"{step:.1f}", f"{crowded:.1f}"
+    assert f"turns {said_step} degrees" in en["pi"] and f"{said_step} 度" in zh["pi"]
+    assert f"only {said_crowded} degrees apart" in en["pi"] or said_crowded == said_step
+    assert ("The price is crowding" in en["pi"]) == (said_crowded != said_step)
+    assert ("代价是拥挤" in zh["pi"]) == (said_crowded != said_step)
+
+    # NTK-aware scaling slows the slowest pair by exactly the factor, said as it is
+    assert f"exactly {factor:g} times" in en["ntk"] and f"恰好慢了 {factor:g} 倍" in zh["ntk"]
+    still = n.unseen["ntk"]
+    if still == 1:
+        assert "1 of them still reaches angles it never saw" in en["ntk"]
+    elif still:
+        assert f"{still} of them still reach angles they never saw" in en["ntk"]
+    else:
+        assert "none of them leaves" in en["ntk"]
+
+    said_t = n.yarn_temperature_said
+    assert n.yarn_temperature == pytest.approx(temperature)
+    assert float(said_t) > 1 and float(said_t) == pytest.approx(temperature, rel=0.006)
+    assert (
+        f"multiplies cos and sin by {said_t}, which makes the attention scores larger" in en["yarn"]
+    )
+    assert f"乘以 {said_t}，让注意力分数变大" in zh["yarn"]
+
+    # a count agrees with its noun and verb, and none is said as none
+    assert n.lapped == lapped and n.unfinished == unfinished
+    for count, one, many in (
+        (lapped, "1 pair below it turns", f"{lapped} pairs below it turn"),
+        (unfinished, "1 pair above it never finishes", f"{unfinished} pairs above it never finish"),
+    ):
+        assert (one if count == 1 else many) in en["ladder"]
+    blended = {0: "no pair in between moves", 1: "1 pair in between moves"}
+    assert blended.get(n.yarn_blended, f"{n.yarn_blended} pairs in between move") in en["yarn"]
+    assert ("两者之间没有别的对" in zh["yarn"]) == (n.yarn_blended == 0)
+    assert not re.search(r"\b1 (slow )?pairs\b|\b0 pairs\b", " ".join(en.values()))
+    note = catalogue.fill("en", SLUG, "ui.note_rope", n=unfinished)
+    assert note.startswith(
+        "1 slow pair never finishes" if unfinished == 1 else f"{unfinished} slow pairs never finish"
+    )
 
 
 # ----------------------------------------------------------------- knobs
@@ -283,7 +378,8 @@ def check_screen(report, params: Params, lang: str) -> None:
     assert squash(ui(lang, "train_line", n=compact(n.train_len))) in seen["unseen"]
     assert squash(ui(lang, "target_line", n=compact(n.target_len))) in seen["pi"]
     assert squash(ui(lang, "slowest", i=n.pairs - 1)) in seen["pi"]
-    pi = ui(lang, "note_pi", a=fmt(n.step_deg["rope"], 0), b=fmt(n.step_deg["pi"], 1))
+    note = "note_pi" if n.lines["pi"] == "crowd" else "note_pi_slight"
+    pi = ui(lang, note, a=fmt(n.step_deg["rope"], 1), b=fmt(n.step_deg["pi"], 1))
     assert squash(pi) in seen["ntk"]
     assert squash(ui(lang, "note_ntk", b=compact(n.ntk_base))) in seen["yarn"]
     yarn = ui(
@@ -292,7 +388,7 @@ def check_screen(report, params: Params, lang: str) -> None:
         k=n.yarn_kept,
         b=n.yarn_blended,
         v=n.yarn_divided,
-        t=fmt(n.yarn_temperature, 3),
+        t=n.yarn_temperature_said,
     )
     assert squash(yarn) in seen["llama3"]
     llama = ui(lang, "note_llama3", a=compact(n.llama_short), b=compact(n.llama_long))
@@ -311,7 +407,13 @@ def check_screen(report, params: Params, lang: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("case", "lang"), [("defaults", "en"), ("defaults", "zh"), ("changed", "en")]
+    ("case", "lang"),
+    [
+        ("defaults", "en"),
+        ("defaults", "zh"),
+        ("changed", "en"),
+        ("one position past training", "zh"),
+    ],
 )
 def test_builds_clean_and_shows_its_numbers(case, lang):
     params = CASES[case]

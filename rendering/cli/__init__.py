@@ -12,7 +12,9 @@ from pathlib import Path
 import click
 
 from rendering.cli import publish_cmd, render_cmd, scenes_cmd, speech_cmd, watch_cmd
+from rendering.cli.options import Fail, clipped
 from rendering.run import child
+from scenes.catalogue import CatalogueError
 
 
 class OneLineErrors(click.Group):
@@ -26,22 +28,32 @@ class OneLineErrors(click.Group):
             sys.exit(0)
         except click.UsageError as exc:
             where = f"; see `{exc.ctx.command_path} --help`" if exc.ctx else ""
-            click.echo(f"error: {exc.format_message().rstrip('.')}{where}", err=True)
+            click.echo(f"error: {clipped(exc.format_message().rstrip('.'))}{where}", err=True)
             sys.exit(2)
         except click.ClickException as exc:
             exc.show()
             sys.exit(exc.exit_code)
-        except SyntaxError as exc:  # a project file read for a cache key, as one is edited
-            if exc.filename is None or not Path(exc.filename).is_file():
-                raise
-            click.echo(f"error: {watch_cmd.code_problem(exc, 'fix it and run again')}", err=True)
-            sys.exit(2)
         except (click.Abort, KeyboardInterrupt):
             click.echo("interrupted", err=True)
             sys.exit(130)
         if not standalone_mode:
             return code
         sys.exit(code if isinstance(code, int) else 0)
+
+    def invoke(self, ctx: click.Context):
+        """Run the command; a broken or missing catalogue, or a project file saved half-edited
+        (read for a cache key), whichever command reads it, is one line (its traceback with
+        --verbose)."""
+        try:
+            return super().invoke(ctx)
+        except (CatalogueError, SyntaxError) as exc:
+            if (ctx.obj or {}).get("verbose"):
+                raise
+            if not isinstance(exc, SyntaxError):
+                raise Fail(str(exc)) from None
+            if exc.filename is None or not Path(exc.filename).is_file():
+                raise
+            raise Fail(watch_cmd.code_problem(exc, "fix it and run again")) from None
 
 
 @click.group(cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})

@@ -7,6 +7,8 @@ Every command that makes jobs gets one `JobOptions` instead of a dozen loose arg
 from __future__ import annotations
 
 import functools
+import os
+import re
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -36,7 +38,41 @@ class Fail(click.ClickException):
     exit_code = 2
 
     def show(self, file=None) -> None:
-        click.echo(f"error: {self.message}", err=True)
+        click.echo(f"error: {clipped(self.message)}", err=True)
+
+
+LONGEST_WORD = 200  # characters of one word (a path, a value) an error line repeats whole
+LONGEST_LINE = 2000
+
+
+def clipped(message: str) -> str:
+    """An error line as printed: a word of thousands of characters (a pasted path, a
+    value) cut to its first 60 and "…", and the line itself kept readable."""
+    message = re.sub(rf"(\S{{{LONGEST_WORD + 1},}}?)([:;,.)]*)(?=\s|$)", _cut, message)
+    if len(message) > LONGEST_LINE:  # many long words: keep the start and the fix at the end
+        message = f"{message[: LONGEST_LINE // 2]} … {message[-LONGEST_LINE // 2 :]}"
+    return " ".join(message.splitlines())
+
+
+def _cut(word: re.Match) -> str:
+    return f"{word[1][:60]}… ({len(word[1]):,} characters){word[2]}"
+
+
+NAME_MAX, PATH_MAX = 255, 4096  # bytes of one name and of a whole path on Linux and macOS
+
+
+def short_enough(ctx, param, value: Path | None) -> Path | None:
+    """A path option the file system can hold, or one line saying that it is too long."""
+    if value is None:
+        return value
+    if len(os.fsencode(value)) > PATH_MAX or any(
+        len(os.fsencode(part)) > NAME_MAX for part in value.parts
+    ):
+        raise click.BadParameter(
+            f"{value} is longer than a file system allows ({NAME_MAX} bytes a name, "
+            f"{PATH_MAX:,} in all); choose a shorter one"
+        )
+    return value
 
 
 def load_params(config: str | None, sets: tuple[str, ...], seed: int | None) -> Params:
@@ -85,6 +121,7 @@ def folder_option(name: str, default: Path, help: str):
     return click.option(
         name,
         type=click.Path(file_okay=False, path_type=Path),
+        callback=short_enough,
         default=default,
         show_default=True,
         help=help,
@@ -230,6 +267,12 @@ class JobOptions:
             settings.check_format(self.fmt, self.transparent)
         except settings.SettingsError as exc:
             raise Fail(str(exc)) from None
+        for slug in slugs:
+            scenes.check_catalogues(slug)
+        if synthesize and self.voice != "none":
+            from rendering.speech.narration import CACHE
+
+            writable(self.output / CACHE)  # before any speech is made
         speech = narrate_all(slugs, self, self.voices(), synthesize, params)
         return [
             Job(
@@ -270,7 +313,7 @@ def scene_progress(verb: str, disable: bool = False) -> Progress:
         TextColumn("{task.completed}/{task.total} scenes"),
         console=status_console,
         transient=True,
-        disable=disable or not status_console.is_terminal,
+        disable=disable or not status_console.is_terminal,  # elsewhere it leaves a blank line
     )
 
 

@@ -60,7 +60,6 @@ def script(slugs: tuple[str, ...], all_: bool, opts: JobOptions, table_format: s
     lang, voice_dir, output = opts.lang, opts.voice_dir, opts.output
     chosen = resolve_slugs(slugs, all_)
     timed = dataclasses.replace(opts, fmt="mp4", voice=opts.voices()[lang].engine)
-    writable(output / CACHE)
     rows = []
     with tempfile.TemporaryDirectory(prefix="pe-script-") as tmp:
         for job in timed.jobs(chosen, opts.params()):
@@ -125,10 +124,8 @@ def motion(slugs: tuple[str, ...], all_: bool, opts: JobOptions) -> None:
     import tempfile
 
     from rendering.draw import motion as measured
-    from rendering.speech.narration import CACHE
 
     chosen = resolve_slugs(slugs, all_)
-    writable(opts.output / CACHE)
     table = Table("scene", "still while speaking", "longest still", "in beat")
     worst = 0.0
     with tempfile.TemporaryDirectory(prefix="pe-motion-") as tmp:

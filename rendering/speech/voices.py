@@ -23,7 +23,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from pe_math.params import DEFAULT_TOML, ParamError, read_toml
+from pe_math.params import DEFAULT_TOML, ParamError, read_toml, shown
 from rendering.speech.base import VoiceError, VoiceSpec
 from rendering.speech.engines.base import Engine
 from rendering.speech.engines.espeak import Espeak
@@ -80,8 +80,9 @@ def load_specs(path: str | Path | None = None) -> dict[str, VoiceSpec]:
         voice = voice or _default_voice(engine, lang)
         fallback = ESPEAK_VOICES[lang].speed if engine == "espeak" else 1.0
         speed = raw.get("speed", specs[lang].speed if engine == specs[lang].engine else fallback)
-        if not isinstance(speed, int | float) or not 0.5 <= float(speed) <= 2.0:
-            raise VoiceError(f"[voice.{lang}] speed={speed!r}: must be a number from 0.5 to 2")
+        # true is an int to Python, and a whole number of 400 digits no float: compare as is
+        if isinstance(speed, bool) or not isinstance(speed, int | float) or not 0.5 <= speed <= 2:
+            raise VoiceError(f"[voice.{lang}] speed={shown(speed)}: must be a number from 0.5 to 2")
         specs[lang] = VoiceSpec(engine, str(voice), float(speed))
     return specs
 
