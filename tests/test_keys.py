@@ -219,15 +219,21 @@ def test_speech_shaping_follows_the_code_that_shapes_speech_not_its_messages(tre
     assert shaping() != before
 
 
+@pytest.fixture
+def own_kept(tmp_path, monkeypatch):
+    """A key cache of this test's own, empty, as a new process finds it."""
+    monkeypatch.setenv("PE_KEY_CACHE", str(tmp_path / "kept"))
+    monkeypatch.setattr(keys, "_kept", None)
+    monkeypatch.setattr(keys, "_new", {})
+    return tmp_path
+
+
 def test_a_digest_is_kept_for_the_next_process_until_the_file_is_written_again(
-    tmp_path, monkeypatch
+    own_kept, tmp_path, monkeypatch
 ):
     """The next process takes a file's digest from disk without parsing it; after any
     write, even one of the same size that puts the old modification time back, the file
     is digested again."""
-    monkeypatch.setenv("PE_KEY_CACHE", str(tmp_path / "kept"))
-    monkeypatch.setattr(keys, "_kept", None)
-    monkeypatch.setattr(keys, "_new", {})
     source = tmp_path / "knob.py"
     source.write_text("X = 1\n", encoding="utf-8")
     first = keys.sources(extra_files=(source,))
@@ -253,11 +259,8 @@ def test_a_digest_is_kept_for_the_next_process_until_the_file_is_written_again(
 
 
 @pytest.mark.parametrize("value", [7, None, "zz", ["x"], [[1, ["a"]]], {"a": 1}])
-def test_a_kept_value_of_the_wrong_type_is_worked_out_again(tmp_path, monkeypatch, value):
+def test_a_kept_value_of_the_wrong_type_is_worked_out_again(own_kept, tmp_path, monkeypatch, value):
     """A kept entry whose stamp holds but whose value is not what was kept is set aside."""
-    monkeypatch.setenv("PE_KEY_CACHE", str(tmp_path / "kept"))
-    monkeypatch.setattr(keys, "_kept", None)
-    monkeypatch.setattr(keys, "_new", {})
     source = tmp_path / "knob.py"
     source.write_text("import os\nX = 1\n", encoding="utf-8")
     first = keys.sources(extra_files=(source,))
