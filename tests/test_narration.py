@@ -256,6 +256,33 @@ def test_a_recording_wins_beat_by_beat_and_warns_when_it_sounds_wrong(plugin_sce
     assert "silent" in n.beats[0].warnings[0]
 
 
+@pytest.mark.parametrize(
+    "notes",
+    [
+        {"problems": 5, "sentences": None},
+        {"problems": [7], "sentences": None},
+        {"problems": [], "sentences": "x"},
+        {"problems": [], "sentences": [[1.0]]},
+        {"problems": [], "sentences": [["a", "b"]]},
+        {"problems": [], "sentences": [[float("nan"), 1.0]]},
+        [],
+    ],
+)
+def test_a_takes_kept_notes_of_the_wrong_shape_are_made_again(plugin_scenes, tmp_path, notes):
+    """The notes kept beside a shaped take (its problems, its sentences) are read only
+    when they have the shape they were written with; otherwise the take is heard again."""
+    voice_dir, cache = tmp_path / "voice", tmp_path / "cache"
+    write_recording(voice_dir / "en" / "tiny" / "two.wav", np.clip(tone(1.0, 6.0), -1, 1))
+    first = narration.narrate("tiny", "en", "auto", ESPEAK, voice_dir, cache)
+    kept = [f for f in cache.glob("*.json") if "problems" in f.read_text(encoding="utf-8")]
+    assert len(kept) == 1
+    kept[0].write_text(json.dumps(notes), encoding="utf-8")
+    again = narration.narrate("tiny", "en", "auto", ESPEAK, voice_dir, cache)
+    assert again.beats[1].warnings == first.beats[1].warnings
+    assert "clipped" in again.beats[1].warnings[0]
+    assert json.loads(kept[0].read_text(encoding="utf-8"))["problems"]
+
+
 def test_a_corrupt_recording_is_one_line_naming_the_file(plugin_scenes, tmp_path):
     bad = tmp_path / "voice" / "en" / "tiny" / "one.mp3"
     bad.parent.mkdir(parents=True)

@@ -232,11 +232,30 @@ def _listening() -> str:
 
 
 def _read_notes(path: Path) -> dict | None:
+    """A take's kept notes, or None when the file is missing or not what was kept (then
+    the take is heard again): {"problems": [str], "sentences": None or [[start, end]]}."""
     try:
         notes = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return notes if isinstance(notes, dict) and {"problems", "sentences"} <= set(notes) else None
+    if not isinstance(notes, dict):
+        return None
+    problems, spans = notes.get("problems"), notes.get("sentences", 0)
+    if not isinstance(problems, list) or not all(isinstance(p, str) for p in problems):
+        return None
+    if spans is not None and not (isinstance(spans, list) and all(map(_is_span, spans))):
+        return None
+    return notes
+
+
+def _is_span(span: object) -> bool:
+    return (
+        isinstance(span, list)
+        and len(span) == 2
+        and all(isinstance(t, int | float) and not isinstance(t, bool) for t in span)
+        and all(math.isfinite(t) for t in span)
+        and span[0] <= span[1]
+    )
 
 
 def _heard_sentences(samples: np.ndarray, text: str, lang: str) -> list[list[float]] | None:
