@@ -29,6 +29,7 @@ from functools import cache
 from pathlib import Path
 
 from pe_math.params import DEFAULT_TOML, ParamError, read_toml
+from rendering.speech import lexicon
 from rendering.speech.base import VoiceError, VoiceSpec
 from rendering.speech.engines.base import Engine
 from rendering.speech.engines.espeak import Espeak
@@ -101,8 +102,8 @@ def load_specs(path: str | Path | None = None) -> dict[str, VoiceSpec]:
     return {lang: replace(spec, lexicon=lexicons.get(lang, ())) for lang, spec in specs.items()}
 
 
-def _lexicons(table, name: str) -> dict[str, tuple[tuple[str, str], ...]]:
-    """`[lexicon.en]` / `[lexicon.zh]`: word = "phonemes or a spelling", as sorted pairs."""
+def _lexicons(table, name: str) -> dict[str, lexicon.Entries]:
+    """`[lexicon.en]` / `[lexicon.zh]`: word = "/phonemes/" or "a spelling", as sorted pairs."""
     if not isinstance(table, dict):
         raise VoiceError(f"[lexicon] in {name} must be a table of [lexicon.en] / [lexicon.zh]")
     out = {}
@@ -112,11 +113,9 @@ def _lexicons(table, name: str) -> dict[str, tuple[tuple[str, str], ...]]:
         if not isinstance(words, dict):
             raise VoiceError(f'[lexicon.{lang}] must be a table of word = "reading"')
         for word, said in words.items():
-            if not isinstance(said, str) or not said.strip() or not word.strip():
-                raise VoiceError(
-                    f"[lexicon.{lang}] {word} = {str(said)[:40]!r}: give the word's phonemes "
-                    'between slashes ("/ɹˈOp/") or a spelling to read ("rope")'
-                )
+            wrong = lexicon.problem(lang, word, said)
+            if wrong:
+                raise VoiceError(f"[lexicon.{lang}] {word} = {str(said)[:40]!r}: {wrong}")
         out[lang] = tuple(sorted((word, said.strip()) for word, said in words.items()))
     return out
 

