@@ -199,7 +199,7 @@ def mandarin_phonemes(text: str, lexicon: Entries = ()) -> str:
     return "".join(said).replace(chr(815), "") + "."  # misaki drops the non-syllabic mark
 
 
-_BREAK = re.compile(r"(?<=[,.;:!?—…]) ?")
+_CLAUSE = re.compile(r".*?(?:[,.;:!?—…] ?|$)")  # a clause with its pause mark and space
 
 
 def chunks(ids: list[int], phonemes: str, vocab: dict[str, int]) -> list[list[int]]:
@@ -208,7 +208,7 @@ def chunks(ids: list[int], phonemes: str, vocab: dict[str, int]) -> list[list[in
         return [ids]
     out: list[list[int]] = []
     current: list[int] = []
-    for clause in _BREAK.split(phonemes):
+    for clause in filter(None, _CLAUSE.findall(phonemes)):
         pieces = [clause]
         if len(clause) > MAX_IDS:
             pieces = [w + " " for w in clause.split(" ")]
