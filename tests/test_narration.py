@@ -196,6 +196,21 @@ def test_symbols_are_spoken_as_words_and_sentences_split():
 
 
 # ------------------------------------------------------------------ narrate
+def test_pending_speech_is_made_on_every_core_and_then_found_cached(plugin_scenes, tmp_path):
+    cache = tmp_path / "cache"
+    pending = [
+        narration.narrate("tiny", lang, "auto", ESPEAK, tmp_path, cache, False)
+        for lang in ("en", "zh")
+    ]
+    assert all(not p.file for n in pending for b in n.beats for p in b.pieces)
+    narration.synthesise_pending(pending, "auto", ESPEAK, cache)
+    for lang, before in zip(("en", "zh"), pending, strict=True):
+        made = narration.narrate("tiny", lang, "auto", ESPEAK, tmp_path, cache, False)
+        pieces = [p for b in made.beats for p in b.pieces]
+        assert [p.digest for p in pieces] == [p.digest for b in before.beats for p in b.pieces]
+        assert all(p.file and p.seconds > 0.3 for p in pieces)
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_each_sentence_is_spoken_on_its_own_and_cached(plugin_scenes, tmp_path, lang, monkeypatch):
     cache = tmp_path / "cache"
