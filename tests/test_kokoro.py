@@ -52,7 +52,7 @@ def test_a_damaged_model_part_is_one_line_naming_it(tmp_path, monkeypatch, fresh
 def test_a_damaged_voice_pack_is_one_line_naming_it(tmp_path, monkeypatch, fresh_engines, damage):
     folder = tmp_path / "voices"
     folder.mkdir()
-    pack = folder / "zm_yunxi.bin"
+    pack = folder / f"{voices.KOKORO['zh'].voice}.bin"
     blob = (kokoro.voice_folder() / pack.name).read_bytes()
     if damage != "missing":
         pack.write_bytes(blob[:-4] if damage == "short" else blob[:-4] + b"\0\0\0\0")

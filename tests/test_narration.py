@@ -358,7 +358,7 @@ def render(out: Path, *args: str):
 @pytest.mark.render
 @pytest.mark.parametrize(
     ("lang", "voice", "label"),
-    [("en", "espeak", "espeak-ng en-us"), ("zh", "auto", "kokoro zm_yunxi")],
+    [("en", "espeak", "espeak-ng en-us"), ("zh", "auto", "kokoro zf_xiaobei")],
 )
 def test_a_voiced_clip_speaks_on_every_beat(plugin_scenes, tmp_path, lang, voice, label):
     result = render(tmp_path, "tiny", "--lang", lang, "--voice", voice)

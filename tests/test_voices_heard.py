@@ -93,7 +93,7 @@ def test_a_damaged_model_file_is_refused_in_one_line(tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     ("lang", "line", "label"),
     [
-        ("zh", "把所有位置叠成一张表，PE(p) 有 8 维。", "kokoro zm_yunxi"),
+        ("zh", "把所有位置叠成一张表，PE(p) 有 8 维。", "kokoro zf_xiaobei"),
         ("en", "Stack every position into one table; PE(p) has 8 dimensions.", "kokoro af_bella"),
     ],
 )

@@ -5,7 +5,7 @@
   voice is the path of its .onnx file, with its .onnx.json beside it.
 - `fastspeech2`: the neural Mandarin voice `baker`.
 - `kokoro`: Kokoro-82M, English and Mandarin voices whose licence (Apache-2.0) lets a
-  sold course use them: `af_bella`, `zm_yunxi`, ...
+  sold course use them: `af_bella`, `zf_xiaobei`, ...
 
 Each engine is a module of rendering.speech.engines, behind one base class.
 - `espeak`: espeak-ng (a Debian package); `voice` is an espeak-ng voice name such
@@ -50,7 +50,7 @@ ENGINES = tuple(ENGINE_CLASSES)
 CHOICES = ("auto", "kokoro", "piper", "fastspeech2", "espeak", "recorded", "none")
 
 # Kokoro's voices chosen by the recogniser's error over the lesson (README, "Voices")
-KOKORO = {"en": VoiceSpec("kokoro", "af_bella"), "zh": VoiceSpec("kokoro", "zm_yunxi")}
+KOKORO = {"en": VoiceSpec("kokoro", "af_bella"), "zh": VoiceSpec("kokoro", "zf_xiaobei")}
 DEFAULTS = dict(KOKORO)
 # What the engines say for a language when asked for explicitly (`--voice espeak` in English).
 # espeak-ng's Mandarin drawls at its usual rate (about 2.9 syllables a second): 1.35
