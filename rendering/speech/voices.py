@@ -50,7 +50,8 @@ ENGINES = tuple(ENGINE_CLASSES)
 CHOICES = ("auto", "kokoro", "piper", "fastspeech2", "espeak", "recorded", "none")
 
 # Kokoro's voices chosen by the recogniser's error over the lesson (README, "Voices")
-KOKORO = {"en": VoiceSpec("kokoro", "af_bella"), "zh": VoiceSpec("kokoro", "zf_xiaobei")}
+# (zf_xiaobei at 1.1: at 1.0 the longest Chinese scenes would outlast 100 s)
+KOKORO = {"en": VoiceSpec("kokoro", "af_bella"), "zh": VoiceSpec("kokoro", "zf_xiaobei", 1.1)}
 DEFAULTS = dict(KOKORO)
 # What the engines say for a language when asked for explicitly (`--voice espeak` in English).
 # espeak-ng's Mandarin drawls at its usual rate (about 2.9 syllables a second): 1.35
