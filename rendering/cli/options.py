@@ -223,7 +223,7 @@ def voice_options(f):
         default="auto",
         show_default=True,
         help="Who speaks: auto = your recording where one exists, else the language's engine "
-        "([voice] in lesson.toml: piper for en, fastspeech2 for zh); none = silent.",
+        "([voice] in lesson.toml: kokoro for both); none = silent.",
     )(f)
     f = voice_dir_option(
         "Folder of your recordings: <voice-dir>/<lang>/<scene>/<beat>.wav (or flac, mp3, m4a, ogg)."
@@ -319,8 +319,16 @@ def scene_progress(verb: str, disable: bool = False) -> Progress:
 
 def narrate_all(slugs, opts: JobOptions, specs, synthesize: bool, params: Params) -> dict:
     """Each scene's narration at `params`, with a progress bar while new speech is synthesised."""
-    from rendering.speech.narration import CACHE, NarrationError, narrate
+    from rendering.speech.narration import CACHE, NarrationError, narrate, synthesise_pending
 
+    if synthesize and opts.voice != "none":  # what is not cached yet is made on every core
+        pending = narrate_all(slugs, opts, specs, False, params)
+        try:
+            synthesise_pending(
+                [n for n in pending.values() if n], opts.voice, specs, opts.output / CACHE
+            )
+        except NarrationError as exc:
+            raise Fail(str(exc)) from None
     out = {}
     with scene_progress("speech", disable=opts.voice == "none" or not synthesize) as progress:
         task = progress.add_task(opts.lang, total=len(slugs))

@@ -25,6 +25,9 @@ class VoiceSpec:
     engine: str
     voice: str
     speed: float = 1.0
+    # the lesson's [lexicon.<lang>]: (word, phonemes or a spelling to read), for the
+    # engines that take phonemes
+    lexicon: tuple[tuple[str, str], ...] = ()
 
 
 def stream_digest(path: Path, length: int = 16) -> str:

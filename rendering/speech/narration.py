@@ -14,6 +14,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,6 +32,7 @@ from rendering.speech.synthesis import (
     digest_of,
     making_new_speech,
     recording_digest,
+    shape,
     shaped_recording,
     spoken,
     synthesised,
@@ -328,6 +332,37 @@ def narrate(
         beats.append(BeatSpeech(key, engine.spec.engine, pieces, warnings=warnings))
         cards[engine.spec.engine] = engine.card()
     return Narration(slug, lang, tuple(beats), json.dumps(list(cards.values()), sort_keys=True))
+
+
+def synthesise_pending(
+    narrations: list[Narration], choice: str, specs: dict[str, voices.VoiceSpec], cache_dir: Path
+) -> None:
+    """Make the speech `narrations` still lack (narrated with synthesize=False), a sentence
+    a task, on every core: one engine runs on one core (Kokoro's thread count is fixed)."""
+    tasks = {}
+    for narration in narrations:
+        spec = voices.spec_for(choice, narration.lang, specs)
+        for beat in narration.beats:
+            for piece in beat.pieces:
+                if beat.source != "recorded" and not piece.file:
+                    words = spoken(piece.text, narration.lang)
+                    tasks[piece.digest] = (spec, words, str(cache_dir / f"{piece.digest}.wav"))
+    workers = min(len(tasks), os.cpu_count() or 1)
+    if workers < 2:
+        return  # the narration makes it as it goes
+    making_new_speech()
+    context = multiprocessing.get_context("spawn")  # the parent may run native threads
+    try:
+        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+            list(pool.map(_make_piece, tasks.values()))
+    except voices.VoiceError as exc:
+        raise NarrationError(str(exc)) from None
+
+
+def _make_piece(task: tuple[voices.VoiceSpec, str, str]) -> None:
+    spec, words, path = task
+    samples, rate = voices.engine(spec).speak(words)
+    audio.write_wav(Path(path), shape(audio.from_rate(samples, rate)))
 
 
 @dataclass(frozen=True)

