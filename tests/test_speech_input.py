@@ -156,7 +156,7 @@ def test_say_refuses_an_unreadable_config_as_render_does(tmp_path, kind):
 def test_a_corrupt_piper_config_is_one_line_naming_the_file_and_the_field(
     tmp_path, field, value, problem
 ):
-    joe = voices.engine(voices.DEFAULTS["en"]).model
+    joe = voices.engine(voices.NEURAL["en"]).model
     model = tmp_path / "voice.onnx"
     model.symlink_to(joe)
     config = json.loads(Path(f"{joe}.json").read_text(encoding="utf-8"))
@@ -183,7 +183,7 @@ def test_a_corrupt_piper_config_is_one_line_naming_the_file_and_the_field(
 # ------------------------------------------------------------------ what the zh voice leaves out
 LEFT_OUT = "猫🐱狗🐶，ب п 한 か\x07。"
 NAMED = (
-    "the fastspeech2 voice will not say 🐱, 🐶, ب, п, 한, か, U+0007; "
+    "the kokoro voice will not say 🐱, 🐶, ب, п, 한, か, U+0007; "
     "write them out in words or remove them"
 )
 

@@ -329,6 +329,8 @@ def narrate_all(slugs, opts: JobOptions, specs, synthesize: bool, params: Params
             )
         except NarrationError as exc:
             raise Fail(str(exc)) from None
+        except OSError as exc:  # the speech cache: a full disk (every write is atomic)
+            raise Fail(write_problem(exc)) from None
     out = {}
     with scene_progress("speech", disable=opts.voice == "none" or not synthesize) as progress:
         task = progress.add_task(opts.lang, total=len(slugs))

@@ -263,6 +263,9 @@ class Kokoro(Engine):
         parts = [self._call(part) for part in chunks(ids, phonemes, vocab) if part]
         return (np.concatenate(parts) if parts else np.zeros(0, np.float32)), RATE
 
+    def unspoken(self, text: str) -> list[str]:
+        return zh_frontend.unspoken(text) if self.lang == "zh" else []
+
     def _call(self, ids: list[int]) -> np.ndarray:
         style = _styles(self.pack)[len(ids)]
         (samples,) = _session(self.model).run(
