@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import sys
 from dataclasses import dataclass
@@ -36,7 +37,7 @@ from rendering.run.pipeline import (
     summary_table,
 )
 from rendering.run.plan import plan
-from rendering.speech import synthesis
+from rendering.speech import synthesis, voices
 
 
 @click.command()
@@ -138,6 +139,7 @@ def render(
     _check_writable(jobs_, output)
     report = _execute(planned, output, run)
     print_voice_notes(jobs_, opts.voice, opts.fmt)
+    print_sold_course(jobs_)
     finish_run(report, [(jobs_, output)], lesson, console, force)
 
 
@@ -245,6 +247,7 @@ def render_course(plan_file: Path, opts: JobOptions, run: Run) -> None:
     first_jobs = groups[0][0]
     for lang in course.langs:
         print_voice_notes([j for j in first_jobs if j.lang == lang], opts.voice, fmt)
+    print_sold_course(first_jobs)
     finish_run(report, groups, course.lesson, console, run.force)
 
 
@@ -275,6 +278,15 @@ def _execute(planned, roots, run: Run, work_root: Path | None = None):
 def _named(outcome) -> str:
     """A job's scene, after its output folder when the run wrote to several."""
     return f"{outcome.where} {outcome.job.slug}".strip()
+
+
+def print_sold_course(jobs: list[Job]) -> None:
+    """One line: whether a sold course may use every voice these jobs spoke with."""
+    cards = [
+        card for j in jobs if j.narration is not None for card in json.loads(j.narration.cards)
+    ]
+    if cards:
+        console.print(voices.sold_course(cards), markup=False, soft_wrap=True)
 
 
 def print_voice_notes(jobs: list[Job], voice: str, fmt: str) -> None:

@@ -39,6 +39,7 @@ class VoiceCard:
     engine_version: str = ""
     engine_licence: str = ""
     speed: float = 1.0
+    sold_course: str = ""  # may a sold course use it: yes, no or unclear
 
 
 def _known(cls, data: dict) -> dict:

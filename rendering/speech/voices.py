@@ -168,4 +168,22 @@ RECORDED_CARD = {
     "voice": "the teacher's own recordings",
     "model_card": "",
     "licence": "yours",
+    "sold_course": "yes",
 }
+
+
+def sold_course(cards: list[dict]) -> str:
+    """One line: may a sold course use every voice of `cards`, or which voices may it not."""
+    barred = sorted(
+        {
+            f"{card['engine']} {card['voice']} ({card.get('sold_course') or 'unclear'})"
+            for card in cards
+            if card.get("sold_course") != "yes"
+        }
+    )
+    if not barred:
+        return "sold course: every voice used may be sold"
+    return (
+        f"sold course: not with {', '.join(barred)}; record those lines, or choose a voice "
+        "that may be sold (render.py voices lists them)"
+    )

@@ -71,7 +71,8 @@ class Espeak(Engine):
             "speed": self.spec.speed,
             "model_card": "formant synthesis, rule-based; no recorded voice"
             + (", Mandarin read from tone-number pinyin" if self.mandarin else ""),
-            "licence": "the program is GPL; the speech it makes is yours to use",
+            "licence": "the program is GPL-3.0; the speech it makes is yours to use",
+            "sold_course": "yes",
         }
 
 

@@ -266,4 +266,5 @@ class FastSpeech2(Engine):
             "model_card": "FastSpeech2 + Multi-band MelGAN trained on Databaker CSMSC "
             "(one female Mandarin speaker, 24 kHz)",
             "licence": LICENCE + ": not for a sold course",
+            "sold_course": "no",
         }

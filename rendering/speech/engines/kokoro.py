@@ -57,7 +57,10 @@ VOICES_PACKAGE = "kokoro-js 1.2.1"
 # not read by this lesson's front ends)
 LANGUAGES = {"a": "en", "b": "en", "z": "zh"}
 PAUSE = ", "  # what a pause of the Chinese front end becomes among the phonemes
-LICENCE = "Apache-2.0 (Kokoro-82M weights and voices): may be used in a sold course"
+LICENCE = (
+    "Apache-2.0 (Kokoro-82M weights and voices): may be used in a sold course, "
+    'credited as its model card asks: "Kokoro-82M by hexgrad"'
+)
 CREDIT = (
     "Kokoro-82M by hexgrad (Apache-2.0 weights and voices); its int8 ONNX export and "
     "phoneme vocabulary from kokoro-onnx by thewh1teagle (MIT); voice packs from kokoro-js "
@@ -287,4 +290,5 @@ class Kokoro(Engine):
             "speed": self.spec.speed,
             "model_card": CREDIT,
             "licence": LICENCE,
+            "sold_course": "yes",
         }

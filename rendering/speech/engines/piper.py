@@ -65,6 +65,8 @@ class Piper(Engine):
                 if bundled
                 else "see the voice's model card"
             ),
+            # a voice of your own: its model card decides, which this program cannot read
+            "sold_course": "unclear",
         }
 
 
