@@ -73,6 +73,7 @@ for command in (
     scenes_cmd.numbers,
     speech_cmd.say,
     speech_cmd.listen,
+    speech_cmd.voices_cmd,
     publish_cmd.preview,
     publish_cmd.slides,
     publish_cmd.package,

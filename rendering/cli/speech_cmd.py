@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from rich.table import Table
 
 import scenes
 from rendering.cli.options import (
+    LANGS,
     Fail,
     JobOptions,
     aspect_option,
@@ -150,6 +152,8 @@ def motion(slugs: tuple[str, ...], all_: bool, opts: JobOptions) -> None:
 
 
 MAX_SAY = 2000  # characters of one `say`: minutes of speech, far more than a beat
+MAX_VOICES_SAY = 200  # characters every voice of `voices --say` reads: one sentence
+HAN = re.compile(r"[\u3400-\u9fff]")
 
 
 @click.command()
@@ -273,3 +277,90 @@ def listen(slugs, all_, lang, quality, aspect, output, voice_dir, threads) -> No
     for h in flagged:
         click.echo(f"warning: {h.problem(lang)}", err=True)
     sys.exit(1 if flagged else 0)
+
+
+@click.command("voices")
+@click.option(
+    "--lang",
+    type=click.Choice(LANGS),
+    default=None,
+    help="Only this language's voices (default: both; with --say, the language of TEXT).",
+)
+@click.option(
+    "--say",
+    "text",
+    metavar="TEXT",
+    default=None,
+    help="A short line for every voice of the language to read: writes voices.html and "
+    "one WAV file per voice into --output, to choose a voice by ear.",
+)
+@click.option(
+    "--output",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("media") / "voices",
+    show_default=True,
+    help="Folder for voices.html and its audio files (with --say).",
+)
+@config_option("A TOML file whose [voice] and [lexicon] tables to use instead of lesson.toml's.")
+def voices_cmd(lang, text, output, config) -> None:
+    """Every voice this machine can speak with: its licence, whether a sold course may use
+    it, and how much of it a speech recogniser heard wrong, where that was measured."""
+    import tempfile
+
+    from rendering.speech import audio, chooser
+    from rendering.speech.narration import NarrationError, line_samples
+    from rendering.speech.synthesis import synthesised, unsaid
+
+    if text is not None:
+        if not text.strip():
+            raise Fail("--say is empty; give a short line, e.g. --say '每个位置有一组时钟指针。'")
+        if len(text) > MAX_VOICES_SAY:
+            raise Fail(
+                f"--say has {len(text):,} characters; every voice reads it, so give at most "
+                f"{MAX_VOICES_SAY} (one sentence)"
+            )
+        lang = lang or ("zh" if HAN.search(text) else "en")
+    specs = load_voices(config)
+    langs = [lang] if lang else list(LANGS)
+    with scene_progress("voices") as progress:
+        progress.add_task("loading the voices", total=None)
+        found, missing = chooser.available(langs, specs)
+    table = Table("engine", "voice", "lang", "licence", "sold course", "heard wrong")
+    table.caption = chooser.HEARD
+    for v in found:
+        table.add_row(
+            v.spec.engine,
+            v.card["voice"] + (" (default)" if v.default else ""),
+            v.lang,
+            v.terms,
+            v.card["sold_course"],
+            v.measured,
+        )
+    console.print(table)
+    for line in missing:
+        click.echo(f"not here: {line}", err=True)
+    if text is None:
+        return
+    writable(output)
+    spoken = []
+    try:
+        with (
+            tempfile.TemporaryDirectory(prefix="pe-voices-") as cache,
+            scene_progress("say") as progress,
+        ):
+            task = progress.add_task(lang, total=len(found))
+            for v in found:
+                progress.update(task, description=v.file_name)
+                missing_chars = unsaid(v.engine, text, v.lang)
+                if missing_chars:
+                    click.echo(f"warning: {v.file_name}: {missing_chars}", err=True)
+                samples = line_samples(synthesised(v.engine, text, v.lang, Path(cache)))
+                chooser.write_audio(output, v, samples)
+                spoken.append((v, len(samples) / audio.RATE))
+                progress.advance(task)
+        page = chooser.write_page(output, text, spoken)
+    except (voices.VoiceError, NarrationError) as exc:
+        raise Fail(str(exc)) from None
+    except OSError as exc:
+        raise Fail(write_problem(exc)) from None
+    click.echo(f"{page}: {len(spoken)} voices read the line")
