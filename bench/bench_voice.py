@@ -33,15 +33,23 @@ def timed(cmd: list[str]) -> float:
     return time.perf_counter() - start
 
 
-def listened(cmd: list[str]) -> tuple[float, dict[str, tuple[float, int]]]:
-    """`listen`'s wall time and, per clip, its error and beat count (exit 1 = flags: fine)."""
+def listened(cmd: list[str]) -> tuple[float, dict[str, tuple[float, float | None, int]]]:
+    """`listen`'s wall time and, per clip, its error, its error with tones (zh) and beat
+    count (exit 1 = flags: fine)."""
     start = time.perf_counter()
     run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - start
     if run.returncode not in (0, 1):
         raise SystemExit(f"listen failed: {run.stderr.strip()}")
-    found = re.findall(r"^(\S+): ([\d.]+)% of \w+ wrong over (\d+) beats", run.stdout, re.M)
-    return wall, {slug: (float(pct) / 100, int(n)) for slug, pct, n in found}
+    found = re.findall(
+        r"^(\S+): ([\d.]+)% of \w+ wrong(?: \(([\d.]+)% with tones\))? over (\d+) beats",
+        run.stdout,
+        re.M,
+    )
+    return wall, {
+        slug: (float(pct) / 100, float(toned) / 100 if toned else None, int(n))
+        for slug, pct, toned, n in found
+    }
 
 
 def main() -> None:
@@ -90,10 +98,14 @@ def main() -> None:
     )
     unit = "syllables" if args.lang == "zh" else "words"
     print(f"  recogniser's error per clip ({unit} wrong):")
-    for slug, (error, beats) in errors.items():
-        print(f"    {slug:<20} {error:6.1%}  over {beats} beats")
-    total = sum(e * n for e, n in errors.values()) / max(1, sum(n for _, n in errors.values()))
-    print(f"    {'whole lesson':<20} {total:6.1%}  (mean over beats)")
+    for slug, (error, toned, beats) in errors.items():
+        tones = f"  {toned:6.1%} with tones" if toned is not None else ""
+        print(f"    {slug:<20} {error:6.1%}{tones}  over {beats} beats")
+    beats = max(1, sum(n for *_, n in errors.values()))
+    total = sum(e * n for e, _, n in errors.values()) / beats
+    toned = sum((t or 0.0) * n for _, t, n in errors.values()) / beats
+    tones = f"  {toned:6.1%} with tones" if args.lang == "zh" else ""
+    print(f"    {'whole lesson':<20} {total:6.1%}{tones}  (mean over beats)")
 
 
 if __name__ == "__main__":

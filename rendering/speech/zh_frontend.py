@@ -569,4 +569,10 @@ def pinyin_line(text: str) -> str:
 
 def toneless(text: str) -> list[str]:
     """The line as toneless pinyin syllables, for comparing a transcript with it."""
-    return [s[:-1] for s in syllables(text) if s != PAUSE]
+    return [s[:-1] for s in toned(text)]
+
+
+def toned(text: str) -> list[str]:
+    """The line as toned pinyin syllables (after sandhi), for comparing a transcript with it:
+    a recogniser that hears another tone tends to write that tone's character."""
+    return [s for s in syllables(text) if s != PAUSE]
