@@ -221,4 +221,8 @@ def test_render_names_the_characters_left_out_once_per_line(plugin_scenes, tmp_p
     assert result.exit_code == 0, result.output
     warnings = [w for w in result.stderr.splitlines() if w.startswith("warning:")]
     assert warnings == [f"warning: {own_words} [say] two: {NAMED}"]
-    assert (media / "zh" / "480p15" / "manifest.json").is_file()
+    manifest = json.loads((media / "zh" / "480p15" / "manifest.json").read_text("utf-8"))
+    # Kokoro speaks by default: its card, and the render's one line, say a sold course may use it
+    cards = manifest["clips"]["tiny"]["mp4"]["voice_cards"]
+    assert [(c["engine"], c["sold_course"]) for c in cards] == [("kokoro", "yes")]
+    assert "sold course: every voice used may be sold" in result.stdout.splitlines()
