@@ -11,7 +11,7 @@ from pathlib import Path
 from rendering.core.files import atomic_write_text
 from rendering.speech import audio, voices
 from rendering.speech.base import VoiceSpec
-from rendering.speech.engines import kokoro
+from rendering.speech.engines import kokoro, piper
 from rendering.speech.engines.base import Engine
 
 HEARD = (
@@ -66,7 +66,7 @@ class Voice:
 
     @property
     def terms(self) -> str:
-        if self.spec.engine == "piper" and self.spec.voice not in ("joe",):
+        if self.spec.engine == "piper" and self.spec.voice not in piper.BUNDLED:
             return "its model card"
         return TERMS[self.spec.engine]
 
