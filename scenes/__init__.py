@@ -11,8 +11,7 @@ import importlib
 import os
 from dataclasses import dataclass
 
-from scenes.catalogue import COMMON, lookup, path_for
-from scenes.catalogue import catalogue as parsed  # `scenes.catalogue` stays the module
+from scenes.catalogue import COMMON, has, lookup, path_for
 
 
 class UnknownScene(KeyError):
@@ -198,7 +197,7 @@ def next_chapter(slug: str) -> SceneInfo | None:
 def bridge_to(slug: str, lang: str) -> SceneInfo | None:
     """The chapter `slug` ends by pointing to: the next one, when its catalogue in
     `lang` has a bridge line."""
-    if "bridge" not in parsed(lang, slug).get("say", {}):
+    if not has(lang, slug, "say.bridge"):
         return None
     return next_chapter(slug)
 

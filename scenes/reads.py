@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, fields
 from pe_math import Params
 
 PRELUDE = ""  # the "beat" of the plays before the first beat
+EXISTS = "?"  # a word read ending so asked only whether the key exists (a beat's line)
 
 
 @dataclass

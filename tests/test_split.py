@@ -33,6 +33,7 @@ from rendering.draw.scene import draw
 from rendering.run import split
 from rendering.speech import audio
 from scenes import catalogue as catalogue_mod
+from scenes import reads
 from scenes.base import LessonScene
 from scenes.catalogue import catalogue
 from scenes.reads import PRELUDE
@@ -324,6 +325,27 @@ def test_a_reworded_line_redraws_its_beat_alone_and_the_clip_is_a_whole_render_a
     assert "knob base changed (read from beat 'one' on); all 2 beats to draw" in (knob.output), (
         knob.output
     )
+
+
+def test_adding_a_bridge_line_changes_the_key_of_the_beat_that_lays_it_out(
+    plugin_scenes, tmp_path, monkeypatch
+):
+    """Whether a chapter ends on a bridge line shapes its takeaway's layout: the beat that
+    asked must read differently once the line is added, so it is drawn again."""
+    words = tmp_path / "captions"
+    shutil.copytree(Path(__file__).parent / "captions", words)
+    monkeypatch.setenv(catalogue_mod.OVERRIDE, str(words))
+    with reads.watching() as read:
+        read.enter("takeaway")
+        assert scenes.bridge_to("tiny", "en") is None
+    names = read.as_dict()
+    job = Job("tiny", Params())
+    before = segments.beat_keys("base", segments.traced(job, names, ({}, {}, set())))
+    line = words / "en" / "tiny.toml"
+    line.write_text(line.read_text() + 'bridge = "Next, a scene that reads the bits."\n')
+    assert scenes.bridge_to("tiny", "en") is not None
+    after = segments.beat_keys("base", segments.traced(job, names, ({}, {}, set())))
+    assert after["takeaway"] != before["takeaway"]
 
 
 def first_packets(path: Path, count: int) -> None:

@@ -27,8 +27,8 @@ from rendering.core import keys
 from rendering.core.jobs import Job
 from rendering.core.manifest import BEAT_STORE
 from rendering.draw.packets import frames_in, join
-from scenes.catalogue import CatalogueError, node
-from scenes.reads import PRELUDE
+from scenes.catalogue import CatalogueError, has, node
+from scenes.reads import EXISTS, PRELUDE
 
 STORE = BEAT_STORE
 MISSING = "<missing>"
@@ -73,6 +73,11 @@ def word_value(name: str) -> str:
     """The digest of a catalogue read named "lang/slug:key" as it reads now."""
     where, _, key = name.partition(":")
     lang, _, slug = where.partition("/")
+    if key.endswith(EXISTS):
+        try:
+            return _digest(has(lang, slug, key.removesuffix(EXISTS)))
+        except CatalogueError:
+            return MISSING
     try:
         return _digest(node(lang, slug, key))
     except CatalogueError:
@@ -198,6 +203,8 @@ def _shown(beat: str) -> str:
 
 def _word_kind(name: str) -> str:
     key = name.partition(":")[2]
+    if key.endswith(EXISTS):
+        return f"whether {key.removesuffix(EXISTS)} exists"
     if key.startswith("ui."):
         return f"label {key}"
     if key.startswith("say."):
