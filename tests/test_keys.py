@@ -63,6 +63,37 @@ def test_a_clip_key_covers_the_shared_words_and_the_next_chapters_title():
     assert files("recap") == {"recap.toml", "common.toml"}  # the last chapter has no bridge
 
 
+@pytest.mark.parametrize("change", ["font", "manimpango", "av"])
+def test_the_font_and_the_text_and_video_libraries_are_in_the_clip_and_beat_keys(
+    plugin_scenes, monkeypatch, change
+):
+    """Another font file, ManimPango or PyAV (with its libav and x264) draws or encodes
+    other bytes: no clip or kept beat made with the old one may be reused."""
+    from importlib import metadata
+
+    from rendering.draw import segments
+    from scenes import text_store
+
+    job = Job("tiny-static", Params())
+    before = (job.key(), segments.base(job))
+    if change == "font":
+        monkeypatch.setattr(text_store, "font_file", lambda font: "/other/NotoSansCJK.ttc:1:2")
+    else:
+        real = metadata.version
+        monkeypatch.setattr(metadata, "version", lambda p: "99.0" if p == change else real(p))
+    for cached in (getattr(keys, "machine", None), keys.manim_version):
+        if cached is not None:
+            cached.cache_clear()
+    try:
+        assert job.key() != before[0]
+        assert segments.base(job) != before[1]
+    finally:
+        monkeypatch.undo()
+        for cached in (getattr(keys, "machine", None), keys.manim_version):
+            if cached is not None:
+                cached.cache_clear()
+
+
 # --- keys traced from the code -------------------------------------------------------
 
 TREE = ("rendering", "scenes", "pe_math")

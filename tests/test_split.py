@@ -123,6 +123,27 @@ def test_merged_timings_take_each_animation_from_the_part_that_drew_it():
     assert merged == [[1.0, 2.0], [1.0, 3.0], [0.5, 4.0], [0.0, 1.5]]
 
 
+def test_kept_beats_encoded_otherwise_are_not_joined_by_packet_copy(tmp_path):
+    """A kept segment encoded with other settings (an upgraded encoder, say) next to one
+    drawn now would make a clip whose packets do not fit one decoder set-up: the clip is
+    drawn whole instead (SegmentMismatch); segments encoded alike are joined."""
+    store = tmp_path / "store"
+    store.mkdir()
+    synthetic(store / "drawn.mp4", 6)
+    synthetic(store / "same.mp4", 4, shade=90)
+    synthetic(store / "other.mp4", 4, shade=90, options={"profile": "baseline"})
+    assert validate.signature(store / "same.mp4") != validate.signature(store / "other.mp4")
+    drawn = [{"beat": "one", "key": "drawn", "frames": 6}]
+
+    def plan(kept: str) -> segments.BeatPlan:
+        return segments.BeatPlan(("one", "two"), {"two": {"beat": "two", "key": kept, "frames": 4}})
+
+    whole, starts = segments.assemble(drawn, plan("same"), store, tmp_path / "a.mp4", 10)
+    assert starts == [("one", 0.0), ("two", 0.6)] and len(decoded(tmp_path / "a.mp4")) == 10
+    with pytest.raises(segments.SegmentMismatch, match="encoded differently"):
+        segments.assemble(drawn, plan("other"), store, tmp_path / "b.mp4", 10)
+
+
 # ----------------------------------------------------------------- frame for frame
 def speeches(slug: str) -> tuple[dict[str, float], str, dict[str, float]]:
     """Speech that is no whole number of frames (the waits after skipped plays must

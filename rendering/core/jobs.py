@@ -83,6 +83,7 @@ class Job:
             "params": self.params.digest(self.info.fields_for(self.lang)),
             "settings": hashlib.sha256(job_settings.encode()).hexdigest()[:16],
             "manim": keys.manim_version(),
+            "machine": keys.machine(),
             "speech": self.narration.digest() if self.narration else "silent",
         }
 

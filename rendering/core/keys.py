@@ -19,8 +19,10 @@ a file that has changed since.
 from __future__ import annotations
 
 import ast
+import ctypes.util
 import hashlib
 import importlib.metadata
+import importlib.util
 import json
 import os
 import sys
@@ -31,6 +33,8 @@ from string import hexdigits
 from typing import Any
 
 from rendering.core.files import atomic_write
+from scenes import text_store
+from scenes.fonts import FONT
 from scenes.sealed import user_cache
 
 PROJECT_PACKAGES = ("scenes", "pe_math", "rendering")
@@ -46,6 +50,40 @@ class MissingModule(RuntimeError):
 @cache
 def manim_version() -> str:
     return importlib.metadata.version("manim")
+
+
+@cache
+def machine() -> str:
+    """The digest of what outside the project sets a clip's pixels and bytes: the font's
+    file, ManimPango (text), PyAV and its libav and x264 libraries (encoding)."""
+    parts = [text_store.font_file(FONT)]
+    parts += [_package_version(p) for p in ("manimpango", "av")]
+    parts += _codec_libraries()
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
+
+
+def _package_version(name: str) -> str:
+    try:
+        return f"{name} {importlib.metadata.version(name)}"
+    except importlib.metadata.PackageNotFoundError:
+        return f"{name} missing"
+
+
+def _codec_libraries() -> list[str]:
+    """The libav and x264 library files PyAV loads (their names carry their versions),
+    found without importing it: its wheel bundles them beside it, else the system's."""
+    spec = importlib.util.find_spec("av")
+    if spec is None or spec.origin is None:
+        return ["av missing"]
+    bundled = Path(spec.origin).parent.parent / "av.libs"
+    names = ("libavcodec", "libavformat", "libavutil", "libswscale", "libx264")
+    found = sorted(p.name for p in bundled.glob("lib*") if p.name.startswith(names))
+    if found:
+        return found
+    import av  # linked against the system's libraries: ask it
+
+    system = [ctypes.util.find_library("x264") or "x264 unknown"]
+    return [repr(sorted(av.library_versions.items())), *system]
 
 
 def _origin(module: str) -> Path | None:

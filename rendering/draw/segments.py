@@ -26,6 +26,7 @@ from typing import Any
 from rendering.core import keys
 from rendering.core.jobs import Job
 from rendering.core.manifest import BEAT_STORE
+from rendering.core.validate import signature
 from rendering.draw.packets import frames_in, join
 from scenes.catalogue import CatalogueError, has, node
 from scenes.reads import EXISTS, PRELUDE
@@ -56,10 +57,11 @@ def _digest(value: Any) -> str:
 
 def base(job: Job) -> str:
     """What every beat's frames depend on: the scene code (without its words, which are
-    keyed by the reads), the renderer, the output settings and Manim."""
+    keyed by the reads), the renderer, the output settings, Manim, the font and the
+    video libraries."""
     parts = job.key_parts()
     code = keys.hash_of(keys.sources(job.info.module))
-    return _digest([code, parts["renderer"], parts["settings"], parts["manim"]])
+    return _digest([code, *(parts[p] for p in ("renderer", "settings", "manim", "machine"))])
 
 
 def knob_value(job: Job, name: str) -> str:
@@ -363,6 +365,8 @@ def assemble(
     files = files_of(whole, store)
     if any(not f.exists() for f in files):
         raise SegmentMismatch("kept frames went missing")
+    if len({signature(f) for f in files}) > 1:  # e.g. kept from before an encoder upgrade
+        raise SegmentMismatch("kept beats were encoded differently from the ones drawn now")
     join(files, out)
     starts, frames = [], 0
     for record in whole:

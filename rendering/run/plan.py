@@ -25,6 +25,7 @@ PART_NAMES = {
     "params": "parameters it reads changed",
     "settings": "render settings changed",
     "manim": "Manim version changed",
+    "machine": "font or video libraries changed",
     "speech": "narration changed",
 }
 
