@@ -137,6 +137,20 @@ def test_rewording_messages_and_docstrings_keeps_the_renderer_key(tree):
     assert renderer_key() == before
 
 
+def test_only_calls_that_print_or_log_have_their_words_left_out(tree):
+    """Words passed to print, warnings, click or a logger are messages; the same words
+    passed to a drawing helper that is named `info` or `error` are drawn."""
+    target = tree / "rendering/draw/encoders.py"
+    append(target, 'def info(text):\n    return text\n\n\nTAG = info("made by v1")')
+    append(target, 'def _say(logger, click):\n    logger.info("encoding")\n    click.echo("done")')
+    before = renderer_key()
+    edit(target, 'logger.info("encoding")', 'logger.info("encoding the clip")')
+    edit(target, 'click.echo("done")', 'click.echo("all done")')
+    assert renderer_key() == before
+    edit(target, 'info("made by v1")', 'info("made by v2")')
+    assert renderer_key() != before
+
+
 @pytest.mark.parametrize(
     "where, old, new",
     [

@@ -39,8 +39,18 @@ from scenes.sealed import user_cache
 
 PROJECT_PACKAGES = ("scenes", "pe_math", "rendering")
 ROOT = Path(__file__).resolve().parents[2]
-# calls whose string arguments are messages for people
-MESSAGE_CALLS = frozenset({"warn", "print", "echo", "secho", "debug", "info", "warning", "error"})
+# Calls whose string arguments are messages for people, by the name they are called
+# through: (the last name before the method, the method). A drawing helper that happens
+# to be called `info` or `error` is none of them, so its words stay in the key.
+MESSAGE_CALLS = frozenset(
+    {("", "print"), ("warnings", "warn"), ("click", "echo"), ("click", "secho")}
+    | {("console", "print"), ("err_console", "print")}
+    | {
+        (logger, level)
+        for logger in ("logging", "log", "logger", "_log", "_logger", "LOG")
+        for level in ("debug", "info", "warning", "error", "exception", "critical")
+    }
+)
 
 
 class MissingModule(RuntimeError):
@@ -305,11 +315,21 @@ class _WithoutMessages(ast.NodeTransformer):
         return _Blanked().visit(node)
 
     def visit_Call(self, node: ast.Call):
-        func = node.func
-        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-        if name in MESSAGE_CALLS:
+        if _called_as(node.func) in MESSAGE_CALLS:
             return _Blanked().visit(node)
         return self.generic_visit(node)
+
+
+def _called_as(func: ast.expr) -> tuple[str, str]:
+    """("receiver", "method") of `receiver.method(...)` (the receiver's last name), or
+    ("", "name") of a plain `name(...)`."""
+    if isinstance(func, ast.Name):
+        return "", func.id
+    if isinstance(func, ast.Attribute):
+        owner = func.value
+        last = owner.attr if isinstance(owner, ast.Attribute) else getattr(owner, "id", "?")
+        return last, func.attr
+    return "?", "?"
 
 
 class _Blanked(ast.NodeTransformer):
