@@ -94,6 +94,33 @@ def test_the_font_and_the_text_and_video_libraries_are_in_the_clip_and_beat_keys
                 cached.cache_clear()
 
 
+def test_a_plugin_outside_the_project_is_traced_with_its_own_helper_modules(tmp_path, monkeypatch):
+    """A scene plugin may live anywhere on the import path: its key covers its module,
+    the helper modules beside it and the project code it uses, not installed packages."""
+    folder = tmp_path / "plugins"
+    (folder / "outside_kit").mkdir(parents=True)
+    (folder / "outside_scene.py").write_text(
+        "import numpy\nimport outside_helper\nfrom outside_kit import shapes\n"
+        "from scenes.base import LessonScene\nX = outside_helper.SIZE + shapes.SIDES\n"
+    )
+    (folder / "outside_helper.py").write_text("SIZE = 1\n")
+    (folder / "outside_kit" / "shapes.py").write_text("SIDES = 4\n")  # a namespace package
+    monkeypatch.syspath_prepend(str(folder))
+    names = {p.name for p in keys.module_closure("outside_scene")}
+    assert {"outside_scene.py", "outside_helper.py", "shapes.py", "base.py"} <= names
+    assert not any("numpy" in str(p) for p in keys.module_closure("outside_scene"))
+    before = keys.sources("outside_scene")
+    assert "plugins/outside_helper.py" in before  # named within its folder
+    for helper, text in (
+        ("outside_helper.py", "SIZE = 2\n"),
+        ("outside_kit/shapes.py", "SIDES = 3\n"),
+    ):
+        (folder / helper).write_text(text)
+        now = keys.sources("outside_scene")
+        assert keys.hash_of(now) != keys.hash_of(before), helper
+        before = now
+
+
 # --- keys traced from the code -------------------------------------------------------
 
 TREE = ("rendering", "scenes", "pe_math")
