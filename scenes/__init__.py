@@ -25,7 +25,9 @@ class SceneInfo:
     module: str  # importable module, e.g. "scenes.clock_hands"
     class_name: str
     order: int
-    fields: tuple[str, ...]  # the Params fields the scene reads
+    # the Params fields the scene reads at the defaults, for people (`render.py scenes`);
+    # a clip's key holds the fields its build read (scenes.reads), never this list
+    fields: tuple[str, ...]
 
     def fields_for(self, lang: str) -> tuple[str, ...]:
         """The fields a clip in `lang` reads: the other language's words are left out."""

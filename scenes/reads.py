@@ -52,6 +52,10 @@ class Reads:
             self._seen.add(("word", name))
             self.words.setdefault(self.beat, []).append(name)
 
+    def knob_names(self) -> list[str]:
+        """Every knob read, in name order."""
+        return sorted(name for kind, name in self._seen if kind == "knob")
+
     def as_dict(self) -> dict[str, dict[str, list[str]]]:
         """Beat -> {"knobs", "words", "own"}: JSON for the manifest, in beat order."""
         return {

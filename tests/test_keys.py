@@ -41,16 +41,21 @@ def test_scenes_never_import_the_rendering_package():
         assert "from rendering" not in source and "import rendering" not in source, path.name
 
 
-def test_a_clip_key_reads_only_its_own_languages_words():
+def test_a_clip_key_holds_the_knobs_its_build_read():
+    # an English build reads tokens_en, a Chinese one tokens (tests/test_registry.py)
     base = Params()
     zh_words = base.replace(tokens=("鸟", "吃", "虫"))
     en_words = base.replace(tokens_en=("bird", "eats", "worm"))
-    en = Job("attention-shuffle", base, "en").key_parts()["params"]
-    zh = Job("attention-shuffle", base, "zh").key_parts()["params"]
-    assert Job("attention-shuffle", zh_words, "en").key_parts()["params"] == en
-    assert Job("attention-shuffle", en_words, "en").key_parts()["params"] != en
-    assert Job("attention-shuffle", en_words, "zh").key_parts()["params"] == zh
-    assert Job("attention-shuffle", zh_words, "zh").key_parts()["params"] != zh
+    en_read, zh_read = ["tokens_en", "X", "swap"], ["tokens", "X", "swap"]
+
+    def params(p: Params, lang: str, read: list[str]) -> str:
+        return Job("attention-shuffle", p, lang).key_parts(read)["params"]
+
+    en, zh = params(base, "en", en_read), params(base, "zh", zh_read)
+    assert params(zh_words, "en", en_read) == en
+    assert params(en_words, "en", en_read) != en
+    assert params(en_words, "zh", zh_read) == zh
+    assert params(zh_words, "zh", zh_read) != zh
 
 
 def test_a_clip_key_covers_the_shared_words_and_the_next_chapters_title():

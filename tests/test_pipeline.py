@@ -145,6 +145,31 @@ def test_cache_skips_unchanged_and_rerenders_only_scenes_reading_a_changed_knob(
     assert second["tiny-static"] == first["tiny-static"]
 
 
+def test_a_knob_the_build_reads_makes_the_clip_out_of_date_though_the_registry_omits_it(
+    plugin_scenes, tmp_path, monkeypatch
+):
+    """The clip key holds the knobs its build read, not the registry's list of fields:
+    a scene that reads a field it does not declare is still drawn again when it changes."""
+    import dataclasses
+
+    import scenes
+
+    info = scenes.get("tiny-static")
+    monkeypatch.setitem(scenes.REGISTRY, info.slug, dataclasses.replace(info, fields=()))
+    assert render(tmp_path, "tiny-static").exit_code == 0
+    assert manifest(tmp_path)["clips"]["tiny-static"]["mp4"]["params"] == {"n_bits": 4}
+
+    def cached(**overrides) -> bool:
+        params = Params.load(overrides={k: str(v) for k, v in overrides.items()})
+        return plan([Job("tiny-static", params)], tmp_path)[0].cached
+
+    assert cached() and cached(base=100)  # a knob it does not read
+    assert not cached(n_bits=5)
+    assert render(tmp_path, "tiny-static", "--set", "n_bits=5").exit_code == 0
+    assert manifest(tmp_path)["clips"]["tiny-static"]["mp4"]["params"] == {"n_bits": 5}
+    assert cached(n_bits=5)
+
+
 def test_two_parallel_jobs_make_distinct_correct_clips(plugin_scenes, tmp_path):
     assert render(tmp_path, "tiny", "tiny-static", "--jobs", "2").exit_code == 0
     clips = manifest(tmp_path)["clips"]
