@@ -1,6 +1,6 @@
 """Random edits, each rendered on top of the last render and clean: the two must match.
 
-    python bench/fuzz_edits.py [--seed 44] [--edits 200] [--scene recap] [--keep]
+    python bench/fuzz_edits.py [--seed 44] [--edits 200] [--per-step 1] [--scene recap] [--keep]
 
 Runs tests/edit_fuzz.py in a fresh folder (removed after, unless --keep): a first render
 of the tests' tiny scene, a scene plugin written outside the project and, with --scene,
@@ -30,7 +30,8 @@ from tests import edit_fuzz  # noqa: E402
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=44)
-    parser.add_argument("--edits", type=int, default=200)
+    parser.add_argument("--edits", type=int, default=200, help="renders of edits to check")
+    parser.add_argument("--per-step", type=int, default=1, help="edits made before each render")
     parser.add_argument("--scene", default=None, help="a lesson chapter to edit as well")
     parser.add_argument("--keep", action="store_true", help="keep the folder of copies")
     args = parser.parse_args()
@@ -46,7 +47,7 @@ def main() -> int:
     slugs = [edit_fuzz.TINY, "fuzz-card", *([args.scene] if args.scene else [])]
     scenes.get(slugs[-1])  # an unknown --scene stops here, in one line
     try:
-        outcome = edit_fuzz.run(world, args.seed, args.edits, slugs)
+        outcome = edit_fuzz.run(world, args.seed, args.edits, slugs, args.per_step)
     finally:
         if not args.keep:
             shutil.rmtree(home, ignore_errors=True)

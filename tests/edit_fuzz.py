@@ -227,21 +227,24 @@ def label(world: World, rng: random.Random) -> str:
     return f"set {slug} ui.{key} to {new!r}"
 
 
+KNOBS = {"base": ["10000.0", "100.0", "500.0", "1000.0"], "n_bits": ["4", "3", "5", "6"]}
+
+
 def knob_set(world: World, rng: random.Random) -> str:
-    name, values = rng.choice([("base", ["100", "500", "10000"]), ("n_bits", ["3", "5", "4"])])
-    world.sets[name] = rng.choice(values)
+    name = rng.choice(sorted(KNOBS))
+    now = world.sets.get(name, world.config[f"{name} ="].partition("= ")[2])
+    world.sets[name] = rng.choice([v for v in KNOBS[name] if v != now])
     return f"--set {name}={world.sets[name]}"
 
 
 def knob_file(world: World, rng: random.Random) -> str:
-    start, line = rng.choice(
-        [
-            ("base =", f"base = {rng.choice(['200.0', '10000.0', '1000.0'])}"),
-            ("n_bits =", f"n_bits = {rng.choice([2, 4, 6])}"),
-        ]
+    name = rng.choice(sorted(KNOBS))
+    now = world.config[f"{name} ="].partition("= ")[2]
+    world.config[f"{name} ="] = line = (
+        f"{name} = {rng.choice([v for v in KNOBS[name] if v != now])}"
     )
-    world.config[start] = line
-    return f"lesson.toml {line}"
+    shown = " (under a --set of it)" if name in world.sets else ""
+    return f"lesson.toml {line}{shown}"
 
 
 def code(world: World, rng: random.Random) -> str:
@@ -262,7 +265,10 @@ def recording(world: World, rng: random.Random) -> str:
 
 
 def speed(world: World, rng: random.Random) -> str:
-    world.config["speed ="] = f"speed = {rng.choice(['0.9', '1.0', '1.2'])}"
+    now = world.config["speed ="].partition("= ")[2]
+    world.config["speed ="] = (
+        f"speed = {rng.choice([v for v in ('0.9', '1.0', '1.2') if v != now])}"
+    )
     return f"lesson.toml voice.en {world.config['speed =']}"
 
 
@@ -332,11 +338,20 @@ class Outcome:
     checked: int = 0
     held: int = 0
     failures: list[str] = field(default_factory=list)
+    kinds: list[str] = field(default_factory=list)  # of every edit made
 
 
-def run(world: World, seed: int, steps: int, slugs: list[str], log=print) -> Outcome:
-    """`steps` random edits from a first render of the created `world`, each checked
-    incremental against clean."""
+def kinds(rng: random.Random):
+    """Edit kinds in random order, every kind once before any comes again."""
+    while True:
+        yield from rng.sample(sorted(EDITS), len(EDITS))
+
+
+def run(
+    world: World, seed: int, steps: int, slugs: list[str], per_step: int = 1, log=print
+) -> Outcome:
+    """`steps` renders of random edits (`per_step` at a time, of different kinds) from a
+    first render of the created `world`, each checked incremental against clean."""
     rng = random.Random(seed)
     home = world.home
     inc = home / "incremental"
@@ -344,9 +359,11 @@ def run(world: World, seed: int, steps: int, slugs: list[str], log=print) -> Out
     before = {s: fingerprint(inc, s) for s in slugs}
     outcome = Outcome()
     done: list[str] = []
+    order = kinds(rng)
     for step in range(1, steps + 1):
-        kind = rng.choice(sorted(EDITS))
-        what = EDITS[kind](world, rng)
+        chosen = [next(order) for _ in range(per_step)]
+        outcome.kinds += chosen
+        what = " + ".join(EDITS[kind](world, rng) for kind in chosen)
         done.append(what)
         world.write()
         said = render(world, inc, slugs)
@@ -366,7 +383,8 @@ def run(world: World, seed: int, steps: int, slugs: list[str], log=print) -> Out
         if problems:
             line = (
                 f"edit {step} ({what}) after [{'; '.join(done[:-1])}]: {'; '.join(problems)}; "
-                f"reproduce: python bench/fuzz_edits.py --seed {seed} --edits {step}"
+                f"reproduce: python bench/fuzz_edits.py --seed {seed} --edits {step} "
+                f"--per-step {per_step}"
             )
             outcome.failures.append(line)
             log(line)

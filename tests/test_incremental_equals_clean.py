@@ -12,7 +12,7 @@ from tests import edit_fuzz
 
 pytestmark = pytest.mark.render
 SEED = 44
-EDITS = 5
+STEPS = 4  # renders checked, each after two edits: every kind of edit once
 
 
 def test_every_edit_renders_as_a_clean_render_would(plugin_scenes, tmp_path, monkeypatch):
@@ -24,8 +24,10 @@ def test_every_edit_renders_as_a_clean_render_would(plugin_scenes, tmp_path, mon
 
     importlib.import_module(edit_fuzz.PLUGIN)
     try:
-        outcome = edit_fuzz.run(world, SEED, EDITS, [edit_fuzz.TINY, "fuzz-card"], log=print)
+        slugs = [edit_fuzz.TINY, "fuzz-card"]
+        outcome = edit_fuzz.run(world, SEED, STEPS, slugs, per_step=2, log=print)
     finally:
         scenes.unregister("fuzz-card")
     assert outcome.failures == []
-    assert outcome.checked == outcome.held == EDITS
+    assert outcome.checked == outcome.held == STEPS
+    assert sorted(outcome.kinds) == sorted(edit_fuzz.EDITS)
