@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import shutil
 import sys
 import tomllib
@@ -82,16 +83,21 @@ CARD_WORDS = {
 WORDS = ["quietly", "again", "with care", "for the class", "once more", "slowly"]
 
 
+def toml_key(key: str) -> str:
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key, ensure_ascii=False)
+
+
 def toml_text(table: dict, prefix: str = "") -> str:
-    """A catalogue as TOML: strings first, then each table."""
+    """A catalogue as TOML: its values first, then each table."""
     lines = [
-        f"{k} = {json.dumps(v, ensure_ascii=False)}"
+        f"{toml_key(k)} = {json.dumps(v, ensure_ascii=False)}"
         for k, v in table.items()
         if not isinstance(v, dict)
     ]
     for k, v in table.items():
         if isinstance(v, dict):
-            lines += ["", f"[{prefix}{k}]", toml_text(v, f"{prefix}{k}.")]
+            name = f"{prefix}{toml_key(k)}"
+            lines += ["", f"[{name}]", toml_text(v, f"{name}.")]
     return "\n".join(lines) + "\n"
 
 
