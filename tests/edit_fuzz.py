@@ -157,9 +157,9 @@ class World:
             "fuzz-card": json.loads(json.dumps(CARD_WORDS)),
         }
         if self.extra:
-            from scenes.catalogue import ROOT as LESSON_WORDS
-
-            chapter = (LESSON_WORDS / "en" / f"{self.extra}.toml").read_text(encoding="utf-8")
+            chapter = (ROOT / "scenes" / "captions" / "en" / f"{self.extra}.toml").read_text(
+                encoding="utf-8"
+            )
             self.words[self.extra] = tomllib.loads(chapter)
         self.looks = {name: values[0] for name, values in LOOKS.items()}
         self.config = {

@@ -4,6 +4,7 @@ import hashlib
 import json
 import os
 import pickle
+import re
 import signal
 import subprocess
 import sys
@@ -168,6 +169,30 @@ def test_a_knob_the_build_reads_makes_the_clip_out_of_date_though_the_registry_o
     assert render(tmp_path, "tiny-static", "--set", "n_bits=5").exit_code == 0
     assert manifest(tmp_path)["clips"]["tiny-static"]["mp4"]["params"] == {"n_bits": 5}
     assert cached(n_bits=5)
+
+
+def test_verify_draws_a_clip_whole_and_names_a_clip_that_differs(plugin_scenes, tmp_path):
+    """--verify compares the clip in place with one drawn whole in a scratch folder: the
+    same says so in a line; one that differs is a one-line error and exit 1."""
+    out, other = tmp_path / "out", tmp_path / "other"
+    assert render(out, "tiny-static").exit_code == 0
+    runner = CliRunner()
+    args = ["render", "tiny-static", "--voice", "none", "--output", str(out), "--verify"]
+    same = runner.invoke(cli, args)
+    assert same.exit_code == 0, same.output + same.stderr
+    assert "verify: tiny-static: every frame and sound sample as a whole render" in same.output
+    assert not list(out.glob(".verify-*"))  # the scratch folder went with the check
+    assert render(other, "tiny-static", "--set", "n_bits=7").exit_code == 0
+    clip = Path("en") / "480p15" / "91-tiny-static.mp4"
+    (out / clip).write_bytes((other / clip).read_bytes())  # a wrong clip, still "up to date"
+    wrong = runner.invoke(cli, args)
+    assert wrong.exit_code == 1
+    (line,) = wrong.stderr.strip().splitlines()
+    assert re.fullmatch(
+        r"error: verify: tiny-static: frame \d+ \(\d+\.\d\d s\) differs from a whole render; "
+        r"run `render tiny-static --force` to redraw it",
+        line,
+    ), line
 
 
 def test_two_parallel_jobs_make_distinct_correct_clips(plugin_scenes, tmp_path):
