@@ -67,7 +67,9 @@ def manim_version() -> str:
 def machine() -> str:
     """The digest of what outside the project sets a clip's pixels and bytes: the font's
     file, ManimPango (text), PyAV and its libav and x264 libraries (encoding)."""
-    parts = [text_store.font_file(FONT)]
+    # the font's file name and size: its time and folder differ between machines
+    file, size, *_ = [*text_store.font_file(FONT).rsplit(":", 2), "", ""]
+    parts = [f"{Path(file).name}:{size}"]
     parts += [_package_version(p) for p in ("manimpango", "av")]
     parts += _codec_libraries()
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
