@@ -25,7 +25,7 @@ class SceneInfo:
     module: str  # importable module, e.g. "scenes.clock_hands"
     class_name: str
     order: int
-    # the Params fields the scene reads at the defaults, for people (`render.py scenes`);
+    # the Params fields the scene reads at the defaults, for people (`render.py list`);
     # a clip's key holds the fields its build read (scenes.reads), never this list
     fields: tuple[str, ...]
 

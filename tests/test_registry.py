@@ -1,6 +1,6 @@
 """The registry's `fields` match what each scene really reads at the defaults.
 
-They document a scene (`render.py scenes` lists them); the cache keys a clip on the
+They document a scene (`render.py list` lists them); the cache keys a clip on the
 fields its build read, so a field missing here cannot leave a stale clip "up to date".
 """
 
