@@ -182,6 +182,11 @@ def test_verify_draws_a_clip_whole_and_names_a_clip_that_differs(plugin_scenes, 
     assert same.exit_code == 0, same.output + same.stderr
     assert "verify: tiny-static: every frame and sound sample as a whole render" in same.output
     assert not list(out.glob(".verify-*"))  # the scratch folder went with the check
+    dry = runner.invoke(cli, [*args, "--dry-run"])
+    assert dry.exit_code == 2
+    assert dry.stderr.strip().endswith(
+        "--verify draws each clip again to compare it; drop --dry-run or --verify"
+    )
     assert render(other, "tiny-static", "--set", "n_bits=7").exit_code == 0
     clip = Path("en") / "480p15" / "91-tiny-static.mp4"
     (out / clip).write_bytes((other / clip).read_bytes())  # a wrong clip, still "up to date"

@@ -113,6 +113,8 @@ def render(
     plan_file: Path | None,
 ) -> None:
     """Render scenes (by slug, or --all) into <output>/<lang>/<quality>/, narrated."""
+    if verify and dry_run:
+        raise Fail("--verify draws each clip again to compare it; drop --dry-run or --verify")
     run = Run(jobs, scheduler, force, split_long, dry_run, ctx.obj["verbose"])
     if not dry_run and not scheduler:
         synthesis.before_new_speech(child.warm_up)  # the workers' imports overlap it
