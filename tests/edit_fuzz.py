@@ -227,7 +227,8 @@ def bridge(world: World, rng: random.Random) -> str:
 def label(world: World, rng: random.Random) -> str:
     slug, key = rng.choice([(TINY, "omega"), ("fuzz-card", "count")])
     old = world.words[slug]["ui"][key]
-    new = rng.choice(["{value} now", "value: {value}", "= {value} =", old.upper()])
+    shouted = old.replace("{value}", "\0").upper().replace("\0", "{value}")  # slot kept
+    new = rng.choice(["{value} now", "value: {value}", "= {value} =", shouted])
     new = new if new != old else f"({old})"
     world.words[slug]["ui"][key] = new
     return f"set {slug} ui.{key} to {new!r}"
