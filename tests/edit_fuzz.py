@@ -302,10 +302,15 @@ def render(world: World, out: Path, slugs: list[str]) -> str:
         args += ["--set", f"{name}={value}"]
     result = CliRunner().invoke(cli, args)
     if result.exit_code != 0:
-        raise RuntimeError(
-            f"render failed ({result.exit_code}): {result.output[-3000:]} {result.exception!r}"
+        errors = [line for line in result.output.splitlines() if line.startswith("error:")]
+        raise RenderFailed(
+            errors[0] if errors else f"exit {result.exit_code}: {result.exception!r}"
         )
     return result.output
+
+
+class RenderFailed(RuntimeError):
+    """A render of the fuzzer's copies did not finish (its first error line)."""
 
 
 def fingerprint(out: Path, slug: str) -> dict[str, str]:
@@ -373,11 +378,14 @@ def run(
         what = " + ".join(EDITS[kind](world, rng) for kind in chosen)
         done.append(what)
         world.write()
-        said = render(world, inc, slugs)
         clean = home / f"clean-{step}"
-        render(world, clean, slugs)
+        try:
+            said = render(world, inc, slugs)
+            render(world, clean, slugs)
+        except RenderFailed as exc:
+            said, slugs = str(exc), []  # nothing to compare, and nothing after it
         outcome.checked += 1
-        problems = []
+        problems = [f"a render failed: {said}"] if not slugs else []
         for slug in slugs:
             ours, theirs = fingerprint(inc, slug), fingerprint(clean, slug)
             differ = [part for part in ours if ours[part] != theirs[part]]
@@ -388,14 +396,16 @@ def run(
             before[slug] = ours
         shutil.rmtree(clean, ignore_errors=True)
         if problems:
+            earlier = ("... " if len(done) > 4 else "") + "; ".join(done[-4:-1])
             line = (
-                f"edit {step} ({what}) after [{'; '.join(done[:-1])}]: {'; '.join(problems)}; "
+                f"edit {step} ({what}) after [{earlier}]: {'; '.join(problems)}; "
                 f"reproduce: python bench/fuzz_edits.py --seed {seed} --edits {step} "
                 f"--per-step {per_step}"
             )
             outcome.failures.append(line)
             log(line)
-            log(said)
+            if not slugs:
+                break
         else:
             outcome.held += 1
             log(f"edit {step} held: {what}")
