@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass
 
 from scenes.catalogue import COMMON, has, lookup, path_for
+from scenes.reads import NEXT, word_read
 
 
 class UnknownScene(KeyError):
@@ -201,6 +202,7 @@ def bridge_to(slug: str, lang: str) -> SceneInfo | None:
     `lang` has a bridge line."""
     if not has(lang, slug, "say.bridge"):
         return None
+    word_read(lang, slug, NEXT)  # a chapter registered in between changes it
     return next_chapter(slug)
 
 

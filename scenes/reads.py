@@ -17,6 +17,7 @@ from pe_math import Params
 
 PRELUDE = ""  # the "beat" of the plays before the first beat
 EXISTS = "?"  # a word read ending so asked only whether the key exists (a beat's line)
+NEXT = ">next"  # the word read of which chapter a chapter's bridge points to (the registry's)
 
 
 @dataclass

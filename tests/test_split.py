@@ -369,6 +369,28 @@ def test_adding_a_bridge_line_changes_the_key_of_the_beat_that_lays_it_out(
     assert after["takeaway"] != before["takeaway"]
 
 
+def test_a_bridge_that_points_to_another_chapter_changes_the_beat_that_shows_it(
+    plugin_scenes, tmp_path, monkeypatch
+):
+    """The bridge shows the next chapter's number and title: when the registry's next
+    chapter changes (a chapter removed or added between), the beat reads differently."""
+    words = tmp_path / "captions"
+    shutil.copytree(Path(__file__).parent / "captions", words)
+    monkeypatch.setenv(catalogue_mod.OVERRIDE, str(words))
+    line = words / "en" / "tiny.toml"
+    line.write_text(line.read_text() + 'bridge = "Next, a scene that reads the bits."\n')
+    with reads.watching() as read:
+        read.enter("takeaway")
+        assert scenes.bridge_to("tiny", "en").slug == "tiny-static"
+    names = read.as_dict()
+    job = Job("tiny", Params())
+    before = segments.beat_keys("base", segments.traced(job, names, ({}, {}, set())))
+    monkeypatch.delitem(scenes.REGISTRY, "tiny-static")
+    assert scenes.bridge_to("tiny", "en").slug == "slow"
+    after = segments.beat_keys("base", segments.traced(job, names, ({}, {}, set())))
+    assert after["takeaway"] != before["takeaway"]
+
+
 def first_packets(path: Path, count: int) -> None:
     """Cut a kept segment down to its first `count` packets, in place."""
     cut = path.with_name("cut.mp4")

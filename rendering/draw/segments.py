@@ -23,13 +23,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import scenes
 from rendering.core import keys
 from rendering.core.jobs import Job
 from rendering.core.manifest import BEAT_STORE
 from rendering.core.validate import signature
 from rendering.draw.packets import frames_in, join
 from scenes.catalogue import CatalogueError, has, node
-from scenes.reads import EXISTS, PRELUDE
+from scenes.reads import EXISTS, NEXT, PRELUDE
 
 STORE = BEAT_STORE
 MISSING = "<missing>"
@@ -75,6 +76,9 @@ def word_value(name: str) -> str:
     """The digest of a catalogue read named "lang/slug:key" as it reads now."""
     where, _, key = name.partition(":")
     lang, _, slug = where.partition("/")
+    if key == NEXT:
+        following = scenes.next_chapter(slug)
+        return _digest(following and [following.slug, following.order])
     if key.endswith(EXISTS):
         try:
             return _digest(has(lang, slug, key.removesuffix(EXISTS)))
@@ -207,6 +211,8 @@ def _word_kind(name: str) -> str:
     key = name.partition(":")[2]
     if key.endswith(EXISTS):
         return f"whether {key.removesuffix(EXISTS)} exists"
+    if key == NEXT:
+        return "the chapter its bridge points to"
     if key.startswith("ui."):
         return f"label {key}"
     if key.startswith("say."):
