@@ -325,12 +325,7 @@ def fingerprint(out: Path, slug: str) -> dict[str, str]:
         for frame in container.decode(video=0):
             frames.update(frame.to_ndarray(format="rgb24").tobytes())
     sound = audio.decode(clip) if entry.get("sound") else np.zeros(0)
-    subtitles = {
-        kind: {
-            lang: (out / FOLDER / name).read_text(encoding="utf-8") for lang, name in files.items()
-        }
-        for kind, files in entry.get("captions", {}).items()
-    }
+    subtitles = subtitle_texts(out, entry)
 
     def digest(value) -> str:
         blob = value if isinstance(value, bytes) else json.dumps(value, sort_keys=True).encode()
@@ -343,6 +338,30 @@ def fingerprint(out: Path, slug: str) -> dict[str, str]:
         "beats": digest(entry["beats"]),
         "spans": digest(entry.get("speech", {})),
     }
+
+
+def subtitle_texts(out: Path, entry: dict) -> dict[str, dict[str, str]]:
+    return {
+        kind: {
+            lang: (out / FOLDER / name).read_text(encoding="utf-8") for lang, name in files.items()
+        }
+        for kind, files in entry.get("captions", {}).items()
+    }
+
+
+def first_subtitle_difference(ours: Path, theirs: Path, slug: str) -> str:
+    """The first subtitle line that differs between two renders of `slug`, quoted."""
+    texts = []
+    for out in (ours, theirs):
+        manifest = json.loads((out / FOLDER / "manifest.json").read_text(encoding="utf-8"))
+        texts.append(subtitle_texts(out, manifest["clips"][slug]["mp4"]))
+    for kind, files in texts[0].items():
+        for lang, text in files.items():
+            other = texts[1].get(kind, {}).get(lang, "")
+            for a, b in zip(text.splitlines() + [""], other.splitlines() + [""], strict=False):
+                if a != b:
+                    return f" (first in {lang} {kind}: {a!r} here, {b!r} clean)"
+    return ""
 
 
 @dataclass
@@ -390,7 +409,8 @@ def run(
             ours, theirs = fingerprint(inc, slug), fingerprint(clean, slug)
             differ = [part for part in ours if ours[part] != theirs[part]]
             if differ:
-                problems.append(f"{slug}: {', '.join(differ)} differ from a clean render")
+                where = first_subtitle_difference(inc, clean, slug) if "subtitles" in differ else ""
+                problems.append(f"{slug}: {', '.join(differ)} differ from a clean render{where}")
             elif theirs != before[slug] and ours == before[slug]:
                 problems.append(f"{slug}: the clean render changed, the incremental one did not")
             before[slug] = ours
