@@ -1,6 +1,7 @@
 """Random edits, each rendered on top of the last render and clean: the two must match.
 
-    python bench/fuzz_edits.py [--seed 44] [--edits 200] [--per-step 1] [--scene recap] [--keep]
+    python bench/fuzz_edits.py [--seed 44] [--edits 200] [--per-step 1] [--scene recap]
+                               [--from N] [--keep]
 
 Runs tests/edit_fuzz.py in a fresh folder (removed after, unless --keep): a first render
 of the tests' tiny scene, a scene plugin written outside the project and, with --scene,
@@ -33,6 +34,9 @@ def main() -> int:
     parser.add_argument("--edits", type=int, default=200, help="renders of edits to check")
     parser.add_argument("--per-step", type=int, default=1, help="edits made before each render")
     parser.add_argument("--scene", default=None, help="a lesson chapter to edit as well")
+    parser.add_argument(
+        "--from", dest="start", type=int, default=1, help="make the edits before it unrendered"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the folder of copies")
     args = parser.parse_args()
     home = Path(tempfile.mkdtemp(prefix="pe-fuzz-"))
@@ -47,7 +51,9 @@ def main() -> int:
     slugs = [edit_fuzz.TINY, "fuzz-card", *([args.scene] if args.scene else [])]
     scenes.get(slugs[-1])  # an unknown --scene stops here, in one line
     try:
-        outcome = edit_fuzz.run(world, args.seed, args.edits, slugs, args.per_step)
+        outcome = edit_fuzz.run(
+            world, args.seed, args.edits, slugs, args.per_step, start=args.start
+        )
     finally:
         if not args.keep:
             shutil.rmtree(home, ignore_errors=True)

@@ -379,23 +379,35 @@ def kinds(rng: random.Random):
 
 
 def run(
-    world: World, seed: int, steps: int, slugs: list[str], per_step: int = 1, log=print
+    world: World,
+    seed: int,
+    steps: int,
+    slugs: list[str],
+    per_step: int = 1,
+    log=print,
+    start: int = 1,
 ) -> Outcome:
     """`steps` renders of random edits (`per_step` at a time, of different kinds) from a
-    first render of the created `world`, each checked incremental against clean."""
+    first render of the created `world`, each checked incremental against clean. With
+    `start`, the edits before it are made without rendering (to replay a failure fast)."""
     rng = random.Random(seed)
     home = world.home
     inc = home / "incremental"
-    render(world, inc, slugs)
-    before = {s: fingerprint(inc, s) for s in slugs}
     outcome = Outcome()
     done: list[str] = []
     order = kinds(rng)
+    before: dict[str, dict[str, str]] = {}
     for step in range(1, steps + 1):
+        if step == start:
+            world.write()
+            render(world, inc, slugs)
+            before = {s: fingerprint(inc, s) for s in slugs}
         chosen = [next(order) for _ in range(per_step)]
         outcome.kinds += chosen
         what = " + ".join(EDITS[kind](world, rng) for kind in chosen)
         done.append(what)
+        if step < start:
+            continue
         world.write()
         clean = home / f"clean-{step}"
         try:

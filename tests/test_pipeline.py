@@ -200,6 +200,33 @@ def test_verify_draws_a_clip_whole_and_names_a_clip_that_differs(plugin_scenes, 
     ), line
 
 
+def test_a_cached_clips_subtitles_are_rewritten_as_its_render_wrote_them(tmp_path):
+    """A cached clip's subtitles are written again from its manifest entry (the other
+    language's words may have changed), so its render writes them from the same
+    recorded (rounded) length: a refresh with nothing changed leaves them as they were."""
+    from rendering.draw.scene import RenderResult
+    from rendering.run.pipeline import install, refresh_sidecars
+    from tests.videos import synthetic
+
+    job = Job("lesson-intro", Params())
+    clip = synthetic(tmp_path / "clip.mp4", 4)
+    # a length whose rounding to the millisecond moves a Chinese clause's cue
+    result = RenderResult(
+        str(clip), None, 106 / 15, 106, 64, 32, 15, [["welcome", 0.0], ["chapters", 3.0]]
+    )
+    out = tmp_path / "out"
+    install(job, result, out)
+    folder = job.out_dir(out)
+
+    def subtitles() -> dict[str, str]:
+        return {p.name: p.read_text(encoding="utf-8") for p in folder.glob("*.[sv][rt]t")}
+
+    written = subtitles()
+    assert len(written) == 4  # vtt and srt in both languages
+    refresh_sidecars(job, out)
+    assert subtitles() == written
+
+
 def test_two_parallel_jobs_make_distinct_correct_clips(plugin_scenes, tmp_path):
     assert render(tmp_path, "tiny", "tiny-static", "--jobs", "2").exit_code == 0
     clips = manifest(tmp_path)["clips"]

@@ -121,10 +121,11 @@ def install(job: Job, result: RenderResult, root: Path) -> Path:
         publish_mode(Path(result.poster))
         os.replace(result.poster, poster)
     subtitle_files = {}
+    duration = round(result.duration, 3)  # as recorded: a cached clip's refresh reads it back
     if job.fmt != "png":
         spoken = {job.lang: result.speech} if result.speech else None
         subtitle_files = captions.write_sidecars(
-            folder, job.info.stem, job.slug, result.beats, result.duration, spoken, job.params
+            folder, job.info.stem, job.slug, result.beats, duration, spoken, job.params
         )
     narration = job.narration if result.speech else None
     recorded = {}
@@ -152,7 +153,7 @@ def install(job: Job, result: RenderResult, root: Path) -> Path:
         burn_captions=job.burn_captions,
         file=target.name,
         poster=poster.name if poster else None,
-        duration=round(result.duration, 3),
+        duration=duration,
         frames=result.frames,
         width=result.width,
         height=result.height,
