@@ -9,7 +9,9 @@ one chapter of the lesson (its words edited in a copy), then `--edits` random ed
 every kind a teacher makes. Each edit is rendered incrementally and then clean into a
 fresh folder; frames, sound samples, subtitles and the manifest's beats and spans must
 be the same. Prints a line per edit, the one-line reproduction of any that failed, and
-how many were checked and how many held. Exits 1 when any failed.
+how many were checked and how many held. Exits 1 when any failed. `--from N` makes the
+edits before N without rendering, then renders and checks from there: a fast replay
+of a failure that does not depend on the renders before it.
 """
 
 from __future__ import annotations
