@@ -12,8 +12,9 @@ import os
 from dataclasses import dataclass
 
 from pe_math.params import shown
-from scenes.catalogue import COMMON, LANGS, lookup, path_for
+from scenes.catalogue import COMMON, LANGS, has, lookup, path_for
 from scenes.catalogue import catalogue as parsed  # `scenes.catalogue` stays the module
+from scenes.reads import NEXT, word_read
 
 
 class UnknownScene(KeyError):
@@ -27,7 +28,9 @@ class SceneInfo:
     module: str  # importable module, e.g. "scenes.clock_hands"
     class_name: str
     order: int
-    fields: tuple[str, ...]  # the Params fields the scene reads
+    # the Params fields the scene reads at the defaults, for people (`render.py list`);
+    # a clip's key holds the fields its build read (scenes.reads), never this list
+    fields: tuple[str, ...]
 
     def fields_for(self, lang: str) -> tuple[str, ...]:
         """The fields a clip in `lang` reads: the other language's words are left out."""
@@ -199,8 +202,9 @@ def next_chapter(slug: str) -> SceneInfo | None:
 def bridge_to(slug: str, lang: str) -> SceneInfo | None:
     """The chapter `slug` ends by pointing to: the next one, when its catalogue in
     `lang` has a bridge line."""
-    if "bridge" not in parsed(lang, slug).get("say", {}):
+    if not has(lang, slug, "say.bridge"):
         return None
+    word_read(lang, slug, NEXT)  # a chapter registered in between changes it
     return next_chapter(slug)
 
 

@@ -13,7 +13,7 @@ from functools import cache
 from pathlib import Path
 
 from pe_math.params import longest_number, shown, toml_problem
-from scenes.reads import word_read
+from scenes.reads import EXISTS, word_read
 
 LANGS = ("zh", "en")
 COMMON = "common"  # the catalogue of words several scenes share
@@ -81,11 +81,13 @@ def catalogue(lang: str, slug: str) -> dict:
             f"no {lang} catalogue for scene {slug!r}: {path} is missing; restore it, "
             "or write one with the scene's title, [ui] and [say]"
         ) from None
-    return _parsed(path, stamp.st_mtime_ns, stamp.st_size)
+    # as rendering.core.keys stamps files: a write that puts the old time and size back
+    # still changes the status-change time
+    return _parsed(path, (stamp.st_mtime_ns, stamp.st_ctime_ns, stamp.st_size, stamp.st_ino))
 
 
 @cache
-def _parsed(path: Path, mtime_ns: int, size: int) -> dict:
+def _parsed(path: Path, stamp: tuple[int, ...]) -> dict:
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
@@ -123,6 +125,18 @@ def node(lang: str, slug: str, key: str) -> object:
             )
         found = found[part]
     return found
+
+
+def has(lang: str, slug: str, key: str) -> bool:
+    """Whether a dotted key exists; the answer is recorded as a read (reads.EXISTS), so
+    a line added or removed later changes what depends on it."""
+    word_read(lang, slug, key + EXISTS)
+    found: object = catalogue(lang, slug)
+    for part in key.split("."):
+        if not isinstance(found, dict) or part not in found:
+            return False
+        found = found[part]
+    return True
 
 
 def lookup(lang: str, slug: str, key: str) -> str:

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, fields
 from pe_math import Params
 
 PRELUDE = ""  # the "beat" of the plays before the first beat
+EXISTS = "?"  # a word read ending so asked only whether the key exists (a beat's line)
+NEXT = ">next"  # the word read of which chapter a chapter's bridge points to (the registry's)
 
 
 @dataclass
@@ -50,6 +52,10 @@ class Reads:
         elif ("word", name) not in self._seen:
             self._seen.add(("word", name))
             self.words.setdefault(self.beat, []).append(name)
+
+    def knob_names(self) -> list[str]:
+        """Every knob read, in name order."""
+        return sorted(name for kind, name in self._seen if kind == "knob")
 
     def as_dict(self) -> dict[str, dict[str, list[str]]]:
         """Beat -> {"knobs", "words", "own"}: JSON for the manifest, in beat order."""

@@ -37,7 +37,7 @@ def _path(key: Any, font: str | None) -> Path | None:
     folder = os.environ.get(CACHE_ENV)
     if not folder:
         return None
-    full = repr((key, _font_file(font or FONT), _versions()))
+    full = repr((key, font_file(font or FONT), _versions()))
     return Path(folder) / f"{hashlib.sha256(full.encode()).hexdigest()}{SUFFIX}"
 
 
@@ -78,7 +78,7 @@ def save(key: Any, font: str | None, value: Any) -> None:
 
 
 @functools.cache
-def _font_file(font: str) -> str:
+def font_file(font: str) -> str:
     """The file fontconfig gives `font`, with its size and time: a changed font sets anew."""
     try:
         file = subprocess.run(

@@ -2,6 +2,7 @@
 
 import html
 import io
+import os
 import re
 from pathlib import Path
 
@@ -286,6 +287,27 @@ def test_a_catalogue_mistake_names_its_file_key_and_placeholder(tmp_path, monkey
             catalogue_mod.catalogue("en", "broken")
         assert str(toml.value).startswith(f"{broken} is not valid TOML at line 2, column ")
         assert str(toml.value).endswith('(texts in "quotes", one key = value per line)')
+    finally:
+        catalogue_mod.catalogue.cache_clear()
+
+
+def test_an_edit_that_puts_back_the_old_time_and_size_is_read_again(tmp_path, monkeypatch):
+    """The parsed catalogue is kept under the file's stamp; a same-size edit whose writer
+    restored the modification time must still be seen (the status-change time moves)."""
+    from scenes import catalogue as catalogue_mod
+
+    (tmp_path / "en").mkdir()
+    path = tmp_path / "en" / "stamped.toml"
+    path.write_text('[ui]\nword = "old"\n', encoding="utf-8")
+    monkeypatch.setattr(catalogue_mod, "ROOTS", [tmp_path])
+    catalogue_mod.catalogue.cache_clear()
+    try:
+        assert catalogue_mod.lookup("en", "stamped", "ui.word") == "old"
+        before = path.stat()
+        path.write_text('[ui]\nword = "new"\n', encoding="utf-8")
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+        assert path.stat().st_size == before.st_size
+        assert catalogue_mod.lookup("en", "stamped", "ui.word") == "new"
     finally:
         catalogue_mod.catalogue.cache_clear()
 

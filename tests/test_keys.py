@@ -41,16 +41,21 @@ def test_scenes_never_import_the_rendering_package():
         assert "from rendering" not in source and "import rendering" not in source, path.name
 
 
-def test_a_clip_key_reads_only_its_own_languages_words():
+def test_a_clip_key_holds_the_knobs_its_build_read():
+    # an English build reads tokens_en, a Chinese one tokens (tests/test_registry.py)
     base = Params()
     zh_words = base.replace(tokens=("鸟", "吃", "虫"))
     en_words = base.replace(tokens_en=("bird", "eats", "worm"))
-    en = Job("attention-shuffle", base, "en").key_parts()["params"]
-    zh = Job("attention-shuffle", base, "zh").key_parts()["params"]
-    assert Job("attention-shuffle", zh_words, "en").key_parts()["params"] == en
-    assert Job("attention-shuffle", en_words, "en").key_parts()["params"] != en
-    assert Job("attention-shuffle", en_words, "zh").key_parts()["params"] == zh
-    assert Job("attention-shuffle", zh_words, "zh").key_parts()["params"] != zh
+    en_read, zh_read = ["tokens_en", "X", "swap"], ["tokens", "X", "swap"]
+
+    def params(p: Params, lang: str, read: list[str]) -> str:
+        return Job("attention-shuffle", p, lang).key_parts(read)["params"]
+
+    en, zh = params(base, "en", en_read), params(base, "zh", zh_read)
+    assert params(zh_words, "en", en_read) == en
+    assert params(en_words, "en", en_read) != en
+    assert params(en_words, "zh", zh_read) == zh
+    assert params(zh_words, "zh", zh_read) != zh
 
 
 def test_a_clip_key_covers_the_shared_words_and_the_next_chapters_title():
@@ -61,6 +66,64 @@ def test_a_clip_key_covers_the_shared_words_and_the_next_chapters_title():
 
     assert files("pe-heatmap") == {"pe-heatmap.toml", "common.toml", "relative-shift.toml"}
     assert files("recap") == {"recap.toml", "common.toml"}  # the last chapter has no bridge
+
+
+@pytest.mark.parametrize("change", ["font", "manimpango", "av"])
+def test_the_font_and_the_text_and_video_libraries_are_in_the_clip_and_beat_keys(
+    plugin_scenes, monkeypatch, change
+):
+    """Another font file, ManimPango or PyAV (with its libav and x264) draws or encodes
+    other bytes: no clip or kept beat made with the old one may be reused."""
+    from importlib import metadata
+
+    from rendering.draw import segments
+    from scenes import text_store
+
+    job = Job("tiny-static", Params())
+    before = (job.key(), segments.base(job))
+    if change == "font":
+        monkeypatch.setattr(text_store, "font_file", lambda font: "/other/NotoSansCJK.ttc:1:2")
+    else:
+        real = metadata.version
+        monkeypatch.setattr(metadata, "version", lambda p: "99.0" if p == change else real(p))
+    for cached in (getattr(keys, "machine", None), keys.manim_version):
+        if cached is not None:
+            cached.cache_clear()
+    try:
+        assert job.key() != before[0]
+        assert segments.base(job) != before[1]
+    finally:
+        monkeypatch.undo()
+        for cached in (getattr(keys, "machine", None), keys.manim_version):
+            if cached is not None:
+                cached.cache_clear()
+
+
+def test_a_plugin_outside_the_project_is_traced_with_its_own_helper_modules(tmp_path, monkeypatch):
+    """A scene plugin may live anywhere on the import path: its key covers its module,
+    the helper modules beside it and the project code it uses, not installed packages."""
+    folder = tmp_path / "plugins"
+    (folder / "outside_kit").mkdir(parents=True)
+    (folder / "outside_scene.py").write_text(
+        "import numpy\nimport outside_helper\nfrom outside_kit import shapes\n"
+        "from scenes.base import LessonScene\nX = outside_helper.SIZE + shapes.SIDES\n"
+    )
+    (folder / "outside_helper.py").write_text("SIZE = 1\n")
+    (folder / "outside_kit" / "shapes.py").write_text("SIDES = 4\n")  # a namespace package
+    monkeypatch.syspath_prepend(str(folder))
+    names = {p.name for p in keys.module_closure("outside_scene")}
+    assert {"outside_scene.py", "outside_helper.py", "shapes.py", "base.py"} <= names
+    assert not any("numpy" in str(p) for p in keys.module_closure("outside_scene"))
+    before = keys.sources("outside_scene")
+    assert "plugins/outside_helper.py" in before  # named within its folder
+    for helper, text in (
+        ("outside_helper.py", "SIZE = 2\n"),
+        ("outside_kit/shapes.py", "SIDES = 3\n"),
+    ):
+        (folder / helper).write_text(text)
+        now = keys.sources("outside_scene")
+        assert keys.hash_of(now) != keys.hash_of(before), helper
+        before = now
 
 
 # --- keys traced from the code -------------------------------------------------------
@@ -104,6 +167,20 @@ def test_rewording_messages_and_docstrings_keeps_the_renderer_key(tree):
     edit(tree / "rendering/run/task.py", "the disk is full", "the disk has no room left")
     append(tree / "rendering/run/task.py", "X = 1")
     assert renderer_key() == before
+
+
+def test_only_calls_that_print_or_log_have_their_words_left_out(tree):
+    """Words passed to print, warnings, click or a logger are messages; the same words
+    passed to a drawing helper that is named `info` or `error` are drawn."""
+    target = tree / "rendering/draw/encoders.py"
+    append(target, 'def info(text):\n    return text\n\n\nTAG = info("made by v1")')
+    append(target, 'def _say(logger, click):\n    logger.info("encoding")\n    click.echo("done")')
+    before = renderer_key()
+    edit(target, 'logger.info("encoding")', 'logger.info("encoding the clip")')
+    edit(target, 'click.echo("done")', 'click.echo("all done")')
+    assert renderer_key() == before
+    edit(target, 'info("made by v1")', 'info("made by v2")')
+    assert renderer_key() != before
 
 
 @pytest.mark.parametrize(

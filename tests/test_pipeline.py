@@ -4,6 +4,7 @@ import hashlib
 import json
 import os
 import pickle
+import re
 import signal
 import subprocess
 import sys
@@ -143,6 +144,87 @@ def test_cache_skips_unchanged_and_rerenders_only_scenes_reading_a_changed_knob(
     assert second["tiny"]["mp4"]["key"] != first["tiny"]["mp4"]["key"]
     assert second["tiny"]["mp4"]["params"]["base"] == 100.0
     assert second["tiny-static"] == first["tiny-static"]
+
+
+def test_a_knob_the_build_reads_makes_the_clip_out_of_date_though_the_registry_omits_it(
+    plugin_scenes, tmp_path, monkeypatch
+):
+    """The clip key holds the knobs its build read, not the registry's list of fields:
+    a scene that reads a field it does not declare is still drawn again when it changes."""
+    import dataclasses
+
+    import scenes
+
+    info = scenes.get("tiny-static")
+    monkeypatch.setitem(scenes.REGISTRY, info.slug, dataclasses.replace(info, fields=()))
+    assert render(tmp_path, "tiny-static").exit_code == 0
+    assert manifest(tmp_path)["clips"]["tiny-static"]["mp4"]["params"] == {"n_bits": 4}
+
+    def cached(**overrides) -> bool:
+        params = Params.load(overrides={k: str(v) for k, v in overrides.items()})
+        return plan([Job("tiny-static", params)], tmp_path)[0].cached
+
+    assert cached() and cached(base=100)  # a knob it does not read
+    assert not cached(n_bits=5)
+    assert render(tmp_path, "tiny-static", "--set", "n_bits=5").exit_code == 0
+    assert manifest(tmp_path)["clips"]["tiny-static"]["mp4"]["params"] == {"n_bits": 5}
+    assert cached(n_bits=5)
+
+
+def test_verify_draws_a_clip_whole_and_names_a_clip_that_differs(plugin_scenes, tmp_path):
+    """--verify compares the clip in place with one drawn whole in a scratch folder: the
+    same says so in a line; one that differs is a one-line error and exit 1."""
+    out, other = tmp_path / "out", tmp_path / "other"
+    assert render(out, "tiny-static").exit_code == 0
+    runner = CliRunner()
+    args = ["render", "tiny-static", "--voice", "none", "--output", str(out), "--verify"]
+    same = runner.invoke(cli, args)
+    assert same.exit_code == 0, same.output + same.stderr
+    assert "verify: tiny-static: every frame and sound sample as a whole render" in same.output
+    assert not list(out.glob(".verify-*"))  # the scratch folder went with the check
+    dry = runner.invoke(cli, [*args, "--dry-run"])
+    assert dry.exit_code == 2
+    assert dry.stderr.strip().endswith(
+        "--verify draws each clip again to compare it; drop --dry-run or --verify"
+    )
+    assert render(other, "tiny-static", "--set", "n_bits=7").exit_code == 0
+    clip = Path("en") / "480p15" / "91-tiny-static.mp4"
+    (out / clip).write_bytes((other / clip).read_bytes())  # a wrong clip, still "up to date"
+    wrong = runner.invoke(cli, args)
+    assert wrong.exit_code == 1
+    (line,) = wrong.stderr.strip().splitlines()
+    assert re.fullmatch(
+        r"error: verify: tiny-static: frame \d+ \(\d+\.\d\d s\) differs from a whole render; "
+        r"run `render tiny-static --force` to redraw it",
+        line,
+    ), line
+
+
+def test_a_cached_clips_subtitles_are_rewritten_as_its_render_wrote_them(tmp_path):
+    """A cached clip's subtitles are written again from its manifest entry (the other
+    language's words may have changed), so its render writes them from the same
+    recorded (rounded) length: a refresh with nothing changed leaves them as they were."""
+    from rendering.draw.scene import RenderResult
+    from rendering.run.pipeline import install, refresh_sidecars
+    from tests.videos import synthetic
+
+    job = Job("lesson-intro", Params())
+    clip = synthetic(tmp_path / "clip.mp4", 4)
+    # a length whose rounding to the millisecond moves a Chinese clause's cue
+    result = RenderResult(
+        str(clip), None, 106 / 15, 106, 64, 32, 15, [["welcome", 0.0], ["chapters", 3.0]]
+    )
+    out = tmp_path / "out"
+    install(job, result, out)
+    folder = job.out_dir(out)
+
+    def subtitles() -> dict[str, str]:
+        return {p.name: p.read_text(encoding="utf-8") for p in folder.glob("*.[sv][rt]t")}
+
+    written = subtitles()
+    assert len(written) == 4  # vtt and srt in both languages
+    refresh_sidecars(job, out)
+    assert subtitles() == written
 
 
 def test_two_parallel_jobs_make_distinct_correct_clips(plugin_scenes, tmp_path):

@@ -1,7 +1,7 @@
-"""The registry's hand-kept `fields` match what each scene really reads.
+"""The registry's `fields` match what each scene really reads at the defaults.
 
-The cache is only right while they do: a field read but not declared would leave a
-stale clip "up to date"; one declared but never read re-renders for nothing.
+They document a scene (`render.py list` lists them); the cache keys a clip on the
+fields its build read, so a field missing here cannot leave a stale clip "up to date".
 """
 
 from dataclasses import fields

@@ -33,6 +33,7 @@ from rendering.draw.scene import draw
 from rendering.run import split
 from rendering.speech import audio
 from scenes import catalogue as catalogue_mod
+from scenes import reads
 from scenes.base import LessonScene
 from scenes.catalogue import catalogue
 from scenes.reads import PRELUDE
@@ -120,6 +121,27 @@ def test_merged_timings_take_each_animation_from_the_part_that_drew_it():
     longer = [*second, [0.0, 1.5]]
     merged = join.merged_timings([((2, -1), longer), ((0, 1), first)])
     assert merged == [[1.0, 2.0], [1.0, 3.0], [0.5, 4.0], [0.0, 1.5]]
+
+
+def test_kept_beats_encoded_otherwise_are_not_joined_by_packet_copy(tmp_path):
+    """A kept segment encoded with other settings (an upgraded encoder, say) next to one
+    drawn now would make a clip whose packets do not fit one decoder set-up: the clip is
+    drawn whole instead (SegmentMismatch); segments encoded alike are joined."""
+    store = tmp_path / "store"
+    store.mkdir()
+    synthetic(store / "drawn.mp4", 6)
+    synthetic(store / "same.mp4", 4, shade=90)
+    synthetic(store / "other.mp4", 4, shade=90, options={"profile": "baseline"})
+    assert validate.signature(store / "same.mp4") != validate.signature(store / "other.mp4")
+    drawn = [{"beat": "one", "key": "drawn", "frames": 6}]
+
+    def plan(kept: str) -> segments.BeatPlan:
+        return segments.BeatPlan(("one", "two"), {"two": {"beat": "two", "key": kept, "frames": 4}})
+
+    whole, starts = segments.assemble(drawn, plan("same"), store, tmp_path / "a.mp4", 10)
+    assert starts == [("one", 0.0), ("two", 0.6)] and len(decoded(tmp_path / "a.mp4")) == 10
+    with pytest.raises(segments.SegmentMismatch, match="encoded differently"):
+        segments.assemble(drawn, plan("other"), store, tmp_path / "b.mp4", 10)
 
 
 # ----------------------------------------------------------------- frame for frame
@@ -324,6 +346,49 @@ def test_a_reworded_line_redraws_its_beat_alone_and_the_clip_is_a_whole_render_a
     assert "knob base changed (read from beat 'one' on); all 2 beats to draw" in (knob.output), (
         knob.output
     )
+
+
+def test_adding_a_bridge_line_changes_the_key_of_the_beat_that_lays_it_out(
+    plugin_scenes, tmp_path, monkeypatch
+):
+    """Whether a chapter ends on a bridge line shapes its takeaway's layout: the beat that
+    asked must read differently once the line is added, so it is drawn again."""
+    words = tmp_path / "captions"
+    shutil.copytree(Path(__file__).parent / "captions", words)
+    monkeypatch.setenv(catalogue_mod.OVERRIDE, str(words))
+    with reads.watching() as read:
+        read.enter("takeaway")
+        assert scenes.bridge_to("tiny", "en") is None
+    names = read.as_dict()
+    job = Job("tiny", Params())
+    before = segments.beat_keys("base", segments.traced(job, names, ({}, {}, set())))
+    line = words / "en" / "tiny.toml"
+    line.write_text(line.read_text() + 'bridge = "Next, a scene that reads the bits."\n')
+    assert scenes.bridge_to("tiny", "en") is not None
+    after = segments.beat_keys("base", segments.traced(job, names, ({}, {}, set())))
+    assert after["takeaway"] != before["takeaway"]
+
+
+def test_a_bridge_that_points_to_another_chapter_changes_the_beat_that_shows_it(
+    plugin_scenes, tmp_path, monkeypatch
+):
+    """The bridge shows the next chapter's number and title: when the registry's next
+    chapter changes (a chapter removed or added between), the beat reads differently."""
+    words = tmp_path / "captions"
+    shutil.copytree(Path(__file__).parent / "captions", words)
+    monkeypatch.setenv(catalogue_mod.OVERRIDE, str(words))
+    line = words / "en" / "tiny.toml"
+    line.write_text(line.read_text() + 'bridge = "Next, a scene that reads the bits."\n')
+    with reads.watching() as read:
+        read.enter("takeaway")
+        assert scenes.bridge_to("tiny", "en").slug == "tiny-static"
+    names = read.as_dict()
+    job = Job("tiny", Params())
+    before = segments.beat_keys("base", segments.traced(job, names, ({}, {}, set())))
+    monkeypatch.delitem(scenes.REGISTRY, "tiny-static")
+    assert scenes.bridge_to("tiny", "en").slug == "slow"
+    after = segments.beat_keys("base", segments.traced(job, names, ({}, {}, set())))
+    assert after["takeaway"] != before["takeaway"]
 
 
 def first_packets(path: Path, count: int) -> None:

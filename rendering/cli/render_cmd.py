@@ -82,6 +82,12 @@ from rendering.speech import synthesis, voices
     help="Print the plan (what would render, what is cached, and why) and stop.",
 )
 @click.option(
+    "--verify",
+    is_flag=True,
+    help="Then draw each clip whole in a scratch folder and compare every frame and sound "
+    "sample with the clip in place: one line per clip, exit 1 if any differs.",
+)
+@click.option(
     "--plan",
     "plan_file",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -104,9 +110,12 @@ def render(
     split_long: bool,
     lesson: bool,
     dry_run: bool,
+    verify: bool,
     plan_file: Path | None,
 ) -> None:
     """Render scenes (by slug, or --all) into <output>/<lang>/<quality>/, narrated."""
+    if verify and dry_run:
+        raise Fail("--verify draws each clip again to compare it; drop --dry-run or --verify")
     run = Run(jobs, scheduler, force, split_long, dry_run, ctx.obj["verbose"])
     if not dry_run and not scheduler:
         synthesis.before_new_speech(child.warm_up)  # the workers' imports overlap it
@@ -117,6 +126,7 @@ def render(
             if ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE
         ]
         given += ["scene names"] * bool(slugs) + ["--all"] * all_ + ["--lesson"] * lesson
+        given += ["--verify"] * verify
         if given:
             raise Fail(
                 "--plan takes the scenes, langs, qualities and aspects from the course file; "
@@ -140,7 +150,8 @@ def render(
     report = _execute(planned, output, run)
     print_voice_notes(jobs_, opts.voice, opts.fmt)
     print_sold_course(jobs_)
-    finish_run(report, [(jobs_, output)], lesson, console, force)
+    differ = verify_clips(jobs_, output, run) if verify and not report.failed else []
+    finish_run(report, [(jobs_, output)], lesson, console, force, differ)
 
 
 def _check_writable(jobs_, root: Path) -> None:
@@ -149,7 +160,41 @@ def _check_writable(jobs_, root: Path) -> None:
         writable(folder)
 
 
-def finish_run(report, groups, lesson: bool, console, force: bool) -> None:
+def verify_clips(jobs_: list[Job], output: Path, run: Run) -> list[str]:
+    """Each clip in place drawn whole in a scratch folder and compared with it; says so
+    of each that is the same, returns a line for each that differs."""
+    import shutil
+    import tempfile
+
+    from rendering.run.verify import difference
+
+    checked = [j for j in jobs_ if j.fmt != "png" and (j.out_dir(output) / j.filename).exists()]
+    scratch = Path(tempfile.mkdtemp(prefix=".verify-", dir=output))  # on the outputs' disk
+    differ = []
+    try:
+        console.print(f"verify: drawing {len(checked)} clip(s) whole to compare")
+        _execute(plan(checked, scratch, force=True), scratch, run, work_root=scratch / WORK)
+        for job in checked:
+            whole = job.out_dir(scratch) / job.filename
+            if not whole.exists():
+                differ.append(f"verify: {job.slug}: the whole render failed, nothing to compare")
+                continue
+            fps = settings.geometry(job.quality, job.aspect).fps
+            found = difference(job.out_dir(output) / job.filename, whole, fps)
+            if found:
+                differ.append(
+                    f"verify: {job.slug}: {found}; run `render {job.slug} --force` to redraw it"
+                )
+            else:
+                click.echo(f"verify: {job.slug}: every frame and sound sample as a whole render")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return differ
+
+
+def finish_run(
+    report, groups, lesson: bool, console, force: bool, differ: list[str] | None = None
+) -> None:
     """Report failures, join and publish each (jobs, output root) group, then exit."""
     for o in report.failed:
         click.echo(f"error: {_named(o)}: {o.message}", err=True)
@@ -167,6 +212,7 @@ def finish_run(report, groups, lesson: bool, console, force: bool) -> None:
     except OSError as exc:  # every write is atomic: what was published before stays whole
         click.echo(f"error: {write_problem(exc)}", err=True)
         sys.exit(1)
+    problems += differ or []
     for message in problems:
         click.echo(f"error: {message}", err=True)
     if report.interrupted:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -64,7 +65,10 @@ class Job:
             "renderer": keys.sources(*RENDERER_MODULES),
         }
 
-    def key_parts(self) -> dict[str, str]:
+    def key_parts(self, knobs: Sequence[str] | None = None) -> dict[str, str]:
+        """The key's parts, its params those of `knobs`: the fields the last build of the
+        clip read (every field when None). A build whose knobs all read as before reads
+        the same fields again, so no list of fields a scene uses is kept by hand."""
         sources = self.sources()
         job_settings = json.dumps(
             [
@@ -80,14 +84,15 @@ class Job:
         return {
             "code": keys.hash_of(sources["code"]),
             "renderer": keys.hash_of(sources["renderer"]),
-            "params": self.params.digest(self.info.fields_for(self.lang)),
+            "params": self.params.digest(knobs),
             "settings": hashlib.sha256(job_settings.encode()).hexdigest()[:16],
             "manim": keys.manim_version(),
+            "machine": keys.machine(),
             "speech": self.narration.digest() if self.narration else "silent",
         }
 
-    def key(self) -> str:
-        blob = json.dumps(self.key_parts(), sort_keys=True)
+    def key(self, knobs: Sequence[str] | None = None) -> str:
+        blob = json.dumps(self.key_parts(knobs), sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 

@@ -19,24 +19,39 @@ a file that has changed since.
 from __future__ import annotations
 
 import ast
+import ctypes.util
 import hashlib
 import importlib.metadata
+import importlib.util
 import json
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from string import hexdigits
 from typing import Any
 
 from rendering.core.files import atomic_write
+from scenes import text_store
+from scenes.fonts import FONT
 from scenes.sealed import user_cache
 
 PROJECT_PACKAGES = ("scenes", "pe_math", "rendering")
 ROOT = Path(__file__).resolve().parents[2]
-# calls whose string arguments are messages for people
-MESSAGE_CALLS = frozenset({"warn", "print", "echo", "secho", "debug", "info", "warning", "error"})
+# Calls whose string arguments are messages for people, by the name they are called
+# through: (the last name before the method, the method). A drawing helper that happens
+# to be called `info` or `error` is none of them, so its words stay in the key.
+MESSAGE_CALLS = frozenset(
+    {("", "print"), ("warnings", "warn"), ("click", "echo"), ("click", "secho")}
+    | {("console", "print"), ("err_console", "print")}
+    | {
+        (logger, level)
+        for logger in ("logging", "log", "logger", "_log", "_logger", "LOG")
+        for level in ("debug", "info", "warning", "error", "exception", "critical")
+    }
+)
 
 
 class MissingModule(RuntimeError):
@@ -48,9 +63,46 @@ def manim_version() -> str:
     return importlib.metadata.version("manim")
 
 
-def _origin(module: str) -> Path | None:
-    """The file of a project module, found by path (finding a spec would import parents)."""
-    base = ROOT.joinpath(*module.split("."))
+@cache
+def machine() -> str:
+    """The digest of what outside the project sets a clip's pixels and bytes: the font's
+    file, ManimPango (text), PyAV and its libav and x264 libraries (encoding)."""
+    # the font's file name and size: its time and folder differ between machines
+    file, size, *_ = [*text_store.font_file(FONT).rsplit(":", 2), "", ""]
+    parts = [f"{Path(file).name}:{size}"]
+    parts += [_package_version(p) for p in ("manimpango", "av")]
+    parts += _codec_libraries()
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
+
+
+def _package_version(name: str) -> str:
+    try:
+        return f"{name} {importlib.metadata.version(name)}"
+    except importlib.metadata.PackageNotFoundError:
+        return f"{name} missing"
+
+
+def _codec_libraries() -> list[str]:
+    """The libav and x264 library files PyAV loads (their names carry their versions),
+    found without importing it: its wheel bundles them beside it, else the system's."""
+    spec = importlib.util.find_spec("av")
+    if spec is None or spec.origin is None:
+        return ["av missing"]
+    bundled = Path(spec.origin).parent.parent / "av.libs"
+    names = ("libavcodec", "libavformat", "libavutil", "libswscale", "libx264")
+    found = sorted(p.name for p in bundled.glob("lib*") if p.name.startswith(names))
+    if found:
+        return found
+    import av  # linked against the system's libraries: ask it
+
+    system = [ctypes.util.find_library("x264") or "x264 unknown"]
+    return [repr(sorted(av.library_versions.items())), *system]
+
+
+def _origin(module: str, home: Path | None = None) -> Path | None:
+    """The file of a module under `home` (default: the project), found by path (finding
+    a spec would import parents)."""
+    base = (home or ROOT).joinpath(*module.split("."))
     for path in (base.with_suffix(".py"), base / "__init__.py"):
         if path.is_file():
             return path
@@ -59,6 +111,65 @@ def _origin(module: str) -> Path | None:
 
 def _is_project(module: str) -> bool:
     return module.split(".")[0] in PROJECT_PACKAGES
+
+
+def _library_folder(folder: Path) -> bool:
+    """Where installed packages or the standard library live (never a plugin's own room)."""
+    stdlib = Path(sys.base_prefix).resolve() / "lib"
+    return folder.name in ("site-packages", "dist-packages") or folder.is_relative_to(stdlib)
+
+
+@dataclass(frozen=True)
+class _Home:
+    """Where the modules a key traces live: the project, and for a scene plugin the
+    folder on the import path that holds it, whose modules (its helpers) are traced too,
+    or, in a folder of installed packages, only the plugin's own package."""
+
+    folder: Path | None = None
+    top: str | None = None  # in a folder of installed packages: the plugin's package
+
+    def base(self, module: str) -> Path | None:
+        """The folder `module` is looked for under, when the key traces it."""
+        if _is_project(module):
+            return ROOT
+        if self.folder is None or (self.top and module.split(".")[0] != self.top):
+            return None
+        found = _origin(module, self.folder) or self.namespace(module)
+        return self.folder if found else None
+
+    def namespace(self, module: str) -> bool:
+        """Whether `module` is a plugin's folder without an __init__ (it has no code)."""
+        if self.folder is None or _is_project(module):
+            return False
+        folder = self.folder.joinpath(*module.split("."))
+        return folder.is_dir() and not (folder / "__init__.py").is_file()
+
+    def origin(self, module: str) -> Path | None:
+        base = self.base(module)
+        return _origin(module, base) if base else None
+
+
+PROJECT_HOME = _Home()
+
+
+def _home_of(module: str) -> _Home:
+    """The home of a key traced from `module`: a plugin's folder on the import path."""
+    if _is_project(module):
+        return PROJECT_HOME
+    for entry in sys.path:
+        folder = Path(entry or os.getcwd()).resolve()
+        if folder == ROOT or not _origin(module, folder):
+            continue
+        if _library_folder(folder):
+            return _Home(folder, module.split(".")[0])
+        _named[folder] = folder.name
+        return _Home(folder)
+    if _origin(module):  # a module of the project's own folder outside its packages
+        return _Home(ROOT, module.split(".")[0])
+    return PROJECT_HOME
+
+
+_named: dict[Path, str] = {}  # plugin folders outside the project -> their name in keys
 
 
 def _type_checking_only(node: ast.If) -> bool:
@@ -166,7 +277,7 @@ def _write_kept() -> None:
     _new.clear()
 
 
-def _imports(path: Path, package: str) -> frozenset[str]:
+def _imports(path: Path, package: str, home: _Home = PROJECT_HOME) -> frozenset[str]:
     """Project modules the import statements of one file need to exist, and may name.
 
     `from pkg import name` names a submodule, or a name the package binds; anything else
@@ -175,13 +286,16 @@ def _imports(path: Path, package: str) -> frozenset[str]:
     needed: set[str] = set()
     for base, names in _import_statements(path, package, _stamp(path)):
         needed.add(base)
-        if not _is_project(base):
+        folder = home.base(base)
+        if folder is None:
             continue
         for alias in names:
             name = f"{base}.{alias}"
-            if _origin(name) or (_is_package(base) and not _defines(base, alias)):
+            if _origin(name, folder) or (
+                _is_package(base, folder) and not _defines(base, alias, folder)
+            ):
                 needed.add(name)
-    return frozenset(n for n in needed if _is_project(n))
+    return frozenset(n for n in needed if home.base(n) is not None)
 
 
 @cache  # every scene's closure shares pe_math and scenes.base: parse each file once
@@ -206,12 +320,12 @@ def _import_statements(
     return tuple(out)
 
 
-def _is_package(module: str) -> bool:
-    return ROOT.joinpath(*module.split("."), "__init__.py").is_file()
+def _is_package(module: str, folder: Path) -> bool:
+    return folder.joinpath(*module.split("."), "__init__.py").is_file()
 
 
-def _defines(package: str, name: str) -> bool:
-    init = ROOT.joinpath(*package.split("."), "__init__.py")
+def _defines(package: str, name: str, folder: Path) -> bool:
+    init = folder.joinpath(*package.split("."), "__init__.py")
     return name in _bound_at(init, _stamp(init))
 
 
@@ -233,11 +347,14 @@ def module_closure(module: str) -> tuple[Path, ...]:
     """The source files of `module` and every project module it imports, transitively."""
     seen: dict[str, Path] = {}
     todo: list[tuple[str, str]] = [(module, "the key")]
+    home = _home_of(module)
     while todo:
         name, importer = todo.pop()
         if name in seen:
             continue
-        path = _origin(name)
+        path = home.origin(name)
+        if path is None and home.namespace(name):
+            continue
         if path is None:
             raise MissingModule(
                 f"{importer} imports {name}, which is not a file of this project; "
@@ -247,7 +364,7 @@ def module_closure(module: str) -> tuple[Path, ...]:
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         parents = [".".join(name.split(".")[:i]) for i in range(1, len(name.split(".")))]
         rel = _relative(path)
-        todo.extend((n, rel) for n in _imports(path, package) | set(parents))
+        todo.extend((n, rel) for n in _imports(path, package, home) | set(parents))
     return tuple(sorted(set(seen.values())))
 
 
@@ -267,11 +384,21 @@ class _WithoutMessages(ast.NodeTransformer):
         return _Blanked().visit(node)
 
     def visit_Call(self, node: ast.Call):
-        func = node.func
-        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-        if name in MESSAGE_CALLS:
+        if _called_as(node.func) in MESSAGE_CALLS:
             return _Blanked().visit(node)
         return self.generic_visit(node)
+
+
+def _called_as(func: ast.expr) -> tuple[str, str]:
+    """("receiver", "method") of `receiver.method(...)` (the receiver's last name), or
+    ("", "name") of a plain `name(...)`."""
+    if isinstance(func, ast.Name):
+        return "", func.id
+    if isinstance(func, ast.Attribute):
+        owner = func.value
+        last = owner.attr if isinstance(owner, ast.Attribute) else getattr(owner, "id", "?")
+        return last, func.attr
+    return "?", "?"
 
 
 class _Blanked(ast.NodeTransformer):
@@ -304,7 +431,12 @@ def _digest_at(path: Path, stamp: tuple[int, ...]) -> str:
 
 def _relative(path: Path) -> str:
     resolved = path.resolve()
-    return str(resolved.relative_to(ROOT)) if resolved.is_relative_to(ROOT) else path.name
+    if resolved.is_relative_to(ROOT):
+        return str(resolved.relative_to(ROOT))
+    for folder, name in _named.items():  # a plugin's module: named within its folder
+        if resolved.is_relative_to(folder):
+            return f"{name}/{resolved.relative_to(folder)}"
+    return path.name
 
 
 def digests(files: tuple[Path, ...]) -> dict[str, str]:

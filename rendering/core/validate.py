@@ -114,3 +114,19 @@ def check_image(path: Path, width: int, height: int) -> Checked:
     if size != (width, height):
         raise InvalidOutput(f"{path.name} is {size[0]}x{size[1]}, expected {width}x{height}")
     return Checked(0.0, 1, width, height, 0.0)
+
+
+def signature(path: Path) -> tuple:
+    """What must match for two videos' packets to be joined by copying them: the codec,
+    the frame and pixel format, the codec's set-up (its parameter sets) and the rate."""
+    with av.open(str(path)) as c:
+        s = c.streams.video[0]
+        cc = s.codec_context
+        return (
+            cc.name,
+            cc.width,
+            cc.height,
+            cc.format.name if cc.format else None,
+            bytes(cc.extradata or b""),
+            s.average_rate,
+        )

@@ -38,7 +38,11 @@ def join_parts(
     # every part was decoded by the worker that drew it (and again here if it came from afar)
     result = complete(job, silent, beats, folder, [(Path(r.file), True) for _, r in parts])
     timings = merged_timings([(span, r.animations or []) for span, r in parts])
-    return dataclasses.replace(result, animations=timings, parts=len(parts), segments=records)
+    read = [r.knobs for _, r in parts]
+    knobs = None if None in read else sorted({k for names in read for k in names})
+    return dataclasses.replace(
+        result, animations=timings, parts=len(parts), segments=records, knobs=knobs
+    )
 
 
 def merged_timings(parts: list[tuple[tuple[int, int], list[list[float]]]]) -> list[list[float]]:

@@ -183,8 +183,7 @@ def timed_inputs(
     sentences: dict | None = None,
 ) -> dict[str, list[float]]:
     """pace_inputs of `job`'s scene built at this speech, without frames."""
-    fields = job.info.fields_for(job.lang)
-    known = (job.slug, job.lang, job.aspect, job.quality, job.params.digest(fields))
+    known = (job.slug, job.lang, job.aspect, job.quality, job.params.digest())
     key = (*known, job.burn_captions, tuple(sorted(speech.items())), str(frame), str(sentences))
     if key not in _inputs:
         _inputs[key] = pace_inputs(build(job, work_dir, speech, None, frame, sentences).plays)

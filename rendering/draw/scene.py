@@ -43,6 +43,7 @@ class RenderResult:
     parts: int = 1  # ranges of animations drawn apart and joined
     segments: list[dict[str, Any]] | None = None  # per beat: its key, reads and frames
     drawn_beats: int | None = None  # beats drawn (the others copied from the store)
+    knobs: list[str] | None = None  # the Params fields the build read (the clip key's)
 
 
 class SpeechCutOff(InvalidOutput):
@@ -278,7 +279,11 @@ def render(
             return render(job, work_dir / "whole", report, None, store)
     result = complete(job, drawn.file, drawn.beats, work_dir)
     return dataclasses.replace(
-        result, animations=drawn.animations, segments=records, drawn_beats=len(records or [])
+        result,
+        animations=drawn.animations,
+        segments=records,
+        drawn_beats=len(records or []),
+        knobs=drawn.read.knob_names() if drawn.read else None,
     )
 
 
@@ -310,7 +315,8 @@ def with_kept(
     files = zip(segments.files_of(records, store), decoded, strict=True)
     result = complete(job, silent, beats, work_dir, list(files))
     drew = sum(1 for r in records if r["beat"] not in kept.reuse and r["frames"])
-    return dataclasses.replace(result, segments=records, drawn_beats=drew, parts=parts)
+    knobs = sorted({name for r in records for name in r.get("knobs", {})})
+    return dataclasses.replace(result, segments=records, drawn_beats=drew, parts=parts, knobs=knobs)
 
 
 def span_result(job: Job, drawn: Drawn, records: list[dict[str, Any]] | None) -> RenderResult:
@@ -328,6 +334,7 @@ def span_result(job: Job, drawn: Drawn, records: list[dict[str, Any]] | None) ->
         beats=[[k, t] for k, t in drawn.beats],
         animations=drawn.animations,
         segments=records,
+        knobs=drawn.read.knob_names() if drawn.read else None,
     )
 
 

@@ -23,12 +23,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import scenes
 from rendering.core import keys
 from rendering.core.jobs import Job
 from rendering.core.manifest import BEAT_STORE
+from rendering.core.validate import signature
 from rendering.draw.packets import frames_in, join
-from scenes.catalogue import CatalogueError, node
-from scenes.reads import PRELUDE
+from scenes.catalogue import CatalogueError, has, node
+from scenes.reads import EXISTS, NEXT, PRELUDE
 
 STORE = BEAT_STORE
 MISSING = "<missing>"
@@ -56,10 +58,11 @@ def _digest(value: Any) -> str:
 
 def base(job: Job) -> str:
     """What every beat's frames depend on: the scene code (without its words, which are
-    keyed by the reads), the renderer, the output settings and Manim."""
+    keyed by the reads), the renderer, the output settings, Manim, the font and the
+    video libraries."""
     parts = job.key_parts()
     code = keys.hash_of(keys.sources(job.info.module))
-    return _digest([code, parts["renderer"], parts["settings"], parts["manim"]])
+    return _digest([code, *(parts[p] for p in ("renderer", "settings", "manim", "machine"))])
 
 
 def knob_value(job: Job, name: str) -> str:
@@ -73,6 +76,14 @@ def word_value(name: str) -> str:
     """The digest of a catalogue read named "lang/slug:key" as it reads now."""
     where, _, key = name.partition(":")
     lang, _, slug = where.partition("/")
+    if key == NEXT:
+        following = scenes.next_chapter(slug)
+        return _digest(following and [following.slug, following.order])
+    if key.endswith(EXISTS):
+        try:
+            return _digest(has(lang, slug, key.removesuffix(EXISTS)))
+        except CatalogueError:
+            return MISSING
     try:
         return _digest(node(lang, slug, key))
     except CatalogueError:
@@ -198,6 +209,10 @@ def _shown(beat: str) -> str:
 
 def _word_kind(name: str) -> str:
     key = name.partition(":")[2]
+    if key.endswith(EXISTS):
+        return f"whether {key.removesuffix(EXISTS)} exists"
+    if key == NEXT:
+        return "the chapter its bridge points to"
     if key.startswith("ui."):
         return f"label {key}"
     if key.startswith("say."):
@@ -356,6 +371,8 @@ def assemble(
     files = files_of(whole, store)
     if any(not f.exists() for f in files):
         raise SegmentMismatch("kept frames went missing")
+    if len({signature(f) for f in files}) > 1:  # e.g. kept from before an encoder upgrade
+        raise SegmentMismatch("kept beats were encoded differently from the ones drawn now")
     join(files, out)
     starts, frames = [], 0
     for record in whole:

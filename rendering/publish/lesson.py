@@ -24,7 +24,7 @@ import numpy as np
 from rendering.core.files import atomic_write_text, replacing
 from rendering.core.jobs import by_folder
 from rendering.core.manifest import ChapterMark, ClipEntry, LessonRecord, Manifest
-from rendering.core.validate import InvalidOutput, check_video
+from rendering.core.validate import InvalidOutput, check_video, signature
 from rendering.publish.web import clock
 from rendering.speech import audio, captions
 from scenes.catalogue import LANGS
@@ -212,20 +212,6 @@ def write_subtitles(
 
 
 # ------------------------------------------------------------------ joining
-def _signature(path: Path) -> tuple:
-    with av.open(str(path)) as c:
-        s = c.streams.video[0]
-        cc = s.codec_context
-        return (
-            cc.name,
-            cc.width,
-            cc.height,
-            cc.format.name if cc.format else None,
-            bytes(cc.extradata or b""),
-            s.average_rate,
-        )
-
-
 def join(
     files: list[Path],
     starts: list[Fraction],
@@ -237,7 +223,7 @@ def join(
 
     Returns "remux" or "reencode" (how the pictures were joined).
     """
-    same = len({_signature(f) for f in files}) == 1
+    same = len({signature(f) for f in files}) == 1
     options = {"movflags": "+faststart"} if out.suffix == ".mp4" else {}
     with av.open(str(out), "w", options=options) as container:
         with av.open(str(files[0])) as first:

@@ -121,10 +121,11 @@ def install(job: Job, result: RenderResult, root: Path) -> Path:
         publish_mode(Path(result.poster))
         os.replace(result.poster, poster)
     subtitle_files = {}
+    duration = round(result.duration, 3)  # as recorded: a cached clip's refresh reads it back
     if job.fmt != "png":
         spoken = {job.lang: result.speech} if result.speech else None
         subtitle_files = captions.write_sidecars(
-            folder, job.info.stem, job.slug, result.beats, result.duration, spoken, job.params
+            folder, job.info.stem, job.slug, result.beats, duration, spoken, job.params
         )
     narration = job.narration if result.speech else None
     recorded = {}
@@ -132,24 +133,27 @@ def install(job: Job, result: RenderResult, root: Path) -> Path:
     if result.segments:
         recorded = {"base": segments.base(job), "beats": result.segments}
         segments.prune(segments.store_for(job, root), result.segments)
+    previous = Manifest.load(folder).entry(job.slug, job.variant)
     if animations is None:  # drawn in part: the last whole render's timings still hold
-        previous = Manifest.load(folder).entry(job.slug, job.variant)
         animations = previous.animations if previous else []
+    knobs = result.knobs
+    if knobs is None:  # not known from this render: the last one's, else every field
+        knobs = list(previous.params) if previous else None
     entry = ClipEntry(
         slug=job.slug,
         order=job.info.order,
         title=job.info.title(job.lang),
         titles={lang: job.info.title(lang) for lang in ("zh", "en")},
-        key=job.key(),
-        key_parts=job.key_parts(),
+        key=job.key(knobs),
+        key_parts=job.key_parts(knobs),
         sources=job.sources(),
-        params=job.params.as_dict(job.info.fields_for(job.lang)),
+        params=job.params.as_dict(knobs),
         format=job.fmt,
         transparent=job.transparent,
         burn_captions=job.burn_captions,
         file=target.name,
         poster=poster.name if poster else None,
-        duration=round(result.duration, 3),
+        duration=duration,
         frames=result.frames,
         width=result.width,
         height=result.height,

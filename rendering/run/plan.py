@@ -25,6 +25,7 @@ PART_NAMES = {
     "params": "parameters it reads changed",
     "settings": "render settings changed",
     "manim": "Manim version changed",
+    "machine": "font or video libraries changed",
     "speech": "narration changed",
 }
 
@@ -47,14 +48,16 @@ def plan(jobs: list[Job], root: Path, force: bool = False) -> list[Planned]:
         folder = job.out_dir(root)
         manifest = manifests.setdefault(folder, Manifest.load(folder))
         entry = manifest.entry(job.slug, job.variant)
-        parts = job.key_parts()
+        # the knobs its last build read: their values now decide whether it is up to date
+        knobs = list(entry.params) if entry is not None else None
+        parts = job.key_parts(knobs)
         if force:
             out.append(Planned(job, False, "--force"))
         elif entry is None:
             out.append(Planned(job, False, "never rendered"))
         elif not (folder / entry.file).exists():
             out.append(Planned(job, False, "output file missing"))
-        elif parts["speech"] == "pending" or entry.key != job.key():
+        elif parts["speech"] == "pending" or entry.key != job.key(knobs):
             changed = [_why(job, entry, k) for k, v in parts.items() if entry.key_parts.get(k) != v]
             reason = ", ".join(changed) or "key changed"
             if parts["speech"] == "pending":

@@ -175,13 +175,15 @@ def check_versions(task: Task, worker: str) -> None:
             f"worker {worker} cannot load scene {task.job.slug!r} ({describe_error(exc)}); "
             "install the same project (and PE_SCENE_PLUGINS) there and restart it"
         ) from None
-    differ = [part for part in ("code", "renderer", "manim") if here[part] != task.expected[part]]
+    checked = ("code", "renderer", "manim", "machine")
+    differ = [part for part in checked if here[part] != task.expected.get(part)]
     if not differ:
         return
     what = {
         "code": "scene code",
         "renderer": "render pipeline",
         "manim": f"Manim ({here['manim']}; here {task.expected['manim']})",
+        "machine": "font or video libraries (ManimPango, PyAV, libav, x264)",
     }
     names = " and ".join(what[part] for part in differ)
     verb = "differs" if len(differ) == 1 else "differ"

@@ -1,0 +1,452 @@
+"""Random edits of the kinds a teacher makes, each rendered twice: on top of the last
+render (kept clips and beats reused) and clean into a fresh folder. The two must be the
+same clip: every frame, the sound samples, the subtitles, the manifest's beats and
+spoken spans. tests/test_incremental_equals_clean.py runs a few with a fixed seed;
+bench/fuzz_edits.py runs many.
+
+Every edit goes to copies in a folder of the fuzzer's own: the words (a PE_CAPTIONS
+folder, and the catalogue of a scene plugin kept outside the project), the plugin's code
+and its helper module, a lesson file, and the recordings. The project's files are only
+read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import re
+import shutil
+import sys
+import tomllib
+import wave
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import av
+import numpy as np
+from click.testing import CliRunner
+
+ROOT = Path(__file__).resolve().parent.parent
+PLUGIN = "fuzz_card"  # the plugin scene's module, written outside the project
+HELPER = "fuzz_look"  # its own helper module, beside it
+FOLDER = Path("en") / "480p15"
+TINY = "tiny"  # tests.plugin_scenes: a small scene of the project's tests
+
+SCENE_CODE = '''"""A scene plugin kept outside the project, with a helper module of its own."""
+
+from pathlib import Path
+
+from manim import DOWN, FadeIn, Square, Write
+
+import {helper} as look
+from scenes import SceneInfo, register
+from scenes.base import LessonScene
+from scenes.catalogue import add_root
+
+add_root(Path(__file__).resolve().parent / "captions")
+
+
+class FuzzCard(LessonScene):
+    slug = "fuzz-card"
+
+    @classmethod
+    def numbers(cls, params):
+        return {{"bits": params.n_bits}}
+
+    def construct(self):
+        self.beat("one")
+        self.play(Write(self.label("count", value=self.numbers(self.params)["bits"])), run_time=look.RUN)
+        self.beat("two")
+        square = Square(side_length=look.SIDE, color=look.COLOUR).shift(DOWN)
+        self.play(FadeIn(square), run_time=1)
+        self.takeaway()
+
+
+# just before tests.plugin_scenes' tiny (90): a bridge line points to it
+register(SceneInfo("fuzz-card", __name__, "FuzzCard", 89, ("n_bits",)))
+'''
+
+LOOKS = {"SIDE": ["1.0", "1.5", "0.8"], "COLOUR": ['"#58C4DD"', '"#FC6255"'], "RUN": ["1", "1.5"]}
+CARD_WORDS = {
+    "title": "Fuzz card",
+    "takeaway": "Edits render as a clean render would.",
+    "ui": {"count": "bits: {value}"},
+    "say": {
+        "one": "The first beat counts the bits.",
+        "two": "Then a square fades in below.",
+        "takeaway": "So an edit renders as a clean render would.",
+    },
+}
+WORDS = ["quietly", "again", "with care", "for the class", "once more", "slowly"]
+
+
+def toml_key(key: str) -> str:
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key, ensure_ascii=False)
+
+
+def toml_text(table: dict, prefix: str = "") -> str:
+    """A catalogue as TOML: its values first, then each table."""
+    lines = [
+        f"{toml_key(k)} = {json.dumps(v, ensure_ascii=False)}"
+        for k, v in table.items()
+        if not isinstance(v, dict)
+    ]
+    for k, v in table.items():
+        if isinstance(v, dict):
+            name = f"{prefix}{toml_key(k)}"
+            lines += ["", f"[{name}]", toml_text(v, f"{name}.")]
+    return "\n".join(lines) + "\n"
+
+
+def tone(path: Path, seconds: float, pitch: float) -> None:
+    """A take: a quiet tone of `seconds` at `pitch` Hz, as a 24 kHz mono WAV."""
+    rate = 24000
+    t = np.arange(round(seconds * rate)) / rate
+    samples = (0.25 * np.sin(2 * np.pi * pitch * t) * 32767).astype("<i2")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with wave.open(str(path), "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(rate)
+        out.writeframes(samples.tobytes())
+
+
+@dataclass
+class World:
+    """The edited copies: words, plugin code, lesson file, recordings, --set knobs."""
+
+    home: Path
+    extra: str | None = None  # a lesson chapter whose words are edited too
+    words: dict[str, dict] = field(default_factory=dict)  # slug -> its en catalogue
+    looks: dict[str, str] = field(default_factory=dict)
+    sets: dict[str, str] = field(default_factory=dict)
+    config: dict[str, str] = field(default_factory=dict)  # lesson.toml line starts -> line
+    takes: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)
+
+    @property
+    def plugins(self) -> Path:
+        return self.home / "plugins"
+
+    @property
+    def captions(self) -> Path:
+        return self.home / "captions"
+
+    @property
+    def lesson(self) -> Path:
+        return self.home / "lesson.toml"
+
+    @property
+    def voices(self) -> Path:
+        return self.home / "voice"
+
+    def catalogue_path(self, slug: str) -> Path:
+        if slug != "fuzz-card":
+            return self.captions / "en" / f"{slug}.toml"
+        return self.plugins / "captions" / "en" / f"{slug}.toml"
+
+    def create(self) -> None:
+        shutil.copytree(ROOT / "tests" / "captions", self.captions)
+        for lang in ("en", "zh"):
+            (self.plugins / "captions" / lang).mkdir(parents=True)
+        (self.plugins / f"{PLUGIN}.py").write_text(SCENE_CODE.format(helper=HELPER))
+        self.words = {
+            TINY: tomllib.loads((self.captions / "en" / f"{TINY}.toml").read_text()),
+            "fuzz-card": json.loads(json.dumps(CARD_WORDS)),
+        }
+        if self.extra:
+            chapter = (ROOT / "scenes" / "captions" / "en" / f"{self.extra}.toml").read_text(
+                encoding="utf-8"
+            )
+            self.words[self.extra] = tomllib.loads(chapter)
+        self.looks = {name: values[0] for name, values in LOOKS.items()}
+        self.config = {
+            "base =": "base = 10000.0",
+            "n_bits =": "n_bits = 4",
+            "speed =": "speed = 1.0",
+        }
+        self.write()
+
+    def write(self) -> None:
+        for slug, table in self.words.items():
+            self.catalogue_path(slug).write_text(toml_text(table), encoding="utf-8")
+        # a beat's line is in both languages (the other's subtitles are written too)
+        zh = json.loads(json.dumps(CARD_WORDS))
+        if "bridge" in self.words["fuzz-card"]["say"]:
+            zh["say"]["bridge"] = "下一个，小场景。"
+        zh_file = self.plugins / "captions" / "zh" / "fuzz-card.toml"
+        zh_file.write_text(toml_text(zh), encoding="utf-8")
+        look = "".join(f"{k} = {v}\n" for k, v in self.looks.items())
+        (self.plugins / f"{HELPER}.py").write_text(look)
+        text = (ROOT / "lesson.toml").read_text(encoding="utf-8")
+        text = text.replace('engine = "piper"\nvoice = "joe"', 'engine = "espeak"\nvoice = "en-us"')
+        lines = []
+        for line in text.splitlines():
+            start = next((s for s in self.config if line.startswith(s)), None)
+            if start == "speed =" and lines and not lines[-1].startswith('voice = "en-us"'):
+                start = None  # only the English voice's speed
+            lines.append(self.config[start] if start else line)
+        self.lesson.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        shutil.rmtree(self.voices, ignore_errors=True)
+        for (slug, beat), (seconds, pitch) in self.takes.items():
+            tone(self.voices / "en" / slug / f"{beat}.wav", seconds, pitch)
+
+    def environment(self) -> dict[str, str]:
+        plugins = f"tests.plugin_scenes,{PLUGIN}"
+        path = os.pathsep.join(filter(None, [str(self.plugins), os.environ.get("PYTHONPATH")]))
+        return {"PE_SCENE_PLUGINS": plugins, "PYTHONPATH": path, "PE_CAPTIONS": str(self.captions)}
+
+
+# ----------------------------------------------------------------- the edits
+Edit = Callable[[World, random.Random], str]  # applies one edit, returns its description
+
+
+def reword(world: World, rng: random.Random) -> str:
+    slug = rng.choice(sorted(world.words))
+    say = world.words[slug]["say"]
+    beat = rng.choice(sorted(k for k, v in say.items() if isinstance(v, str)))
+    line = say[beat]
+    if rng.random() < 0.5 or len(line.split()) < 5:
+        new = line.rstrip(".") + f", {rng.choice(WORDS)}."
+    else:
+        new = " ".join(line.split()[:-1]).rstrip(",") + "."
+    world.words[slug]["say"][beat] = new
+    return f"reword {slug} say.{beat} to {new!r}"
+
+
+def bridge(world: World, rng: random.Random) -> str:
+    say = world.words["fuzz-card"]["say"]
+    if say.pop("bridge", None) is not None:
+        return "remove fuzz-card say.bridge"
+    say["bridge"] = "Next, the tiny scene."
+    return "add fuzz-card say.bridge"
+
+
+def label(world: World, rng: random.Random) -> str:
+    slug, key = rng.choice([(TINY, "omega"), ("fuzz-card", "count")])
+    old = world.words[slug]["ui"][key]
+    shouted = old.replace("{value}", "\0").upper().replace("\0", "{value}")  # slot kept
+    new = rng.choice(["{value} now", "value: {value}", "= {value} =", shouted])
+    new = new if new != old else f"({old})"
+    world.words[slug]["ui"][key] = new
+    return f"set {slug} ui.{key} to {new!r}"
+
+
+KNOBS = {"base": ["10000.0", "100.0", "500.0", "1000.0"], "n_bits": ["4", "3", "5", "6"]}
+
+
+def knob_set(world: World, rng: random.Random) -> str:
+    name = rng.choice(sorted(KNOBS))
+    now = world.sets.get(name, world.config[f"{name} ="].partition("= ")[2])
+    world.sets[name] = rng.choice([v for v in KNOBS[name] if v != now])
+    return f"--set {name}={world.sets[name]}"
+
+
+def knob_file(world: World, rng: random.Random) -> str:
+    name = rng.choice(sorted(KNOBS))
+    now = world.config[f"{name} ="].partition("= ")[2]
+    world.config[f"{name} ="] = line = (
+        f"{name} = {rng.choice([v for v in KNOBS[name] if v != now])}"
+    )
+    shown = " (under a --set of it)" if name in world.sets else ""
+    return f"lesson.toml {line}{shown}"
+
+
+def code(world: World, rng: random.Random) -> str:
+    name = rng.choice(sorted(LOOKS))
+    world.looks[name] = rng.choice([v for v in LOOKS[name] if v != world.looks[name]])
+    return f"{HELPER}.py {name} = {world.looks[name]}"
+
+
+def recording(world: World, rng: random.Random) -> str:
+    slug = rng.choice(sorted(world.words))
+    beat = rng.choice(sorted(world.words[slug]["say"]))
+    if (slug, beat) in world.takes and rng.random() < 0.5:
+        del world.takes[slug, beat]
+        return f"delete the recording of {slug}/{beat}"
+    take = (round(rng.uniform(1.0, 2.2), 2), rng.choice([220.0, 330.0, 440.0]))
+    world.takes[slug, beat] = take
+    return f"record {slug}/{beat} as a {take[0]} s take at {take[1]:.0f} Hz"
+
+
+def speed(world: World, rng: random.Random) -> str:
+    now = world.config["speed ="].partition("= ")[2]
+    world.config["speed ="] = (
+        f"speed = {rng.choice([v for v in ('0.9', '1.0', '1.2') if v != now])}"
+    )
+    return f"lesson.toml voice.en {world.config['speed =']}"
+
+
+EDITS: dict[str, Edit] = {
+    "reword": reword,
+    "bridge": bridge,
+    "label": label,
+    "knob-set": knob_set,
+    "knob-file": knob_file,
+    "code": code,
+    "recording": recording,
+    "speed": speed,
+}
+
+
+# ----------------------------------------------------------------- render and compare
+def render(world: World, out: Path, slugs: list[str]) -> str:
+    """Render `slugs` into `out` with the world's copies; returns the command's output."""
+    from render import cli
+
+    args = ["render", *slugs, "-q", "l", "--jobs", "2", "--output", str(out)]
+    args += ["--config", str(world.lesson), "--voice-dir", str(world.voices)]
+    for name, value in sorted(world.sets.items()):
+        args += ["--set", f"{name}={value}"]
+    result = CliRunner().invoke(cli, args)
+    if result.exit_code != 0:
+        errors = [line for line in result.output.splitlines() if line.startswith("error:")]
+        raise RenderFailed(
+            errors[0] if errors else f"exit {result.exit_code}: {result.exception!r}"
+        )
+    return result.output
+
+
+class RenderFailed(RuntimeError):
+    """A render of the fuzzer's copies did not finish (its first error line)."""
+
+
+def fingerprint(out: Path, slug: str) -> dict[str, str]:
+    """What a clip is made of, each part hashed: frames, sound, subtitles, beats, spans."""
+    from rendering.speech import audio
+
+    manifest = json.loads((out / FOLDER / "manifest.json").read_text(encoding="utf-8"))
+    entry = manifest["clips"][slug]["mp4"]
+    clip = out / FOLDER / entry["file"]
+    frames = hashlib.sha256()
+    with av.open(str(clip)) as container:
+        for frame in container.decode(video=0):
+            frames.update(frame.to_ndarray(format="rgb24").tobytes())
+    sound = audio.decode(clip) if entry.get("sound") else np.zeros(0)
+    subtitles = subtitle_texts(out, entry)
+
+    def digest(value) -> str:
+        blob = value if isinstance(value, bytes) else json.dumps(value, sort_keys=True).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]
+
+    return {
+        "frames": frames.hexdigest()[:16],
+        "sound": digest(np.ascontiguousarray(sound).tobytes()),
+        "subtitles": digest(subtitles),
+        "beats": digest(entry["beats"]),
+        "spans": digest(entry.get("speech", {})),
+    }
+
+
+def subtitle_texts(out: Path, entry: dict) -> dict[str, dict[str, str]]:
+    return {
+        kind: {
+            lang: (out / FOLDER / name).read_text(encoding="utf-8") for lang, name in files.items()
+        }
+        for kind, files in entry.get("captions", {}).items()
+    }
+
+
+def first_subtitle_difference(ours: Path, theirs: Path, slug: str) -> str:
+    """The first subtitle line that differs between two renders of `slug`, quoted."""
+    texts = []
+    for out in (ours, theirs):
+        manifest = json.loads((out / FOLDER / "manifest.json").read_text(encoding="utf-8"))
+        texts.append(subtitle_texts(out, manifest["clips"][slug]["mp4"]))
+    for kind, files in texts[0].items():
+        for lang, text in files.items():
+            other = texts[1].get(kind, {}).get(lang, "")
+            for a, b in zip(text.splitlines() + [""], other.splitlines() + [""], strict=False):
+                if a != b:
+                    return f" (first in {lang} {kind}: {a!r} here, {b!r} clean)"
+    return ""
+
+
+@dataclass
+class Outcome:
+    checked: int = 0
+    held: int = 0
+    failures: list[str] = field(default_factory=list)
+    kinds: list[str] = field(default_factory=list)  # of every edit made
+
+
+def kinds(rng: random.Random):
+    """Edit kinds in random order, every kind once before any comes again."""
+    while True:
+        yield from rng.sample(sorted(EDITS), len(EDITS))
+
+
+def run(
+    world: World,
+    seed: int,
+    steps: int,
+    slugs: list[str],
+    per_step: int = 1,
+    log=print,
+    start: int = 1,
+) -> Outcome:
+    """`steps` renders of random edits (`per_step` at a time, of different kinds) from a
+    first render of the created `world`, each checked incremental against clean. With
+    `start`, the edits before it are made without rendering (to replay a failure fast)."""
+    rng = random.Random(seed)
+    home = world.home
+    inc = home / "incremental"
+    outcome = Outcome()
+    done: list[str] = []
+    order = kinds(rng)
+    before: dict[str, dict[str, str]] = {}
+    for step in range(1, steps + 1):
+        if step == start:
+            world.write()
+            render(world, inc, slugs)
+            before = {s: fingerprint(inc, s) for s in slugs}
+        chosen = [next(order) for _ in range(per_step)]
+        outcome.kinds += chosen
+        what = " + ".join(EDITS[kind](world, rng) for kind in chosen)
+        done.append(what)
+        if step < start:
+            continue
+        world.write()
+        clean = home / f"clean-{step}"
+        try:
+            said = render(world, inc, slugs)
+            render(world, clean, slugs)
+        except RenderFailed as exc:
+            said, slugs = str(exc), []  # nothing to compare, and nothing after it
+        outcome.checked += 1
+        problems = [f"a render failed: {said}"] if not slugs else []
+        for slug in slugs:
+            ours, theirs = fingerprint(inc, slug), fingerprint(clean, slug)
+            differ = [part for part in ours if ours[part] != theirs[part]]
+            if differ:
+                where = first_subtitle_difference(inc, clean, slug) if "subtitles" in differ else ""
+                problems.append(f"{slug}: {', '.join(differ)} differ from a clean render{where}")
+            elif theirs != before[slug] and ours == before[slug]:
+                problems.append(f"{slug}: the clean render changed, the incremental one did not")
+            before[slug] = ours
+        shutil.rmtree(clean, ignore_errors=True)
+        if problems:
+            earlier = ("... " if len(done) > 4 else "") + "; ".join(done[-4:-1])
+            line = (
+                f"edit {step} ({what}) after [{earlier}]: {'; '.join(problems)}; "
+                f"reproduce: python bench/fuzz_edits.py --seed {seed} --edits {step} "
+                f"--per-step {per_step}"
+            )
+            outcome.failures.append(line)
+            log(line)
+            if not slugs:
+                break
+        else:
+            outcome.held += 1
+            log(f"edit {step} held: {what}")
+    return outcome
+
+
+def enter(world_env: dict[str, str], plugins: Path, setenv: Callable[[str, str], None]) -> None:
+    """Let this process and the workers it starts import the plugins and read the copies."""
+    for name, value in world_env.items():
+        setenv(name, value)
+    if str(plugins) not in sys.path:
+        sys.path.insert(0, str(plugins))
