@@ -4,6 +4,7 @@ and the transcript is compared with the line (toneless syllables for zh, words f
 from __future__ import annotations
 
 import hashlib
+import re
 import shutil
 import subprocess
 import sys
@@ -136,12 +137,10 @@ def test_every_line_is_heard_as_written(slug, lang, speech_cache, tmp_path):
         assert clip_seconds(slug, speech_cache, tmp_path) <= 100.0 / 1.1
 
 
-@pytest.mark.parametrize("slug", ["rope-rotation", "attention-shuffle"])
-def test_the_longest_chinese_clips_outside_the_round_trips_fit_in_100_s(
-    slug, speech_cache, tmp_path
-):
-    # as long as the round-trip scenes (attention-shuffle about 88 s measured)
-    assert clip_seconds(slug, speech_cache, tmp_path) <= 100.0 / 1.1
+def test_the_longest_chinese_clip_outside_the_round_trips_fits_in_100_s(speech_cache, tmp_path):
+    # as long as the round-trip scenes, which check their own fit (about 88 s measured)
+    assert set(ROUND_TRIP).isdisjoint({"attention-shuffle"})
+    assert clip_seconds("attention-shuffle", speech_cache, tmp_path) <= 100.0 / 1.1
 
 
 def clip_seconds(slug: str, speech_cache: Path, work: Path) -> float:
@@ -180,7 +179,9 @@ def test_listen_flags_a_recording_of_the_wrong_line_and_passes_the_right_one(
     assert len(warnings) == 1
     assert warnings[0].startswith(f"warning: {folder / 'two.wav'} does not say its line: ")
     assert warnings[0].endswith("of syllables differ; wrong take?")
-    assert "tiny: " in result.output and "of syllables wrong over 2 beats" in result.output
+    assert re.search(
+        r"tiny: [\d.]+% of syllables wrong \([\d.]+% with tones\) over 2 beats", result.output
+    )
 
     record("two", lines["two"])
     result = heard()
