@@ -384,8 +384,12 @@ def test_the_recording_script_shows_the_lines_a_teacher_would_read_at_those_knob
 
     from render import cli
 
+    quick = tmp_path / "espeak.toml"  # the words are the point here, not the voice
+    quick.write_text('[voice.en]\nengine = "espeak"\n', encoding="utf-8")
+
     def periods(*knobs: str) -> str:
-        args = ["script", "clock-hands", "--format", "csv", "--output", str(tmp_path), *knobs]
+        args = ["script", "clock-hands", "--format", "csv", "--output", str(tmp_path)]
+        args += ["--config", str(quick), *knobs]
         result = CliRunner().invoke(cli, args)
         assert result.exit_code == 0, result.output
         rows = {r[1]: r[2] for r in csv.reader(io.StringIO(result.stdout))}
