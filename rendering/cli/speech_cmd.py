@@ -336,14 +336,7 @@ def voices_cmd(lang, text, output, config) -> None:
     table = Table("engine", "voice", "lang", "licence", "sold course", "heard wrong")
     table.caption = chooser.HEARD
     for v in found:
-        table.add_row(
-            v.spec.engine,
-            v.card["voice"] + (" (default)" if v.default else ""),
-            v.lang,
-            v.terms,
-            v.card["sold_course"],
-            v.measured,
-        )
+        table.add_row(*v.cells)
     console.print(table)
     for line in missing:
         click.echo(f"not here: {line}", err=True)

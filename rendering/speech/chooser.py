@@ -76,6 +76,19 @@ class Voice:
         return known.shown() if known else "-"
 
     @property
+    def cells(self) -> tuple[str, ...]:
+        """Its row, as `voices` lists it and voices.html shows it (before the sound)."""
+        name = self.card["voice"] + (" (default)" if self.default else "")
+        return (
+            self.spec.engine,
+            name,
+            self.lang,
+            self.terms,
+            self.card["sold_course"],
+            self.measured,
+        )
+
+    @property
     def file_name(self) -> str:
         """The voice's audio file on the page: kokoro-af_bella.wav, piper-joe.wav."""
         name = Path(self.spec.voice).stem if self.spec.engine == "piper" else self.spec.voice
@@ -120,17 +133,7 @@ def write_page(folder: Path, text: str, spoken: list[tuple[Voice, float]]) -> Pa
     """voices.html in `folder`: each voice's row and its audio file, no outside request."""
     rows = "\n".join(
         "<tr>"
-        + "".join(
-            f"<td>{escape(str(cell))}</td>"
-            for cell in (
-                v.spec.engine,
-                v.card["voice"] + (" (default)" if v.default else ""),
-                v.lang,
-                v.terms,
-                v.card["sold_course"],
-                v.measured,
-            )
-        )
+        + "".join(f"<td>{escape(str(cell))}</td>" for cell in v.cells)
         + f'<td><audio controls preload="none" src="{escape(v.file_name)}"></audio>'
         f" {seconds:.1f} s</td></tr>"
         for v, seconds in spoken

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 from abc import ABC, abstractmethod
 from functools import cached_property
 
 import numpy as np
 
 from rendering.core import keys
-from rendering.speech.base import VoiceSpec
+from rendering.speech.base import VoiceError, VoiceSpec
 
 
 class Engine(ABC):
@@ -37,3 +38,13 @@ class Engine(ABC):
     @abstractmethod
     def card(self) -> dict:
         """Who speaks, under which licence: for the manifest and the gallery."""
+
+
+def versions(engine: str, *packages: str) -> tuple[str, ...]:
+    """The installed versions of what `engine` runs on, or one line naming the missing one."""
+    try:
+        return tuple(importlib.metadata.version(p) for p in packages)
+    except importlib.metadata.PackageNotFoundError as exc:
+        raise VoiceError(
+            f"the {engine} voice needs the {exc.name} package; run `make setup`"
+        ) from None

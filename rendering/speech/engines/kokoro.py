@@ -37,7 +37,7 @@ from rendering.speech.base import (
     file_digest,
     install_bytes,
 )
-from rendering.speech.engines.base import Engine
+from rendering.speech.engines.base import Engine, versions
 from rendering.speech.engines.kokoro_packs import PACK_BYTES, SHA256
 from rendering.speech.lexicon import Entries, respelled, spoken_phonemes, zh_readings
 
@@ -235,13 +235,7 @@ class Kokoro(Engine):
         if self.lang is None:
             names = ", ".join(v for v in SHA256 if language(v))
             raise VoiceError(f"kokoro has no voice {spec.voice!r}; use one of {names}")
-        try:
-            self.version = importlib.metadata.version("onnxruntime")
-            self.misaki = importlib.metadata.version("misaki")
-        except importlib.metadata.PackageNotFoundError as exc:
-            raise VoiceError(
-                f"the kokoro voice needs the {exc.name} package; run `make setup`"
-            ) from None
+        self.version, self.misaki = versions("kokoro", "onnxruntime", "misaki")
         self.spec = spec
         self.name = spec.voice
         self.pack = pack_file(spec.voice)
