@@ -4,13 +4,14 @@ the lesson's lexicon reaching the phonemes of both engines that take phonemes.""
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from render import cli
-from rendering.speech import lexicon, voices, zh_frontend
+from rendering.speech import lexicon, synthesis, voices, zh_frontend
 from rendering.speech.base import VoiceSpec
 from rendering.speech.engines import kokoro
 
@@ -101,6 +102,18 @@ def test_the_lexicon_changes_a_names_phonemes_in_both_engines(tmp_path, fresh_en
     assert not "".join(piper.phonemize(line)[0]).startswith("jˈɑɹn ")
     # a spelling is read instead of the word, in the Chinese front end too
     assert zh_frontend.syllables("YaRN", {"YaRN": "亚恩"}) == ["ya4", "en1"]
+
+
+def test_a_lexicon_word_reaches_the_engine_unrewritten(tmp_path, fresh_engines):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[lexicon.en]\nRoPE = "/ˌɑɹˌOpˈi/"\n', "utf-8")
+    kokoro_en = voices.engine(voices.load_specs(cfg)["en"])
+    words = synthesis.spoken("RoPE turns q.", "en", kokoro_en.lexicon_words)
+    assert words == "RoPE turns q."
+    assert kokoro_en.phonemes(words).startswith("ˌɑɹˌOpˈi ")
+    # an engine that takes no phonemes still hears the word spelt out
+    espeak = voices.engine(replace(voices.ESPEAK_VOICES["en"], lexicon=(("RoPE", "/x/"),)))
+    assert synthesis.spoken("RoPE turns q.", "en", espeak.lexicon_words) == "rope turns q."
 
 
 def test_a_bad_lexicon_entry_is_one_line(tmp_path, fresh_engines):

@@ -62,14 +62,16 @@ class Piece:
 _APPLIED = re.compile(r"\b([A-Za-z]+)\(([^()]*)\)")
 
 
-def spoken(text: str, lang: str) -> str:
-    """The text an engine reads: symbols written out as words."""
+def spoken(text: str, lang: str, keep: frozenset[str] = frozenset()) -> str:
+    """The text an engine reads: symbols written out as words, except the words in `keep`
+    (those the engine's lexicon says how to read)."""
     if lang == "en":
         text = _APPLIED.sub(
             lambda m: f"{' '.join(m[1]) if m[1].isupper() else m[1]} of {m[2]}", text
         )
     for symbol, words in SPOKEN.get(lang, ()):
-        text = text.replace(symbol, words)
+        if symbol not in keep:
+            text = text.replace(symbol, words)
     return " ".join(text.split())
 
 
@@ -155,7 +157,7 @@ def said_in_parts(engine, words: str, lang: str) -> np.ndarray:
 
 def unsaid(engine, text: str, lang: str) -> str:
     """What `engine` leaves out of `text`, in words ("" when it says every character)."""
-    lost = list(dict.fromkeys(engine.unspoken(spoken(text, lang))))
+    lost = list(dict.fromkeys(engine.unspoken(spoken(text, lang, engine.lexicon_words))))
     if not lost:
         return ""
     shown = ", ".join(c if c.isprintable() else f"U+{ord(c):04X}" for c in lost[:10])
@@ -172,7 +174,7 @@ def synthesised(
     """One beat's line spoken by `engine`, a piece per sentence, SENTENCE_GAP apart."""
     pieces, offset = [], 0.0
     for sentence in sentences(text, lang):
-        words = spoken(sentence, lang)
+        words = spoken(sentence, lang, engine.lexicon_words)
         digest = digest_of(engine.identity, words)
 
         def make(words=words):

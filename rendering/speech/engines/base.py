@@ -27,6 +27,13 @@ class Engine(ABC):
         said = f" lexicon {keys.hash_of(dict(self.spec.lexicon))}" if self.spec.lexicon else ""
         return f"{self.made_by}{said} code {code}"
 
+    reads_lexicon = False  # True when speak() takes the lexicon's phonemes or spellings
+
+    @cached_property
+    def lexicon_words(self) -> frozenset[str]:
+        """The words this engine reads as the lexicon says, so nothing rewrites them first."""
+        return frozenset(w for w, _ in self.spec.lexicon) if self.reads_lexicon else frozenset()
+
     @abstractmethod
     def speak(self, text: str) -> tuple[np.ndarray, int]:
         """One sentence as float32 samples, and their rate."""

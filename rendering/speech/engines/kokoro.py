@@ -230,6 +230,8 @@ def chunks(ids: list[int], phonemes: str, vocab: dict[str, int]) -> list[list[in
 
 # ------------------------------------------------------------------ the engine
 class Kokoro(Engine):
+    reads_lexicon = True
+
     def __init__(self, spec: VoiceSpec) -> None:
         self.lang = language(spec.voice)
         if self.lang is None:

@@ -21,6 +21,8 @@ BUNDLED = {"joe": "en_US-joe-medium"}
 
 
 class Piper(Engine):
+    reads_lexicon = True
+
     def __init__(self, spec: VoiceSpec) -> None:
         try:
             self.version = importlib.metadata.version("piper-tts")
