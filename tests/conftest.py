@@ -57,6 +57,16 @@ def private_media_dir(tmp_path_factory):
     config.update(settings.geometry("l", "16:9").manim_frame())
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """A browser test needs Chromium: skipped without it, failed under CI=true. Checked
+    before its fixtures, so no page is rendered for a test that cannot run."""
+    if item.get_closest_marker("browser") is not None:
+        from tests.browser_tools import require_browser
+
+        require_browser()
+
+
 @pytest.hookimpl(tryfirst=True, optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
     """Under plain `-n`, every test of one scene in one language goes to one worker.
