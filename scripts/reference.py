@@ -144,9 +144,9 @@ def lesson_part() -> list[str]:
         "",
         "The knobs every number on screen is computed from. A command reads `--config FILE`",
         "when given, else `lesson.toml` in the current folder, else the default that ships",
-        "inside the package (`pe_math/lesson.toml`). A file of your own replaces the default",
-        "whole: a key it leaves out takes the default below, and its `[voice]` and `[lexicon]`",
-        "tables are the only ones read. `--set KEY=VALUE` changes one key for one command.",
+        "inside the package (`pe_math/lesson.toml`). In a file of your own, a key or voice it",
+        "leaves out takes the default below; its `[lexicon]` tables are the only ones read.",
+        "`--set KEY=VALUE` changes one key for one command.",
     ]
     listed = [key for _, keys in sections for key in keys]
     rest = [name for name in known if name not in listed]
