@@ -2,7 +2,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: setup render test lint format bench clean
+.PHONY: setup render test lint format docs bench clean
 
 setup:
 	@bash scripts/setup.sh
@@ -24,6 +24,10 @@ lint: setup
 format: setup
 	$(PY) -m ruff format .
 	$(PY) -m ruff check --fix .
+
+# docs/reference.md, from the command line's options and the lesson's knobs
+docs: setup
+	$(PY) scripts/reference.py
 
 bench: setup
 	$(PY) bench/bench_pe_math.py

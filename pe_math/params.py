@@ -17,7 +17,16 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-DEFAULT_TOML = Path(__file__).resolve().parent.parent / "lesson.toml"
+# The lesson's defaults ship inside this package; a lesson.toml in the current folder
+# is read instead of them (as --config would be), so a user's own knobs win.
+DEFAULT_TOML = Path(__file__).resolve().parent / "lesson.toml"
+LOCAL_TOML = Path("lesson.toml")
+
+
+def lesson_file() -> Path:
+    """The lesson file read when none is named: ./lesson.toml if there is one, else the
+    package's default."""
+    return LOCAL_TOML if LOCAL_TOML.exists() else DEFAULT_TOML
 
 
 class ParamError(ValueError):
@@ -162,9 +171,9 @@ class Params:
         path: str | Path | None = None,
         overrides: Mapping[str, object] | None = None,
     ) -> Params:
-        """Read a TOML file (default: lesson.toml) and apply `key=value` overrides."""
+        """Read a TOML file (default: `lesson_file()`) and apply `key=value` overrides."""
         values: dict[str, object] = {}
-        if path is not None or DEFAULT_TOML.exists():
+        if path is not None or lesson_file().exists():
             values.update(read_toml(path))
             values.pop("voice", None)  # the narration's tables, read by the pipeline
             values.pop("lexicon", None)
@@ -196,8 +205,8 @@ MAX_CONFIG_BYTES = 1_000_000
 
 
 def read_toml(path: str | Path | None = None) -> dict[str, object]:
-    """A lesson file's tables (default: lesson.toml), read with a size limit."""
-    source = Path(path) if path is not None else DEFAULT_TOML
+    """A lesson file's tables (default: `lesson_file()`), read with a size limit."""
+    source = Path(path) if path is not None else lesson_file()
     try:
         if source.exists() and not (source.is_file() or source.is_dir()):
             # a pipe or a device would block the read or never end

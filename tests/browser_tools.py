@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import http.server
+import os
 import shutil
 import tempfile
 import threading
@@ -28,16 +29,33 @@ FLAGS = (
 )
 
 
+def under_ci() -> bool:
+    """Whether the tests run on a CI service (which sets CI=true)."""
+    return os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
+
+
+def require_browser() -> None:
+    """Skip a browser test where Chromium is missing, but fail it under CI=true: a CI
+    without a browser would otherwise pass while testing no page."""
+    if CHROMIUM and DRIVER:
+        return
+    if under_ci():
+        pytest.fail(
+            f"{MISSING}; under CI=true a browser test fails instead of skipping",
+            pytrace=False,
+        )
+    pytest.skip(MISSING)
+
+
 def browser_test(test):
-    """Marked `browser`, and skipped where Chromium is not installed."""
-    return pytest.mark.browser(pytest.mark.skipif(not (CHROMIUM and DRIVER), reason=MISSING)(test))
+    """Marked `browser`: conftest runs `require_browser` before its fixtures."""
+    return pytest.mark.browser(test)
 
 
 @contextlib.contextmanager
 def chromium(*extra: str, size: tuple[int, int] | None = None) -> Iterator[object]:
     """A headless Chromium with a fresh profile and the browser log kept, removed afterwards."""
-    if not (CHROMIUM and DRIVER):
-        pytest.skip(MISSING)
+    require_browser()
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 

@@ -57,6 +57,16 @@ def private_media_dir(tmp_path_factory):
     config.update(settings.geometry("l", "16:9").manim_frame())
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """A browser test needs Chromium: skipped without it, failed under CI=true. Checked
+    before its fixtures, so no page is rendered for a test that cannot run."""
+    if item.get_closest_marker("browser") is not None:
+        from tests.browser_tools import require_browser
+
+        require_browser()
+
+
 @pytest.hookimpl(tryfirst=True, optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
     """Under plain `-n`, every test of one scene in one language goes to one worker.
@@ -64,7 +74,8 @@ def pytest_xdist_make_scheduler(config, log):
     scene_tools keeps each build for the rest of its process. The scene's own tests,
     the frame-shape checks of test_formats and the field probe of test_registry build
     the same scene at the same knobs: on one worker that build runs once, where spread
-    over two it would run on both. Every other test is handed out alone.
+    over two it would run on both. The tests of a file in ONE_WORKER_FILES share a
+    module fixture as dear and go to one worker too. Every other test is handed out alone.
     """
     if config.getvalue("dist") != "load":
         return None
@@ -72,12 +83,15 @@ def pytest_xdist_make_scheduler(config, log):
 
     class SceneScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            return scene_scope(nodeid) or nodeid
+            file = nodeid.partition("::")[0]
+            shared = file.rpartition("/")[2].removesuffix(".py") in ONE_WORKER_FILES
+            return scene_scope(nodeid) or (file if shared else nodeid)
 
     return SceneScheduling(config, log)
 
 
 BUILDING_FILES = ("test_formats", "test_registry")  # besides test_scene_*: they build scenes
+ONE_WORKER_FILES = ("test_install",)  # one wheel and one fresh environment for the file
 
 
 def scene_scope(nodeid: str) -> str | None:

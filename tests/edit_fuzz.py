@@ -29,6 +29,8 @@ import av
 import numpy as np
 from click.testing import CliRunner
 
+from pe_math.params import DEFAULT_TOML
+
 ROOT = Path(__file__).resolve().parent.parent
 PLUGIN = "fuzz_card"  # the plugin scene's module, written outside the project
 HELPER = "fuzz_look"  # its own helper module, beside it
@@ -180,7 +182,7 @@ class World:
         zh_file.write_text(toml_text(zh), encoding="utf-8")
         look = "".join(f"{k} = {v}\n" for k, v in self.looks.items())
         (self.plugins / f"{HELPER}.py").write_text(look)
-        text = (ROOT / "lesson.toml").read_text(encoding="utf-8")
+        text = DEFAULT_TOML.read_text(encoding="utf-8")
         text = text.replace('engine = "piper"\nvoice = "joe"', 'engine = "espeak"\nvoice = "en-us"')
         lines = []
         for line in text.splitlines():

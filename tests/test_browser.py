@@ -13,24 +13,12 @@ import webvtt
 from rendering.core.manifest import Manifest
 from rendering.publish import gallery, lesson
 from tests import test_lesson
-from tests.browser_tools import (
-    CHROMIUM,
-    DRIVER,
-    MISSING,
-    WAIT,
-    chromium,
-    console_errors,
-    static_server,
-)
+from tests.browser_tools import WAIT, chromium, console_errors, static_server
 from tests.test_lesson import render_clips
 
 tiny_scenes = test_lesson.tiny_scenes  # the fixture
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.render,
-    pytest.mark.skipif(not (CHROMIUM and DRIVER), reason=MISSING),
-]
+pytestmark = [pytest.mark.browser, pytest.mark.render]
 
 
 @pytest.fixture

@@ -244,7 +244,7 @@ def test_dry_run_names_the_module_that_changed_and_ignores_reworded_messages(tmp
     for name in TREE:
         shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "tests/captions", project / "tests/captions")
-    for name in ("tests/__init__.py", "tests/plugin_scenes.py", "render.py", "lesson.toml"):
+    for name in ("tests/__init__.py", "tests/plugin_scenes.py", "render.py"):
         shutil.copy(ROOT / name, project / name)
     env = {**os.environ, "PE_SCENE_PLUGINS": "tests.plugin_scenes"}
 

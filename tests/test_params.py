@@ -6,7 +6,7 @@ import tomllib
 import pytest
 
 from pe_math import ParamError, Params, parse_assignment
-from pe_math.params import DEFAULT_TOML
+from pe_math.params import DEFAULT_TOML, lesson_file
 
 
 def test_dataclass_defaults_equal_lesson_toml():
@@ -14,6 +14,21 @@ def test_dataclass_defaults_equal_lesson_toml():
     on_disk = tomllib.loads(DEFAULT_TOML.read_text(encoding="utf-8"))
     # [voice] and [lexicon]: the narration's tables
     assert set(on_disk) - {"voice", "lexicon"} == set(Params().as_dict())
+
+
+def test_a_lesson_toml_in_the_current_folder_is_read_instead_of_the_default(tmp_path, monkeypatch):
+    from rendering.speech import voices
+
+    monkeypatch.chdir(tmp_path)
+    assert lesson_file() == DEFAULT_TOML and DEFAULT_TOML.parent.name == "pe_math"
+    (tmp_path / "lesson.toml").write_text('base = 100\n[voice.en]\nengine = "espeak"\n')
+    assert lesson_file().resolve() == tmp_path / "lesson.toml"
+    assert (Params.load().base, Params.load().d_model) == (100.0, Params().d_model)
+    assert voices.load_specs()["en"].engine == "espeak"
+    assert Params.load(DEFAULT_TOML).base == Params().base  # a named file still wins
+    (tmp_path / "lesson.toml").write_text("base = 1\n")
+    with pytest.raises(ParamError, match=r"^base=1\.0: must be > 1$"):
+        Params.load()
 
 
 def test_string_overrides_are_converted_by_field_type():

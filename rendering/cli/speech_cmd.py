@@ -228,7 +228,7 @@ def say(text, lang, voice, out_file, config, output) -> None:
     "--threads",
     type=click.IntRange(1, os.cpu_count() or 1),
     default=os.cpu_count() or 1,
-    show_default=True,
+    show_default="CPU count",
     help="CPU threads for the speech recogniser (at most the machine's cores).",
 )
 def listen(slugs, all_, lang, quality, aspect, output, voice_dir, threads) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from pe_math.params import DEFAULT_TOML, LOCAL_TOML
 from rendering.cli.options import (
     Fail,
     JobOptions,
@@ -41,13 +42,16 @@ def watched_places(slugs: list[str], opts: JobOptions) -> list[Path]:
     code = {keys.ROOT / "scenes", keys.ROOT / "pe_math"}
     for slug in slugs:
         code.update(keys.module_closure(scenes.get(slug).module))
-    config = Path(opts.config) if opts.config else keys.ROOT / "lesson.toml"
-    return sorted({*code, config, *catalogue.roots(), opts.voice_dir / opts.lang})
+    # without --config: ./lesson.toml, which may appear while watching, else the default
+    configs = [Path(opts.config)] if opts.config else [LOCAL_TOML.resolve(), DEFAULT_TOML]
+    return sorted({*code, *configs, *catalogue.roots(), opts.voice_dir / opts.lang})
 
 
 def render_command(slugs: list[str], opts: JobOptions) -> list[str]:
     """The render that brings the watched clips up to date (what is unchanged is kept)."""
-    cmd = [sys.executable, str(keys.ROOT / "render.py"), "render", *slugs, "-q", opts.quality]
+    door = keys.ROOT / "render.py"  # the checkout's; an installed package runs as a module
+    cmd = [sys.executable, *([str(door)] if door.is_file() else ["-m", "rendering.cli"])]
+    cmd += ["render", *slugs, "-q", opts.quality]
     cmd += ["--lang", opts.lang, "--aspect", opts.aspect, "--voice", opts.voice]
     cmd += ["--voice-dir", str(opts.voice_dir), "--output", str(opts.output)]
     for assignment in opts.sets:

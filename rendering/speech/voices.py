@@ -28,7 +28,7 @@ from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
-from pe_math.params import DEFAULT_TOML, ParamError, read_toml, shown
+from pe_math.params import ParamError, lesson_file, read_toml, shown
 from rendering.speech import lexicon
 from rendering.speech.base import VoiceError, VoiceSpec
 from rendering.speech.engines.base import Engine
@@ -64,7 +64,7 @@ def load_specs(path: str | Path | None = None) -> dict[str, VoiceSpec]:
     """The `[voice.<lang>]` tables of a lesson file (lesson.toml by default), over DEFAULTS,
     each with its language's `[lexicon.<lang>]`."""
     specs = dict(DEFAULTS)
-    source = Path(path) if path is not None else DEFAULT_TOML
+    source = Path(path) if path is not None else lesson_file()
     if path is None and not source.exists():
         return specs
     try:

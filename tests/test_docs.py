@@ -1,0 +1,43 @@
+"""The written pages: a short README, and every link between the pages leads somewhere."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = [
+    ROOT / "README.md",
+    ROOT / "CONTRIBUTING.md",
+    ROOT / "CHANGELOG.md",
+    ROOT / "bench" / "README.md",
+    *sorted((ROOT / "docs").glob("*.md")),
+]
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def anchors(page: Path) -> set[str]:
+    """GitHub's anchors of a page's headings."""
+    out = set()
+    for line in page.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#") and not line.startswith("#!"):
+            title = line.lstrip("#").strip().lower()
+            out.add(re.sub(r"[^\w\- ]", "", title).replace(" ", "-"))
+    return out
+
+
+def test_the_readme_is_an_introduction_not_a_manual():
+    assert len((ROOT / "README.md").read_text(encoding="utf-8").splitlines()) < 300
+
+
+def test_every_link_between_the_pages_leads_to_a_file_and_heading():
+    broken = []
+    for page in PAGES:
+        for target in LINK.findall(page.read_text(encoding="utf-8")):
+            if "://" in target:
+                continue
+            path, _, anchor = target.partition("#")
+            goal = (page.parent / path).resolve() if path else page
+            if not goal.exists() or (anchor and anchor not in anchors(goal)):
+                broken.append(f"{page.relative_to(ROOT)}: {target}")
+    assert broken == []
