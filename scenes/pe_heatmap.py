@@ -131,6 +131,16 @@ def contrast_base(base: float) -> float:
     return SMALL_BASE if base > SMALL_BASE else PAPER_BASE
 
 
+def base_line(d_model: int, base: float, gaps: Sequence[int]) -> str:
+    """The base beat's alternative: "one" when a single pair turns at ω = 1 whatever the
+    base; else whether the base is the paper's, then whether the slowest lap fits in
+    GPT-2's context ("short") or not ("long"), at this base and the other."""
+    if d_model == 2:
+        return "one"
+    fits = "_".join("short" if gap else "long" for gap in gaps)
+    return f"{'paper' if base == PAPER_BASE else 'other'}_{fits}"
+
+
 def shown_rows(d_model: int, dims: Sequence[int]) -> tuple[list[int], int]:
     """The dims drawn as rows: all of them, or every s-th plus the chosen ones."""
     stride = max(1, math.ceil(d_model / MAX_DIMS))
@@ -217,8 +227,7 @@ class PeHeatmap(LessonScene):
             slowest_laps=fewest,
             lines={
                 "curves": "tenth" if fewest < 0.1 else "part" if fewest < 1 else "laps",
-                # whether the slowest lap fits in GPT-2's context, at this base and the other
-                "base": "_".join("short" if gap else "long" for gap in gaps),
+                "base": base_line(d, base, gaps),
             },
             max_len=params.max_len,
             shown_len=n,
