@@ -4,7 +4,8 @@ The table (positions × dims, pe_math.sinusoidal) is drawn with dims down and po
 across. "dim j" is column j of the table in the lesson's layout: interleaved puts pair i
 in dims (2i, 2i+1), concat in dims (i, i + d/2), so under concat a high dim can be a fast
 cosine. Every claim about a chosen dim (its pair, laps, range, first step) is computed
-for that column. The last beat turns to the slowest pair's lap, the reason for base 10000.
+for that column. The last beat answers why 10000: the paper's choice, and what the base
+changes (only the slow end of the ladder: how long the slowest hand takes to come round).
 """
 
 from __future__ import annotations
