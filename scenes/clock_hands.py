@@ -89,6 +89,7 @@ class ClockHandsNumbers:
     pe_distance: float
     step_distance: float  # ‖PE(p+1) − PE(p)‖, the same for every p: the yardstick for pe_distance
     fast_gap_deg: float  # how far apart the fastest hand ends at the two positions
+    step_ratio: float  # pe_distance in neighbour steps
     lines: dict[str, str]  # beat -> which of its narration alternatives holds here
 
 
@@ -113,12 +114,19 @@ class ClockHands(LessonScene):
         tips_b = pm.clock_hand_tips(b, d, base, variant)
         fast_gap = abs(float(np.degrees(pm.clock_angle_gaps(a, b, d, base, variant))[0]))
         near_miss = fast_gap <= NEAR_MISS_DEG
+        pe_distance = float(pm.adjacent_distances(pe_ab)[0])
+        step_distance = float(
+            pm.adjacent_distances(pm.sinusoidal([0, 1], d, base, layout, variant))[0]
+        )
+        # is the two positions' distance within one neighbour step ("small"), or beyond it?
+        size = "small" if pe_distance < step_distance else "large"
         return ClockHandsNumbers(
             fast_gap_deg=fast_gap,
             lines={
                 "periods": "many" if d > 2 else "one",
                 # the fastest hand nearly repeats only when the two positions sit a lap apart
-                **dict.fromkeys(("repeat", "fingerprint"), "near" if near_miss else "far"),
+                "repeat": "near" if near_miss else "far",
+                "fingerprint": f"{'near' if near_miss else 'far'}_{size}",
             },
             d_model=d,
             n_clocks=d // 2,
@@ -138,10 +146,9 @@ class ClockHands(LessonScene):
             gap_deg=np.degrees(pm.clock_angle_gaps(a, b, d, base, variant))[shown].tolist(),
             fast_period=float(pm.periods(d, base, variant)[0]),
             fast_distance=float(pm.adjacent_distances(np.stack([tips_a[0], tips_b[0]]))[0]),
-            pe_distance=float(pm.adjacent_distances(pe_ab)[0]),
-            step_distance=float(
-                pm.adjacent_distances(pm.sinusoidal([0, 1], d, base, layout, variant))[0]
-            ),
+            pe_distance=pe_distance,
+            step_distance=step_distance,
+            step_ratio=pe_distance / step_distance,
         )
 
     # ---------------------------------------------------------------- construct

@@ -276,7 +276,7 @@ class IntegerScale(LessonScene):
             c=theme.fmt(n.narrow_cosine, 2), C=theme.fmt(n.wide_cosine, 3),
         )  # fmt: skip
         scale = line(
-            "concat_scale", theme.BODY_SIZE, theme.FOREGROUND, D=D, p=p,
+            "concat_scale", theme.BODY_SIZE, theme.FOREGROUND, D=D,
             s=theme.fmt(n.paper_scale, 1), r=theme.fmt(n.paper_pe_norm, 1),
         )  # fmt: skip
         board = VGroup(question, VGroup(identity, check).arrange(DOWN, buff=0.25), cosines, scale)

@@ -4,7 +4,8 @@ The table (positions × dims, pe_math.sinusoidal) is drawn with dims down and po
 across. "dim j" is column j of the table in the lesson's layout: interleaved puts pair i
 in dims (2i, 2i+1), concat in dims (i, i + d/2), so under concat a high dim can be a fast
 cosine. Every claim about a chosen dim (its pair, laps, range, first step) is computed
-for that column. The last beat turns to the slowest pair's lap, the reason for base 10000.
+for that column. The last beat answers why 10000: the paper's choice, and what the base
+changes (only the slow end of the ladder: how long the slowest hand takes to come round).
 """
 
 from __future__ import annotations
@@ -131,6 +132,16 @@ def contrast_base(base: float) -> float:
     return SMALL_BASE if base > SMALL_BASE else PAPER_BASE
 
 
+def base_line(d_model: int, base: float, gaps: Sequence[int]) -> str:
+    """The base beat's alternative: "one" when a single pair turns at ω = 1 whatever the
+    base; else whether the base is the paper's, then whether the slowest lap fits in
+    GPT-2's context ("short") or not ("long"), at this base and the other."""
+    if d_model == 2:
+        return "one"
+    fits = "_".join("short" if gap else "long" for gap in gaps)
+    return f"{'paper' if base == PAPER_BASE else 'other'}_{fits}"
+
+
 def shown_rows(d_model: int, dims: Sequence[int]) -> tuple[list[int], int]:
     """The dims drawn as rows: all of them, or every s-th plus the chosen ones."""
     stride = max(1, math.ceil(d_model / MAX_DIMS))
@@ -217,8 +228,7 @@ class PeHeatmap(LessonScene):
             slowest_laps=fewest,
             lines={
                 "curves": "tenth" if fewest < 0.1 else "part" if fewest < 1 else "laps",
-                # whether the slowest lap fits in GPT-2's context, at this base and the other
-                "base": "_".join("short" if gap else "long" for gap in gaps),
+                "base": base_line(d, base, gaps),
             },
             max_len=params.max_len,
             shown_len=n,

@@ -66,7 +66,8 @@ def _closer(p: Params) -> Key:
     table = pm.sinusoidal([0, near, far], p.d_model, p.base, layout=p.layout, variant=p.variant)
     a, b = pm.cosine(table[0], table[1]), pm.cosine(table[0], table[2])
     answer = 2 if math.isclose(a, b, abs_tol=1e-9) else (0 if a > b else 1)
-    return Key(CHOICE, answer, slots={"near": near, "far": far, "cos_near": a, "cos_far": b})
+    slots = {"d": p.d_model, "near": near, "far": far, "cos_near": a, "cos_far": b}
+    return Key(CHOICE, answer, slots=slots)
 
 
 def _codes(p: Params) -> Key:

@@ -53,6 +53,12 @@ PLOT = {"wide": (5.6, 2.1), "tall": (6.3, 2.3), "square": (6.3, 1.9)}
 BARS = {"wide": (11.0, 1.55), "tall": (6.3, 4.0), "square": (6.3, 1.45)}
 
 FAR_FROM_ZERO = 0.1  # a lowest similarity above this is "still far from 0"
+# A row "decays" when it climbs back at most this share of how far it has fallen; the
+# wider model's decay is "cleaner" when its climb is at most CLEANER of the narrower's
+# and smaller by at least CLEARLY (so 1.64 against 1.60 is no verdict).
+DECAYS = 0.5
+CLEANER = 0.8
+CLEARLY = 0.05
 
 
 @dataclass(frozen=True)
@@ -85,7 +91,29 @@ class SimilarityNumbers:
     bin_steps: list[float]
     tallest: int
     tallest_ratio: float
+    wider_d: int  # the wider of the two widths (either when they are equal)
     lines: dict[str, str]  # beat -> which of its narration alternatives holds here
+
+
+def decays(row: Sequence[float], climb: float) -> bool:
+    """Whether a row falls more than it climbs back: its climb within DECAYS of its fall."""
+    return climb <= DECAYS * (1.0 - float(min(row)))
+
+
+def compare_rows(d: int, row, climb: float, wide_d: int, row_wide, climb_wide: float) -> str:
+    """What the two rows show about more clocks: "same" width, or "cleaner" (the wider row
+    decays and climbs back clearly less), "not_cleaner" (the wider climbs back at least as
+    far), else "neither" (no row decays, or the difference is too small to call)."""
+    if d == wide_d:
+        return "same"
+    (_, lo_row, lo), (_, hi_row, hi) = sorted(
+        [(d, row, climb), (wide_d, row_wide, climb_wide)], key=lambda t: t[0]
+    )
+    if hi >= lo:
+        return "not_cleaner"
+    if hi <= CLEANER * lo and lo - hi >= CLEARLY and decays(hi_row, hi):
+        return "cleaner"
+    return "neither"
 
 
 def largest_rebound(row: Sequence[float]) -> tuple[float, int, int]:
@@ -207,9 +235,12 @@ class Similarity(LessonScene):
             bin_steps=bin_steps.tolist(),
             tallest=tallest,
             tallest_ratio=float(bin_steps[tallest] / bin_steps[0]),
+            wider_d=max(d, wide_d),
             lines={
-                "rows": "cleaner" if rebound_wide[0] < rebound[0] else "not_cleaner",
+                "rows": compare_rows(d, rows[0], rebound[0], wide_d, rows[1], rebound_wide[0]),
                 "wider": "above" if min(rows[1]) > FAR_FROM_ZERO else "near",
+                # one bit takes a single step: nothing to jump
+                "adjacent": "jumps" if len(bin_steps) > 1 else "one_step",
             },
         )
 
@@ -483,7 +514,7 @@ class Similarity(LessonScene):
         )
         a, b = n.tallest, n.tallest + 1
         cliff = self.label(
-            "tallest",
+            "tallest" if n.lines["adjacent"] == "jumps" else "one_step",
             theme.LABEL_SIZE,
             theme.ACCENT,
             max_width=line_w,

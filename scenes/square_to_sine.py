@@ -87,6 +87,8 @@ class SquareToSineNumbers:
     table: list[list[float]]
     table_range: list[float]
     slowest_lap: float  # 2π/ω of the table's slowest pair: positions per lap
+    ladder_factor: float  # ω_i / ω_(i+1): how much slower each pair is than the one before
+    lines: dict[str, str]  # beat -> which of its narration alternatives holds here
 
 
 class SquareToSine(LessonScene):
@@ -117,6 +119,7 @@ class SquareToSine(LessonScene):
         s = cls.layout_sizes(params)
         grid = cls.grid(params)
         bits = np.arange(s["shown_bits"])
+        omega = pm.frequencies(params.d_model, params.base, params.variant)
         table = pm.sinusoidal(
             np.arange(params.max_len), params.d_model, params.base, params.layout, params.variant
         )
@@ -146,6 +149,9 @@ class SquareToSine(LessonScene):
             table=table.tolist(),
             table_range=[float(table.min()), float(table.max())],
             slowest_lap=float(pm.periods(params.d_model, params.base, params.variant)[-1]),
+            ladder_factor=float(omega[0] / omega[1]) if len(omega) > 1 else 1.0,
+            # one pair turns at ω = 1 whatever the base: no ladder
+            lines={"ladder": "ladder" if len(omega) > 1 else "one"},
         )
 
     # ----------------------------------------------------------------- layout

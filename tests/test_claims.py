@@ -155,6 +155,15 @@ def _sweep(count: int = 40) -> list[Params]:
         Params(d_model=64, similarity_d_model=16),
         Params(d_model=512, similarity_d_model=2, max_len=16),
         Params(n_bits=1, max_len=1, int_position=7),
+        # the knobs a line once read wrongly at: a narrower "wider" model, one width twice,
+        # a 4-dim "wider" model, one bit, a lap of 9 positions, one heat-map pair, a big gap
+        Params(d_model=128),
+        Params(d_model=64),
+        Params(similarity_d_model=4),
+        Params(n_bits=1),
+        Params(base=1.5),
+        Params(heat_d_model=2, heat_dims=(0, 1)),
+        Params(ambiguity_positions=(0, 3)),
     ]
     while len(cases) < count:
         heat = int(rng.choice([16, 64, 128, 512]))
@@ -170,6 +179,19 @@ def _sweep(count: int = 40) -> list[Params]:
             )
         )
     return cases
+
+
+def more_clocks(d: int, row: np.ndarray, wide: int, row_wide: np.ndarray) -> str:
+    """What two rows 0 show about more clocks, by hand: the same width, a cleaner decay
+    (the wider row climbs back clearly less, at most 0.8 of the other and 0.05 lower, and
+    climbs back at most half of how far it fell), no cleaner decay, or neither decays."""
+    if d == wide:
+        return "same"
+    (_, few), (_, many) = sorted([(d, row), (wide, row_wide)], key=lambda t: t[0])
+    if climb(many) >= climb(few):
+        return "not_cleaner"
+    clearly = climb(many) <= 0.8 * climb(few) and climb(few) - climb(many) >= 0.05
+    return "cleaner" if clearly and climb(many) <= 0.5 * (1 - many.min()) else "neither"
 
 
 def climb(row: np.ndarray) -> float:
@@ -198,6 +220,8 @@ def test_every_knob_dependent_line_says_what_its_numbers_show(params):
             ("clock-hands", "periods"),
             ("pe-heatmap", "base"),
             ("pe-heatmap", "range"),
+            ("square-to-sine", "ladder"),
+            ("clock-hands", "fingerprint"),
             ("binary-bits", "distances"),
             ("recap", "bounded"),
             ("attention-shuffle", "show_tokens"),
@@ -221,27 +245,103 @@ def test_every_knob_dependent_line_says_what_its_numbers_show(params):
     other_base = 100.0 if params.base > 100 else 10000.0
     lap_other = 2 * np.pi / pm.frequencies(params.heat_d_model, other_base).min()
 
+    rows_verdict = more_clocks(params.d_model, row0(params.d_model), wide, row0(wide))
+    heat_d = params.heat_d_model
     for lang in ("en", "zh"):
+        en = lang == "en"
         rows = lines[lang, "similarity", "rows"]
-        cleaner = ("only" in rows) if lang == "en" else ("只回升" in rows)
-        assert cleaner == (wide_climb < narrow_climb), rows
-        assert numbers_in(rows)[1:3] == pytest.approx([narrow_climb, wide_climb], abs=0.006)
+        said_verdict = next(
+            v
+            for v, words in {
+                "same": "same width" if en else "宽度相同",
+                "neither": "Neither row" if en else "两行都没有",
+                "not_cleaner": "do not give a cleaner" if en else "并没有更平稳",
+                "cleaner": "more clocks give a cleaner" if en else "时钟越多，下降越平稳",
+            }.items()
+            if words in rows
+        )
+        assert said_verdict == rows_verdict, rows
+        assert "wider model" not in rows and "宽模型" not in rows
+        said = numbers_in(rows)
+        if rows_verdict == "same":
+            assert said[:2] == pytest.approx([params.d_model, narrow_climb], abs=0.006)
+        else:
+            assert said[:4] == pytest.approx(
+                [params.d_model, narrow_climb, wide, wide_climb], abs=0.006
+            )
+        if rows_verdict in ("cleaner", "not_cleaner"):  # the verdict names the wider width
+            wider_d = max(params.d_model, wide)
+            assert (f"{wider_d}-dim" if en else f"{wider_d} 维这一行") in rows, rows
         wider = lines[lang, "similarity", "wider"]
-        above = ("never falls below" in wider) if lang == "en" else ("不低于" in wider)
+        above = ("never falls below" in wider) if en else ("不低于" in wider)
         assert above == (lowest_wide > 0.1), wider
+        assert "wider model" not in wider and "宽模型" not in wider
+        assert numbers_in(wider)[0] == wide
         assert numbers_in(wider)[-1] == pytest.approx(round(lowest_wide, 2), abs=0.006)
         adjacent = lines[lang, "similarity", "adjacent"]
-        assert numbers_in(adjacent)[-1] == pytest.approx(steps.max() / steps[0], rel=0.01)
+        if params.n_bits > 1:
+            assert numbers_in(adjacent)[-1] == pytest.approx(steps.max() / steps[0], rel=0.01)
+        else:  # one bit: a single step, so no "1 times its first"
+            assert steps.size == 1
+            assert ("single bit" in adjacent) if en else ("只有一位" in adjacent)
+            assert "times" not in adjacent and "倍" not in adjacent
         curves = lines[lang, "pe-heatmap", "curves"]
-        tenth = ("a tenth" in curves) if lang == "en" else ("十分之一" in curves)
+        tenth = ("a tenth" in curves) if en else ("十分之一" in curves)
         assert tenth == (min(laps) < 0.1), curves
         if not tenth:
             assert numbers_in(curves)[-1] == pytest.approx(min(laps), rel=0.01, abs=0.006)
         base_line = lines[lang, "pe-heatmap", "base"]
-        this, other = base_line.split("GPT-2", 1)  # this base's lap, then the other base's
-        assert (f"{lap:,.0f}" if lang == "en" else f"{lap:.0f}") in this, base_line
-        assert ("beyond" in this if lang == "en" else "超过" in this) == (round(lap) >= 1024)
-        assert (f"{lap_other:,.0f}" if lang == "en" else f"{lap_other:.0f}") in other, base_line
+        assert "large base" not in base_line and "这么大" not in base_line
+        why = ("Why ten thousand?" in base_line) if en else ("为什么是一万" in base_line)
+        assert why == (params.base == 10000.0 and heat_d > 2), base_line
+        assert ("original paper" in base_line) if en else ("原论文" in base_line)
+        if heat_d == 2:  # one pair turns at ω = 1: the base changes nothing
+            assert lap == pytest.approx(2 * np.pi) == pytest.approx(lap_other)
+            assert ("whatever the base" in base_line) if en else ("不论底数多少" in base_line)
+            assert "6.3" in base_line and "GPT-2" not in base_line
+        else:
+            this, other = base_line.split("GPT-2", 1)  # this base's lap, then the other's
+            assert (f"{lap:,.0f}" if en else f"{lap:.0f}") in this, base_line
+            never = ("never comes round" if en else "转不回原处") in base_line
+            assert never == (round(lap) >= 1024)
+            assert (f"{lap_other:,.0f}" if en else f"{lap_other:.0f}") in other, base_line
+            # a shared reading is only ever claimed for the slowest hand, not the whole code
+            hand = "on that hand positions" if en else "在这根指针上"
+            share = "share a reading" if en else "几乎重合"
+            assert base_line.count(share) == base_line.count(hand), base_line
+            assert base_line.count(share) == (round(lap) < 1024) + (round(lap_other) < 1024)
+        ladder = lines[lang, "square-to-sine", "ladder"]
+        if params.d_model == 2:  # one pair: no ladder, and the base sets nothing
+            assert ("only one pair" in ladder) if en else ("只有一对" in ladder)
+            assert "base sets" not in ladder
+        else:
+            factor = params.base ** (2 / params.d_model)
+            assert f"{factor:.3g}" in ladder, ladder
+            assert (
+                ("Halving is a fixed factor too" in ladder)
+                if en
+                else ("减半也是固定倍数" in ladder)
+            )
+        # both reasons for a base, in both languages: frozen last pairs, room for longer texts
+        assert all(
+            w in ladder for w in (("frozen", "longer texts") if en else ("几乎不动", "更长的文本"))
+        ), ladder
+        fingerprint = lines[lang, "clock-hands", "fingerprint"]
+        a, b = params.ambiguity_positions
+        pe_ab = pm.sinusoidal([a, b], params.d_model, params.base)
+        gap = float(np.linalg.norm(pe_ab[1] - pe_ab[0]))
+        step = float(
+            np.linalg.norm(
+                pm.sinusoidal([1], params.d_model, params.base)[0]
+                - pm.sinusoidal([0], params.d_model, params.base)[0]
+            )
+        )
+        assert "need not be large" not in fingerprint and "未必很大" not in fingerprint
+        smaller = ("is smaller" in fingerprint) if en else ("还更小" in fingerprint)
+        assert smaller == (gap < step), fingerprint
+        if not smaller:
+            assert f"{gap / step:.1f}" in fingerprint, fingerprint
+        assert f"{gap:.2f}" in fingerprint and f"{step:.2f}" in fingerprint
         table = pm.sinusoidal(np.arange(drawn), params.heat_d_model, params.base)
         assert numbers_in(lines[lang, "pe-heatmap", "range"])[0] == pytest.approx(
             table.min(), abs=0.006

@@ -190,3 +190,26 @@ def test_numbers_follow_the_params():
     # a wide model shows an evenly spread subset, fastest and slowest included
     wide = ClockHands.numbers(Params(d_model=64))
     assert wide.shown == [0, 10, 21, 31] and wide.n_clocks == 32
+
+
+@pytest.mark.parametrize("pair", [(0, 6), (0, 3), (2, 15)])
+def test_the_fingerprint_gap_is_measured_in_neighbour_steps(pair):
+    """say.fingerprint: at (0, 3) the gap is 2.02, twice a neighbour step of 0.96, so the
+    words may not say "that gap need not be large"; at (0, 6) it is smaller than a step."""
+    from scenes.say import line
+
+    params = Params(ambiguity_positions=pair)
+    a, b = pair
+    table = pm.sinusoidal([a, b, 0, 1], params.d_model, params.base)
+    gap = float(np.linalg.norm(table[1] - table[0]))
+    step = float(np.linalg.norm(table[3] - table[2]))
+    en, zh = (line(lang, "clock-hands", "fingerprint", params) for lang in ("en", "zh"))
+    for text in (en, zh):
+        assert f"{gap:.2f}" in text and f"{step:.2f}" in text
+        assert "need not be large" not in text and "未必很大" not in text
+    if gap < step:
+        assert "is smaller" in en and "还更小" in zh
+    else:
+        assert f"{gap / step:.1f} times as large" in en and f"{gap / step:.1f} 倍" in zh
+    if pair == (0, 3):
+        assert (f"{gap:.2f}", f"{step:.2f}", f"{gap / step:.1f}") == ("2.02", "0.96", "2.1")

@@ -110,3 +110,26 @@ def test_builds_clean_and_shows_pe_maths_values(params, lang):
     for vec in (n.table["a"], n.table["b"]):
         assert "[" + ", ".join(theme.fmt(v, digits) for v in vec) + "]" in texts
     assert truncated(n.table["cosine"], COS_DIGITS) in texts
+
+
+def test_the_takeaway_says_no_fixed_matrix_adds_k_and_why():
+    """say.takeaway: adding k is affine; a matrix keeps position 0's all-zero code at zero,
+    so no fixed matrix takes the code of p to the code of p + k."""
+    from scenes.say import line
+
+    en, zh = (line(lang, "integer-scale", "takeaway") for lang in ("en", "zh"))
+    assert "no fixed matrix adds k" in en and "all zeros" in en and "linear map" not in en
+    assert "没有固定的矩阵能加上 k" in zh and "线性映射" not in zh
+    codes = pm.integer_encoding(np.arange(6), 4)
+    assert not codes[0].any() and codes[1].any()  # M·0 = 0, never the code of k
+    M, *_ = np.linalg.lstsq(codes[:-1], codes[1:], rcond=None)
+    assert np.abs(codes[:-1] @ M - codes[1:]).max() > 0.1
+
+
+def test_the_concat_beat_does_not_name_pe_before_it_is_introduced():
+    """ui.concat_scale: the sinusoid comes chapters later, so no ‖PE(p)‖ here."""
+    from scenes.catalogue import lookup
+
+    for lang in ("en", "zh"):
+        words = lookup(lang, "integer-scale", "ui.concat_scale")
+        assert "PE(" not in words and "{r}" in words

@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 
+import pe_math as pm
 import scenes
 from pe_math import Params
 from scenes.components import compact
@@ -296,3 +297,58 @@ def test_a_large_base_keeps_the_slowest_hand_from_lapping_a_gpt2_context():
     assert math.degrees(miss) < 0.1  # ui.lap_short: within a tenth of a degree
     nums = PeHeatmap.numbers(DEFAULTS)
     assert compact(nums.repeat_deg[1]) == compact(math.degrees(miss))
+
+
+def test_why_ten_thousand_is_the_paper_s_choice_and_the_base_moves_only_the_slow_end():
+    # say.base at the defaults: the paper's choice, the fastest hand the same at any base,
+    # the slowest lap growing towards 2π·base with the width, and what a small base costs
+    from scenes.say import line
+
+    en, zh = (line(lang, "pe-heatmap", "base", DEFAULTS) for lang in ("en", "zh"))
+    assert "Why ten thousand? The original paper chose it." in en
+    assert "为什么是一万？这是原论文的选择。" in zh
+    for base in (1.5, 100.0, 10000.0, 500000.0):
+        assert pm.frequencies(DEFAULTS.heat_d_model, base)[0] == 1.0  # one radian a step
+    laps = [pm.periods(d, 10000.0)[-1] for d in (8, 64, 512, 4096)]
+    assert np.all(np.diff(laps) > 0) and laps[-1] < 2 * np.pi * 10000 < laps[-1] * 1.01
+    assert "47,117" in en and "47117" in zh
+    # base 100's lap of 544 is a near repeat on that hand only, not of the whole code
+    assert "on that hand positions 544 apart" in en and "相隔 544 的两个位置在这根指针上" in zh
+    table = pm.sinusoidal([0, 1, 544], DEFAULTS.heat_d_model, 100.0)
+    assert pm.cosine(table[0], table[2]) == pytest.approx(-0.17, abs=0.01)
+    assert np.linalg.norm(table[2] - table[0]) > 4 * np.linalg.norm(table[1] - table[0])
+
+
+def test_a_lap_of_nine_positions_is_not_called_a_large_base():
+    # base = 1.5: the slowest hand comes round every 9 positions
+    from scenes.say import line
+
+    params = Params(base=1.5)
+    nums = PeHeatmap.numbers(params)
+    assert round(nums.slowest_lap[0]) == 9 and nums.lines["base"] == "other_short_long"
+    en, zh = (line(lang, "pe-heatmap", "base", params) for lang in ("en", "zh"))
+    assert "large base" not in en and "Why" not in en and "this lesson uses 1.5" in en
+    assert "这么大" not in zh and "为什么" not in zh and "本课用 1.5" in zh
+    assert "on that hand positions 9 apart nearly share" in en
+
+
+def test_with_one_pair_the_base_changes_nothing_and_the_words_say_so():
+    from scenes.say import line
+
+    params = Params(heat_d_model=2, heat_dims=(0, 1))
+    nums = PeHeatmap.numbers(params)
+    assert nums.lines["base"] == "one"
+    assert nums.slowest_lap[0] == pytest.approx(2 * np.pi) == pytest.approx(nums.slowest_lap[1])
+    en, zh = (line(lang, "pe-heatmap", "base", params) for lang in ("en", "zh"))
+    assert "only one hand" in en and "whatever the base" in en and "6.3" in en
+    assert "只有一根指针" in zh and "不论底数多少" in zh and "6.3" in zh
+
+
+def test_the_heat_map_chapter_reads_the_table_anew_rather_than_rebuilding_it():
+    # chapter 4 stacks the table; this one says it is that table, and what it adds
+    from scenes.say import line
+
+    en, zh = (line(lang, "pe-heatmap", "matrix", DEFAULTS) for lang in ("en", "zh"))
+    assert "the formula built" in en and "three ways" in en
+    assert "公式算出的那张表" in zh and "三个角度" in zh
+    assert line("en", "square-to-sine", "heatmap") not in en

@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 
+import pe_math as pm
 from pe_math import Params
 from scenes import theme
 from scenes.similarity import (
@@ -297,3 +298,69 @@ def test_binary_steps_jump_and_its_cliff_is_twice_its_first():
     assert len({fmt(v, BIN_DIGITS) for v in nums.bin_steps}) == 4
     assert nums.bin_steps[nums.tallest] == 2 * nums.bin_steps[0]
     assert nums.tallest == 7
+
+
+# the verdict on more clocks at the knobs it once got wrong: (knobs, verdict, en, zh)
+VERDICTS = {
+    "defaults": (Params(), "cleaner", "The 64-dim row falls", "64 维这一行降得更平稳"),
+    "d_model=128": (Params(d_model=128), "cleaner", "The 128-dim row falls", "128 维这一行"),
+    "d_model=64": (Params(d_model=64), "same", "same width", "宽度相同"),
+    "similarity_d_model=4": (Params(similarity_d_model=4), "neither", "Neither row", "两行都没有"),
+    "base=1.5": (Params(base=1.5), "neither", "Neither row", "两行都没有"),
+}
+
+
+@pytest.mark.parametrize("case", list(VERDICTS))
+def test_the_verdict_on_more_clocks_names_the_wider_width_and_needs_a_decay(case):
+    # say.rows, say.wider, ui.<verdict>: "the wider model" was always similarity_d_model,
+    # and 1.64 against 1.60 was called a cleaner decay though no row decayed
+    from scenes.say import line
+
+    params, verdict, en, zh = VERDICTS[case]
+    nums = Similarity.numbers(params)
+    assert nums.lines["rows"] == verdict
+    assert all(ui(lang, verdict) for lang in ("en", "zh"))
+    rows = {lang: line(lang, "similarity", "rows", params) for lang in ("en", "zh")}
+    assert en in rows["en"] and zh in rows["zh"], rows
+    for lang in ("en", "zh"):
+        for beat in ("rows", "wider"):
+            text = line(lang, "similarity", beat, params)
+            assert "wider model" not in text and "宽模型" not in text, text
+    few, many = sorted(
+        [(params.d_model, nums.rebound, nums.row), (nums.wide_d, nums.rebound_wide, nums.row_wide)]
+    )
+    if verdict == "cleaner":  # the wider row climbs back far less, and it does fall
+        assert many[1] < 0.8 * few[1] and many[1] < 0.5 * (1 - min(many[2]))
+    if verdict == "neither":  # a row that climbs back most of what it fell does not decay
+        assert many[1] > 0.5 * (1 - min(many[2]))
+    if case == "d_model=128":  # the numbers: 128 dims climb back 0.09, 64 dims 0.17
+        assert (fmt(nums.rebound, 2), fmt(nums.rebound_wide, 2)) == ("0.09", "0.17")
+    if case == "base=1.5":
+        assert (fmt(nums.rebound, 2), fmt(nums.rebound_wide, 2)) == ("1.64", "1.60")
+
+
+def test_one_bit_takes_a_single_step_and_no_jump_is_claimed():
+    # say.adjacent and ui.one_step at n_bits = 1: not "its tallest step is 1 times its first"
+    from scenes.say import line
+
+    params = Params(n_bits=1)
+    nums = Similarity.numbers(params)
+    assert nums.bin_steps == [1.0] and nums.lines["adjacent"] == "one_step"
+    en, zh = (line(lang, "similarity", "adjacent", params) for lang in ("en", "zh"))
+    assert "single bit" in en and "times" not in en
+    assert "只有一位" in zh and "倍" not in zh and "陡跳" in zh
+    assert "1.00" in ui("en", "one_step", v="1.00") and "陡跳" in ui("zh", "one_step", v="1.00")
+
+
+@pytest.mark.parametrize(("d", "answer"), [(8, "PE(6)"), (64, "PE(1)")])
+def test_the_closer_question_says_which_width_it_asks_about(d, answer):
+    # ask.closer: the answer flips with the width, so the prompt names it
+    from scenes.questions import questions
+
+    for lang, width in (("en", f"{d} dims"), ("zh", f"{d} 维")):
+        (q,) = questions("similarity", lang, Params(d_model=d))
+        assert width in q.prompt and f"d = {d}" in q.reason
+        assert q.answer_text == answer
+    table = pm.sinusoidal([0, 1, 6], d, 10000.0)
+    closer_six = pm.cosine(table[0], table[2]) > pm.cosine(table[0], table[1])
+    assert closer_six == (answer == "PE(6)")

@@ -190,3 +190,38 @@ def test_numbers_follow_base_width_and_bits():
     two_bits = SquareToSine.numbers(Params(n_bits=2))
     assert (two_bits.bit, two_bits.period, two_bits.window) == (1, 4.0, 8)
     assert two_bits.family_periods == [2.0, 4.0]
+
+
+@pytest.mark.parametrize("params", [Params(), Params(d_model=512), Params(base=100.0, d_model=16)])
+def test_the_ladder_says_what_really_changes_and_both_reasons_in_both_languages(params):
+    """say.ladder: halving is a fixed factor too (2); PE's factor is base^(2/d), so the rungs
+    run from 1 towards 1/base at any width; a wide model's last pairs would freeze under
+    halving; a larger base leaves room for longer texts."""
+    from scenes.say import line
+
+    nums = SquareToSine.numbers(params)
+    omega = pm.frequencies(params.d_model, params.base)
+    factor = params.base ** (2 / params.d_model)
+    np.testing.assert_allclose(omega[:-1] / omega[1:], factor)
+    assert nums.ladder_factor == pytest.approx(factor)
+    assert omega[0] == 1 and 1 / params.base < omega[-1] < 1 / params.base * factor * 1.0001
+    assert np.pi * 2.0**-255 < 1e-70  # halving over the paper's 256 pairs: frozen
+    en, zh = (line(lang, "square-to-sine", "ladder", params) for lang in ("en", "zh"))
+    assert "Halving is a fixed factor too" in en and f"{factor:.3g} from one pair" in en
+    assert "towards one over the base" in en and "frozen" in en and "longer texts" in en
+    assert "减半也是固定倍数" in zh and f"慢 {factor:.3g} 倍" in zh
+    assert "底数分之一" in zh and "几乎不动" in zh and "更长的文本" in zh
+
+
+def test_with_one_pair_the_ladder_line_claims_nothing_of_the_base():
+    """d_model = 2: one pair at ω = 1 whatever the base, so "the base sets the slowest lap"
+    would be false."""
+    from scenes.say import line
+
+    for base in (100.0, 10000.0):
+        assert pm.periods(2, base)[-1] == pytest.approx(2 * np.pi)
+    params = Params(d_model=2)
+    assert SquareToSine.numbers(params).lines["ladder"] == "one"
+    en, zh = (line(lang, "square-to-sine", "ladder", params) for lang in ("en", "zh"))
+    assert "only one pair" in en and "whatever the base" in en and "base sets" not in en
+    assert "只有一对" in zh and "不论底数多少" in zh and "6.3" in zh
