@@ -85,6 +85,9 @@ def test_a_character_nothing_reads_is_reported_not_dropped():
         ("重要", "zhong4 yao4"),
         ("再调转速", "zai4 tiao2 zhuan4 su4"),
         ("q 转 m", "qiu1 zhuan4 ai2 mu5"),
+        ("确实转了", "que4 shi2 zhuan4 le5"),
+        ("转回原处", "zhuan4 hui2 yuan2 chu4"),
+        ("位置差 k", "wei4 zhi4 cha1 kei4"),
         # tone sandhi
         ("不对", "bu2 dui4"),
         ("一样", "yi2 yang4"),
