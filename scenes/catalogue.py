@@ -17,6 +17,7 @@ from scenes.reads import EXISTS, word_read
 
 LANGS = ("zh", "en")
 COMMON = "common"  # the catalogue of words several scenes share
+GLOSSARY = "glossary"  # zh/glossary.toml: one word per idea, held by a test; no scene reads it
 ROOT = Path(__file__).resolve().parent / "captions"
 ROOTS: list[Path] = [ROOT]  # scene plugins may add their own catalogue folders
 # A folder of catalogues (<lang>/<slug>.toml) read before the project's: a course's own
