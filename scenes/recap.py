@@ -68,6 +68,7 @@ PAST_TURN = 0.3  # of a turn: how far past the training length the seen picture'
 DIGITS = 2
 PAD = 0.18  # inside the picture's panel
 LINE_BUFF = 0.1  # between the lines of a picture
+GROW = 1.25  # at most this much larger than built, to fill the panel
 
 # Per frame shape: the picture's panel before the stage is fitted to the frame.
 SIZES = {
@@ -353,7 +354,7 @@ class Recap(LessonScene):
         group.scale(self.scale_factor)
         inner = self.frame.width - 2 * PAD * self.scale_factor
         tall = self.frame.height - 2 * PAD * self.scale_factor
-        group.scale(min(1.0, inner / group.width, tall / group.height))
+        group.scale(min(GROW, inner / group.width, tall / group.height))
         return group.move_to(self.frame)
 
     # ---------------------------------------------------------------- pictures
@@ -619,7 +620,7 @@ class Recap(LessonScene):
         fill in one by one as if trained."""
         n = self.n
         rows, cols = min(n.learned_max_len, MAX_GRID), min(n.d_model, MAX_GRID)
-        cell = (0.6 if self.roomy else 0.3) / max(rows, cols)
+        cell = (1.4 if self.roomy else 0.8) / max(rows, cols)
         grid = VGroup(
             *[
                 Rectangle(
