@@ -8,6 +8,7 @@ import pytest
 
 import pe_math as pm
 from pe_math import Params
+from rendering.draw.motion import MOST_STILL, pace_for, still_runs, with_pace
 from scenes import say
 from scenes.catalogue import lookup
 from scenes.components import compact
@@ -373,3 +374,34 @@ def test_zh_sentences_fit_a_breath_at_the_defaults():
     for beat, words in say.lines("recap", "zh", Params()).items():
         for sentence in sentences(words, "zh"):
             assert len(sentence) <= 50, (beat, sentence)
+
+
+# ------------------------------------------------------------ motion while it speaks
+RATE = {"en": 14.0, "zh": 5.5}  # characters a second: about a voice's pace
+
+
+def spoken_timing(lang: str) -> tuple[dict[str, float], dict[str, list[tuple[float, float]]]]:
+    """Each beat's seconds of speech and its sentences' spans, from the length of its words."""
+    speech, spans = {}, {}
+    for beat, words in say.lines("recap", lang, Params()).items():
+        at, spans[beat] = 0.0, []
+        for sentence in sentences(words, lang):
+            spans[beat].append((at, at + len(sentence) / RATE[lang]))
+            at = spans[beat][-1][1]
+        speech[beat] = at
+    return speech, spans
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_each_need_moves_while_it_is_said(lang):
+    speech, spans = spoken_timing(lang)
+    scene, _ = build_scene(Recap, Params(), lang, speech=speech, sentences=spans)
+    # as rendered: the beats that play nothing with their sentences are paced to the speech
+    plays, beats = with_pace(scene.plays, scene.beats, pace_for(scene.plays, speech))
+    motion = still_runs(plays, beats, speech)
+    assert motion.longest is None or motion.longest.seconds <= MOST_STILL, motion.longest
+    assert motion.still_share < 0.1, motion.still_share
+    # every need's picture moves through its sentences: no beat holds for half its speech
+    for need in pm.REQUIREMENTS:
+        held = sum(r.seconds for r in motion.runs if r.beat == need)
+        assert held < speech[need] / 2, (need, held)
