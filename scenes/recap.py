@@ -258,7 +258,7 @@ class Recap(LessonScene):
     def construct(self) -> None:
         self.n = self.numbers(self.params)
         self.size = SIZES[self.shape]
-        self.pictures: dict[str, Callable[[float, float], tuple[VGroup, list, list]]] = {
+        self.pictures: dict[str, Callable[[float, float], tuple[VGroup, list, Callable]]] = {
             "unique": self.unique_picture,
             "bounded": self.bounded_picture,
             "smooth": self.smooth_picture,
@@ -358,7 +358,8 @@ class Recap(LessonScene):
         return group.move_to(self.frame)
 
     # ---------------------------------------------------------------- pictures
-    # Each returns (picture, still parts shown at once, animations played while it is said).
+    # Each returns (picture, still parts shown at once, and a function making the animations
+    # played while it is said, called once the picture stands in its panel).
     def line(self, key: str, width: float, color=theme.ACCENT, **values) -> Mobject:
         return self.label(key, theme.SMALL_SIZE, color, max_width=width, **values)
 
@@ -376,8 +377,12 @@ class Recap(LessonScene):
         picture = VGroup(heat, words).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
         cursor.move_to(heat.get_left() + cell / 2 * RIGHT)
         picture.add(cursor)
-        sweep = cursor.animate(rate_func=linear).shift((w - cell) * RIGHT)
-        return picture, [heat, words, cursor], [sweep]
+
+        def sweep() -> list:
+            end = heat.get_right()[0] - cursor.width / 2
+            return [cursor.animate(rate_func=linear).set_x(end)]
+
+        return picture, [heat, words, cursor], sweep
 
     def bounded_picture(self, w: float, h: float):
         """Two bars on one scale from 0: the largest |PE| value and the integer position."""
@@ -422,10 +427,13 @@ class Recap(LessonScene):
         )
         picture = VGroup(*parts).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
         still = [*names, *parts[1:]]
-        grow = [
-            Succession(GrowFromEdge(bar, LEFT, rate_func=linear), FadeIn(row[2]))
-            for bar, row in zip(bars, group, strict=True)
-        ]
+
+        def grow() -> list:
+            return [
+                Succession(GrowFromEdge(bar, LEFT, rate_func=linear), FadeIn(row[2]))
+                for bar, row in zip(bars, group, strict=True)
+            ]
+
         return picture, still, grow
 
     def bars(self, heights: list[float], w: float, h: float, top: float, colors) -> VGroup:
@@ -468,9 +476,14 @@ class Recap(LessonScene):
         picture = VGroup(sin_bars, sin_label, bin_bars, bin_label).arrange(
             DOWN, buff=LINE_BUFF, aligned_edge=LEFT
         )
-        rise = [GrowFromEdge(b, DOWN, rate_func=linear) for b in [*sin_bars[1], *bin_bars[1]]]
-        grow = LaggedStart(*rise, lag_ratio=0.5)
-        return picture, [sin_bars[0], bin_bars[0], sin_label, bin_label], [grow]
+
+        def rise() -> list:
+            bars = [*sin_bars[1], *bin_bars[1]]
+            return [
+                LaggedStart(*[GrowFromEdge(b, DOWN, rate_func=linear) for b in bars], lag_ratio=0.5)
+            ]
+
+        return picture, [sin_bars[0], bin_bars[0], sin_label, bin_label], rise
 
     def shift_picture(self, w: float, h: float):
         """Two clocks, the fastest pair and the slowest, stepping along: each step turns
@@ -487,8 +500,11 @@ class Recap(LessonScene):
             clocks.add(VGroup(VGroup(face, hand), name).arrange(DOWN, buff=0.15))
         clocks.arrange(RIGHT, buff=0.8)
         picture = VGroup(clocks, words).arrange(DOWN, buff=0.3)
-        turn = step.animate(rate_func=linear).set_value(SHIFT_STEPS)
-        return picture, [clocks, words], [turn]
+        return (
+            picture,
+            [clocks, words],
+            lambda: [step.animate(rate_func=linear).set_value(SHIFT_STEPS)],
+        )
 
     def any_length_picture(self, w: float, h: float):
         """Two strips on one position axis: the learned table stops at its last row, the
@@ -568,11 +584,16 @@ class Recap(LessonScene):
             parts.append(self.line("extra_fails", w, theme.WORD_B, p=n.probe))
         picture = VGroup(*parts).arrange(DOWN, buff=LINE_BUFF, aligned_edge=LEFT)
         still = [*names, sin_strip, learned_strip, missing, edge, ticks[0], ticks[1], dot]
-        travel = Succession(
-            dot.animate(rate_func=linear).shift((mark - x(0)) * RIGHT),
-            FadeIn(VGroup(cross, ticks[2], *parts[1:]), shift=0.1 * UP),
-        )
-        return picture, still, [travel]
+
+        def travel() -> list:
+            return [
+                Succession(
+                    dot.animate(rate_func=linear).set_x(cross.get_center()[0]),
+                    FadeIn(VGroup(cross, ticks[2], *parts[1:]), shift=0.1 * UP),
+                )
+            ]
+
+        return picture, still, travel
 
     def seen_picture(self, w: float, h: float):
         """The sinusoid's slowest pair: the arc its hand sweeps within the training length,
@@ -606,14 +627,19 @@ class Recap(LessonScene):
         picture = VGroup(dial, *lines).arrange(DOWN, buff=0.2)
         lap = 2 * np.pi / omega  # positions per turn of this hand
         reach = min(n.train_len - 1, lap)  # a hand that turns many times is shown turning once
-        sweep = Succession(
-            AnimationGroup(
-                position.animate(rate_func=linear).set_value(reach),
-                Create(arc, rate_func=linear),
-            ),
-            position.animate(rate_func=linear).set_value(reach + PAST_TURN * lap),
-        )
-        return picture, [face, hand, *lines], [sweep]
+
+        def sweep() -> list:
+            return [
+                Succession(
+                    AnimationGroup(
+                        position.animate(rate_func=linear).set_value(reach),
+                        Create(arc, rate_func=linear),
+                    ),
+                    position.animate(rate_func=linear).set_value(reach + PAST_TURN * lap),
+                )
+            ]
+
+        return picture, [face, hand, *lines], sweep
 
     def no_training_picture(self, w: float, h: float):
         """The formula, with nothing to train, beside a learned table's grid, whose cells
@@ -659,8 +685,11 @@ class Recap(LessonScene):
         picture = VGroup(visual, lines).arrange(
             DOWN, buff=0.2 if self.roomy else 0.12, aligned_edge=LEFT
         )
-        fill = LaggedStart(*[FadeIn(c, scale=1.5) for c in grid], lag_ratio=0.3)
-        return picture, [sin, versus, lines], [fill]
+        return (
+            picture,
+            [sin, versus, lines],
+            lambda: [LaggedStart(*[FadeIn(c, scale=1.5) for c in grid], lag_ratio=0.3)],
+        )
 
     # -------------------------------------------------------------------- beats
     def show_need(self, i: int, need: str) -> None:
@@ -684,7 +713,8 @@ class Recap(LessonScene):
             self.table[i + 1].animate.scale(1.4),
             run_time=theme.SHORT,
         )
-        self.while_saying("show", *moving, run_time=theme.LONG * 1.5)
+        # made once the picture is in place: an animation starts from where its mobject stands
+        self.while_saying("show", *moving(), run_time=theme.LONG * 1.5)
         self.while_saying(
             "mark",
             LaggedStart(*[FadeIn(m, scale=1.6) for m in self.column(i)], lag_ratio=0.5),
