@@ -1,11 +1,26 @@
 """What a position code needs, and which schemes of the lesson have it, computed.
 
-Each check is worked out from the scheme's own numbers at the lesson's knobs, not
-written down: a code is *unique* when no two positions share a row, *bounded* when a
-ten times longer sentence reaches no larger value, has a *shift map* when one fixed
-linear map takes every position's code to the code k places later, reaches *any
-length* when the position after its last trained one gets a new code, and needs *no
-training* when it has no parameters.
+REQUIREMENTS is the one list of needs: the first chapter states it, every verdict marks
+a scheme against it, and the recap ticks it off. Each check is worked out from the
+scheme's own numbers at the lesson's knobs, not written down:
+
+- *unique*: no two positions share a code;
+- *bounded*: a ten times longer sentence reaches no larger value;
+- *smooth*: one step along the text moves the code by the same distance everywhere, so
+  nearby positions get nearby codes and no step jumps (binary's all-bits flip does);
+- *shift map*: one fixed linear map takes every position's code to the code k later;
+- *any length*: the position after the last one checked still gets a new code (a
+  formula gives one; a table has no row, binary's codes start over);
+- *seen in training*: past the training length the codes are still made of parts the
+  model met while training. For a formula of sin/cos pairs a part is a pair's angle, and
+  it was met when that pair finished a whole turn within the training length; any pair
+  slower than that turns, past it, to angles no training position reached (this is the
+  long-context chapter's story). For other codes a part is one value, met when it lies in
+  the range the training positions covered. No code at all is not seen either;
+- *no training*: nothing to learn.
+
+"Seen" is judged pair by pair: a model may still meet a new combination of angles
+it has not seen together, so a tick here says the parts are familiar, at these knobs.
 """
 
 from __future__ import annotations
@@ -14,14 +29,31 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .encodings import binary_encoding, integer_encoding, sinusoidal
+from .encodings import (
+    adjacent_distances,
+    binary_encoding,
+    frequencies,
+    integer_encoding,
+    sinusoidal,
+)
 from .params import Params
 from .relative import PositionOutOfRange, learned_lookup, learned_table
 
-REQUIREMENTS = ("unique", "bounded", "shift_map", "any_length", "no_training")
+REQUIREMENTS = (
+    "unique",
+    "bounded",
+    "smooth",
+    "shift_map",
+    "any_length",
+    "seen_length",
+    "no_training",
+)
 SCHEMES = ("integer", "binary", "sinusoid", "learned", "rope")
 EXACT = 1e-9  # a residual this small (relative) is float64 rounding, not a miss
 LONGER = 10  # "bounded": a sentence this many times longer reaches no larger value
+SAME_STEP = 1e-6  # "smooth": steps differing by less than this (relative) are equal
+TURN = 2 * np.pi
+RANGE_SAMPLES = 4097  # "seen": positions sampled (both ends in) for a code's trained range
 
 
 @dataclass(frozen=True)
@@ -39,7 +71,11 @@ class Verdict:
 
 def _codes(scheme: str, params: Params, n: int) -> np.ndarray:
     """The scheme's codes of positions 0..n-1 (rows); PositionOutOfRange past a table's end."""
-    p = np.arange(n)
+    return _codes_at(scheme, params, np.arange(n))
+
+
+def _codes_at(scheme: str, params: Params, p: np.ndarray) -> np.ndarray:
+    """The scheme's codes of the positions `p` (rows)."""
     if scheme == "integer":
         return integer_encoding(p, params.d_model)
     if scheme == "binary":
@@ -65,6 +101,56 @@ def trained_length(scheme: str, params: Params) -> int:
     if scheme == "binary":
         return 2**params.n_bits
     return max(params.max_len, 2 * params.d_model + 2)
+
+
+def training_length(scheme: str, params: Params) -> int:
+    """How many positions a model of the scheme trained on: a learned table's rows, binary's
+    2^n codes, else the lesson's train_len."""
+    if scheme == "learned":
+        return params.learned_max_len
+    if scheme == "binary":
+        return 2**params.n_bits
+    return params.train_len
+
+
+def pair_speeds(scheme: str, params: Params) -> np.ndarray | None:
+    """The angular speed of each sin/cos pair of a formula of pairs (None for other codes)."""
+    if scheme == "sinusoid":
+        return frequencies(params.d_model, params.base, params.variant)
+    if scheme == "rope":
+        return frequencies(params.d_model, params.base, "paper")
+    return None
+
+
+def unturned_pairs(scheme: str, params: Params) -> int:
+    """Pairs that never finish a whole turn within the training length: past it they reach
+    angles no training position did (0 for a code without pairs)."""
+    speeds = pair_speeds(scheme, params)
+    if speeds is None:
+        return 0
+    return int(((training_length(scheme, params) - 1) * speeds < TURN).sum())
+
+
+def smooth(codes: np.ndarray) -> bool:
+    """Every step p → p+1 moves the code the same distance (up to rounding): no jump."""
+    steps = adjacent_distances(codes)
+    return len(steps) == 0 or float(steps.max() - steps.min()) <= SAME_STEP * float(steps.max())
+
+
+def seen_in_training(scheme: str, params: Params) -> bool:
+    """Past the training length, the codes are new ones made of parts met in training."""
+    T = training_length(scheme, params)
+    try:
+        past = _codes_at(scheme, params, np.arange(T, T + 2))
+    except PositionOutOfRange:
+        return False  # no code at all
+    trained = _codes_at(scheme, params, np.unique(np.linspace(0, T - 1, RANGE_SAMPLES).round()))
+    if (np.abs(past[:, None, :] - trained[None, :, :]).max(axis=2) <= EXACT).any():
+        return False  # a code that starts over is an old one, not a new one seen
+    if pair_speeds(scheme, params) is not None:
+        return unturned_pairs(scheme, params) == 0
+    low, high = trained.min(axis=0) - EXACT, trained.max(axis=0) + EXACT
+    return bool(((past >= low) & (past <= high)).all())
 
 
 def unique(codes: np.ndarray) -> bool:
@@ -98,8 +184,10 @@ def verdict(scheme: str, params: Params) -> Verdict:
     checks = {
         "unique": unique(codes),
         "bounded": bounded,
+        "smooth": smooth(codes),
         "shift_map": n > 1 and shift_residual(codes) < EXACT,
         "any_length": any_length,
+        "seen_length": seen_in_training(scheme, params),
         "no_training": parameters(scheme, params) == 0,
     }
     return Verdict(scheme, checks, parameters(scheme, params))

@@ -76,6 +76,7 @@ MISSION = (
             "base",
             "proj_seed",
             "proj_scale",
+            "train_len",  # the verdict: integers past the training length were never seen
         ),
     ),
     SceneInfo("binary-bits", "scenes.binary_bits", "BinaryBits", 3, ("n_bits",)),
@@ -112,7 +113,7 @@ MISSION = (
         "scenes.relative_shift",
         "RelativeShift",
         8,
-        ("shift_p", "shift_k", "shift_dot_positions", "max_len") + SINUSOID,
+        ("shift_p", "shift_k", "shift_dot_positions", "max_len", "train_len") + SINUSOID,
     ),
     SceneInfo(
         "rope-rotation",
@@ -130,6 +131,7 @@ MISSION = (
             "d_model",
             "base",
             "max_len",
+            "train_len",
         ),
     ),
     SceneInfo(
@@ -160,7 +162,8 @@ MISSION = (
         "scenes.recap",
         "Recap",
         12,
-        ("max_len", "learned_max_len", "learned_seed", "n_bits", "int_position") + SINUSOID,
+        ("max_len", "learned_max_len", "learned_seed", "n_bits", "int_position", "train_len")
+        + SINUSOID,
     ),
 )
 

@@ -405,11 +405,9 @@ class AttentionShuffle(LessonScene):
         board = VGroup(heading, needs).arrange(DOWN, buff=0.5)
         self.fit_to_stage(board, grow=self.shape == "wide")
         self.play(Write(heading), run_time=theme.NORMAL)
-        self.play(
-            LaggedStart(*[FadeIn(row, shift=0.2 * RIGHT) for row in needs], lag_ratio=0.6),
-            run_time=theme.LONG * 2,
-        )
-        self.wait(theme.READ)
+        # each need as it is said: the line marks every need of the one list, by its name
+        for need, row in zip(pm.REQUIREMENTS, needs, strict=True):
+            self.while_saying(need, FadeIn(row, shift=0.2 * RIGHT), run_time=theme.NORMAL)
 
     # ---------------------------------------------------------------- layout
     def _settle(self, *groups: Mobject) -> None:

@@ -103,6 +103,7 @@ class VariantsNumbers:
     t5_after: list[int]
     rope_theta: float
     learned_misses: list[str]  # the requirements a learned table misses at these knobs
+    learned_missed: int  # how many
     lines: dict[str, str]  # beat → the narration alternative these numbers make true
 
 
@@ -198,6 +199,7 @@ class Variants(LessonScene):
             t5_after=[int(after.min()), int(after.max())],
             rope_theta=float(pm.frequencies(d, base)[0]),
             learned_misses=misses,
+            learned_missed=len(misses),
             lines={"takeaway": "few_rows" if "shift_map" not in misses else "misses_map"},
         )
 

@@ -1,11 +1,15 @@
-"""Scene 11, recap: the numbers of its five cards, its layout in both languages, every
-claim its captions make, and a real render."""
+"""The recap: the numbers of its pictures, one per need of pe_math.REQUIREMENTS, its
+layout in both languages, and every claim its captions make, at the defaults and other knobs."""
+
+import re
 
 import numpy as np
 import pytest
 
 import pe_math as pm
 from pe_math import Params
+from rendering.draw.motion import MOST_STILL, pace_for, still_runs, with_pace
+from scenes import say
 from scenes.catalogue import lookup
 from scenes.components import compact
 from scenes.facts import GPT2_POSITIONS, GPT2_WIDTH
@@ -16,6 +20,7 @@ from scenes.recap import (
     Recap,
     probe_position,
 )
+from scenes.text_layout import sentences
 from scenes.theme import fmt
 from tests.scene_tools import (
     bits,
@@ -26,7 +31,7 @@ from tests.scene_tools import (
     squash,
 )
 
-BEATS = ["bounded", "smooth", "params", "extrapolate", "precompute", "checklist", "takeaway"]
+BEATS = [*pm.REQUIREMENTS, "checklist", "beyond", "takeaway"]
 CHANGED = Params(d_model=16, base=100.0, learned_max_len=8, n_bits=6, max_len=40, int_position=120)
 CASES = {
     "defaults": Params(),
@@ -62,7 +67,9 @@ def test_numbers_match_an_independent_computation(case):
     nums = Recap.numbers(params)
     d, n_pos, L = params.d_model, params.max_len, params.learned_max_len
     t = table(params, n_pos)
-    # 1. bounded
+    # unique
+    assert nums.unique_codes == len({tuple(np.round(row, 9)) for row in t})
+    # bounded
     assert nums.n_values == n_pos * d
     assert nums.pe_min == pytest.approx(t.min(), abs=1e-12)
     assert nums.pe_max == pytest.approx(t.max(), abs=1e-12)
@@ -83,23 +90,33 @@ def test_numbers_match_an_independent_computation(case):
     assert nums.bin_first == 1.0 and nums.cliff_ratio == pytest.approx(np.sqrt(n))
     assert nums.bin_steps[: shown - 1] == list(range(shown - 1))
     np.testing.assert_allclose(nums.bin_heights[: shown - 1], want)
-    # 3. no parameters
+    # shift map: the fastest and the slowest pair
+    assert nums.shift_omegas == pytest.approx([w.max(), w.min()])
+    # nothing to train
     assert nums.learned_params == L * d and nums.sin_params == 0
     assert nums.gpt2_params == 786_432 == GPT2_POSITIONS * GPT2_WIDTH
-    # 4. extrapolates
+    # seen in training: the slowest pair's turn within train_len
+    T = params.train_len
+    assert nums.train_len == T and nums.pairs == d // 2
+    assert nums.slow_turn_deg == pytest.approx(np.degrees((T - 1) * w.min()))
+    assert nums.unturned == int(((T - 1) * w < 2 * np.pi).sum())
+    # any length
     assert nums.probe == L + max(1, L // 4) > L - 1
     np.testing.assert_allclose(nums.pe_probe, pe(params, nums.probe), atol=1e-12)
     assert nums.learned_raises
-    # 5. precomputable
+    # the formula's table, kept for the numbers' readers
     assert nums.table_shape == [n_pos, d] and nums.table_values == n_pos * d
     assert nums.table_error < 1e-12
     np.testing.assert_allclose(
         nums.heat, t[np.ix_(nums.heat_positions, nums.heat_dims)].T, atol=1e-12
     )
     # the checklist: pe_math's verdict on every scheme
+    assert nums.needs == list(pm.REQUIREMENTS) and nums.n_schemes == len(pm.SCHEMES)
     for scheme, verdict in pm.verdicts(params).items():
         assert nums.checks[scheme] == verdict.checks
         assert nums.misses[scheme] == len(pm.REQUIREMENTS) - verdict.met
+    for need in pm.REQUIREMENTS:
+        assert nums.met_by[need] == sum(nums.checks[s][need] for s in pm.SCHEMES)
 
 
 def test_defaults_tell_the_recap_story():
@@ -109,8 +126,14 @@ def test_defaults_tell_the_recap_story():
     assert nums.sin_step == pytest.approx(0.9641, abs=1e-4)
     assert nums.cliff == [7, 8] and nums.cliff_flips == 4 and nums.cliff_distance == 2.0
     assert nums.learned_params == 128 and nums.probe == 20
-    assert nums.misses == {"integer": 2, "binary": 2, "sinusoid": 0, "learned": 3, "rope": 0}
-    assert nums.lines == {"checklist": "sinusoid+rope"}
+    assert nums.misses == {"integer": 3, "binary": 4, "sinusoid": 1, "learned": 5, "rope": 1}
+    assert round(nums.slow_turn_deg) == 235 and nums.unturned == 1 and nums.pairs == 4
+    assert nums.lines == {
+        "smooth": "jump",
+        "seen_length": "unturned",
+        "checklist": "map",
+        "beyond": "seen",
+    }
 
 
 def test_numbers_follow_the_params():
@@ -124,16 +147,18 @@ def test_numbers_follow_the_params():
         Params(int_position=120),
         Params(layout="concat"),
         Params(variant="t2t"),
+        Params(train_len=6300),
     ):
         assert Recap.numbers(changed) != base, changed
 
 
 # ------------------------------------------------------------ on the screen
 def expected_words(params: Params, lang: str) -> dict[str, list[str]]:
-    """Per beat, the words that must be on screen when the next beat starts."""
+    """Per beat, the words that must be on screen when it starts (the picture before it)."""
     nums = Recap.numbers(params)
     head = ", ".join(fmt(v, DIGITS) for v in nums.pe_probe[:2]) + ", …"
     return {
+        "bounded": [ui(lang, "unique_sin", N=params.max_len, k=nums.unique_codes)],
         "smooth": [
             ui(
                 lang,
@@ -145,7 +170,7 @@ def expected_words(params: Params, lang: str) -> dict[str, list[str]]:
             ui(lang, "bounded_int_at", p=params.int_position),
             compact(nums.int_value),
         ],
-        "params": [
+        "shift_map": [
             ui(lang, "smooth_sin", s=fmt(nums.sin_step, DIGITS)),
             ui(
                 lang,
@@ -156,7 +181,18 @@ def expected_words(params: Params, lang: str) -> dict[str, list[str]]:
                 r=fmt(nums.cliff_ratio, 1),
             ),
         ],
-        "extrapolate": [
+        "any_length": [ui(lang, "shift_turn"), f"ω = {compact(nums.shift_omegas[-1])}"],
+        "seen_length": [
+            ui(lang, "extra_value", p=nums.probe, v=head),
+            ui(lang, "extra_fails", p=nums.probe),
+            str(nums.probe),
+            str(params.learned_max_len),
+        ],
+        "no_training": [
+            ui(lang, "seen_turn", T=f"{nums.train_len:,}", a=f"{min(nums.slow_turn_deg, 360):.0f}"),
+            ui(lang, f"seen_{nums.lines['seen_length']}", u=nums.unturned, k=nums.pairs),
+        ],
+        "checklist": [
             ui(lang, "params_sin", k=0),
             ui(
                 lang,
@@ -167,18 +203,10 @@ def expected_words(params: Params, lang: str) -> dict[str, list[str]]:
             ),
             ui(lang, "params_gpt2", L="1,024", d=768, k="786,432"),
         ],
-        "precompute": [
-            ui(lang, "extra_value", p=nums.probe, v=head),
-            ui(lang, "extra_fails", p=nums.probe),
-            str(nums.probe),
-            str(params.learned_max_len),
-        ],
-        "checklist": [
-            ui(lang, "pre_table", N=params.max_len, d=params.d_model, k=f"{nums.table_values:,}"),
-        ],
-        # the table: every requirement down, every scheme across
+        # the one table: every need, every scheme and what each misses
         "takeaway": [lookup(lang, "common", f"ui.short_{r}") for r in pm.REQUIREMENTS]
-        + [lookup(lang, "common", "ui.needs"), lookup(lang, "common", "ui.integer")],
+        + [lookup(lang, "common", f"ui.{s}") for s in pm.SCHEMES]
+        + [ui(lang, "missed", k=nums.misses[s]) for s in pm.SCHEMES],
     }
 
 
@@ -191,9 +219,11 @@ def test_builds_clean_and_shows_its_numbers(case, lang):
     report.assert_readable()
     report.assert_fills_the_stage()
     assert [b for b, _ in scene.beats] == BEATS
-    # every card's title is on screen from the first beat on
-    for i, key in enumerate(["bounded", "smooth", "params", "extrapolate", "precompute"]):
-        assert squash(ui(lang, f"title_{key}", i=i + 1)) in squash(report.words_at_start["smooth"])
+    # each need is named over its picture while it is said
+    for i, need in enumerate(pm.REQUIREMENTS):
+        name = f"{i + 1}  " + lookup(lang, "common", f"ui.{need}")
+        later = BEATS[i + 1]
+        assert squash(name) in squash(report.words_at_start[later]), need
     for beat, words in expected_words(params, lang).items():
         seen = squash(report.words_at_start[beat])
         for w in words:
@@ -203,12 +233,13 @@ def test_builds_clean_and_shows_its_numbers(case, lang):
 def test_knobs_change_what_the_scene_reports():
     _, default = build_scene(Recap, Params(), "en")
     _, changed = build_scene(Recap, CHANGED, "en")
-    for beat in ("smooth", "params", "extrapolate", "precompute", "checklist"):
+    for beat in ("bounded", "smooth", "shift_map", "seen_length", "no_training", "checklist"):
         assert default.words_at_start[beat] != changed.words_at_start[beat], beat
-    words = squash(changed.words_at_start["checklist"])
+    words = squash(changed.words_at_start["shift_map"])
     assert squash("binary 31 → 32: step 2.45, 2.4 × the first") in words
-    assert squash("learned: 8 × 16 = 128") in words
-    assert squash("PE(10) =") in words and squash("integer scheme: position 120") in words
+    assert squash("learned: 8 × 16 = 128") in squash(changed.words_at_start["checklist"])
+    assert squash("PE(10) =") in squash(changed.words_at_start["seen_length"])
+    assert squash("integer scheme: position 120") in squash(changed.words_at_start["smooth"])
 
 
 @pytest.mark.parametrize("aspect,lang", [("9:16", "en"), ("1:1", "zh"), ("1:1", "en")])
@@ -219,7 +250,7 @@ def test_other_frames_compose(aspect, lang):
     report.assert_fills_the_stage()
     assert [b for b, _ in scene.beats] == BEATS
     assert squash(ui(lang, "extra_value", p=20, v="0.91, 0.41, …")) in squash(
-        report.words_at_start["precompute"]
+        report.words_at_start["seen_length"]
     )
 
 
@@ -279,12 +310,98 @@ def test_past_the_last_row_the_lookup_fails_and_the_formula_gives_a_vector(case)
     assert np.all(np.isfinite(far)) and np.abs(far).max() <= 1.0
 
 
-@pytest.mark.parametrize("case", list(CASES))
-def test_the_precomputed_table_equals_the_formula_row_by_row(case):
-    # say.precompute: build once, then look a row up
-    params = CASES[case]
-    args = (params.d_model, params.base, params.layout, params.variant)
-    whole = pm.sinusoidal(np.arange(params.max_len), *args)
-    for p in {0, params.max_len // 2, params.max_len - 1}:
-        np.testing.assert_allclose(whole[p], pe(params, p), atol=1e-12)
-        np.testing.assert_allclose(whole[p], pm.sinusoidal([p], *args)[0], atol=1e-12)
+# --------------------------------------------------- the spoken lines at every knob
+SWEEP = {
+    **CASES,
+    "n_bits=1": Params(n_bits=1),
+    "d_model=2": Params(d_model=2),
+    "d_model=64,rows=40": Params(d_model=64, learned_max_len=40),
+    "learned_max_len=2": Params(learned_max_len=2),
+    "train_len=6000": Params(train_len=6000),
+    "train_len=6300": Params(train_len=6300),
+    "base=500000": Params(base=500000.0),
+}
+COUNT = {
+    "en": re.compile(r"(\d+) of (\d+)"),
+    "zh": re.compile(r"这 (\d+) 种方案里有 (\d+) 种"),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("case", list(SWEEP))
+def test_every_line_says_what_the_list_finds_at_these_knobs(case, lang):
+    params = SWEEP[case]
+    v = pm.verdicts(params)
+    missed = {s: {r for r, ok in x.checks.items() if not ok} for s, x in v.items()}
+    lines = say.lines("recap", lang, params)
+    # each need's beat counts the schemes that meet it
+    for need in pm.REQUIREMENTS:
+        (found,) = COUNT[lang].findall(lines[need])
+        met = sum(need not in missed[s] for s in pm.SCHEMES)
+        pair = (met, len(pm.SCHEMES)) if lang == "en" else (len(pm.SCHEMES), met)
+        assert tuple(map(int, found)) == pair, (need, lines[need])
+    # the count row by row, and why a learned table's fixed map fits when it does
+    counts = [int(x) for x in re.findall(r"\d+", lines["checklist"])]
+    assert counts[:3] == [len(missed[s]) for s in ("integer", "binary", "learned")]
+    few = ("fluke" if lang == "en" else "恰好") in lines["checklist"]
+    assert few == ("shift_map" not in missed["learned"])
+    if few:  # one map fits L rows in d dims only while the rows are few
+        assert params.learned_max_len - 1 <= params.d_model
+    # binary's jump, named only where binary has one
+    jump = ("jumps" if lang == "en" else "陡跳") in lines["smooth"]
+    assert jump == ("smooth" in missed["binary"])
+    # seen in training: the slowest pair's turn, and which half the formulas miss
+    w = omegas(params.d_model, params.base, params.variant)
+    turned = (params.train_len - 1) * w.min() >= 2 * np.pi
+    if not turned:
+        deg = np.degrees((params.train_len - 1) * w.min())
+        assert f"{deg:.0f}" in lines["seen_length"] and deg < 360
+    assert ("turns only" in lines["seen_length"]) == (lang == "en" and not turned)
+    best = lines["beyond"]
+    if missed["sinusoid"] == missed["rope"] == {"seen_length"}:
+        assert ("every box but one" if lang == "en" else "只差一条") in best
+    elif missed["sinusoid"] == missed["rope"] == set():
+        assert ("tick every box" if lang == "en" else "全部打勾") in best
+    else:
+        assert [int(x) for x in re.findall(r"\d+", best)][:2] == [
+            len(missed["sinusoid"]),
+            len(missed["rope"]),
+        ]
+    assert ("long-context" if lang == "en" else "长上下文") in best
+
+
+def test_zh_sentences_fit_a_breath_at_the_defaults():
+    for beat, words in say.lines("recap", "zh", Params()).items():
+        for sentence in sentences(words, "zh"):
+            assert len(sentence) <= 50, (beat, sentence)
+
+
+# ------------------------------------------------------------ motion while it speaks
+RATE = {"en": 14.0, "zh": 5.5}  # characters a second: about a voice's pace
+
+
+def spoken_timing(lang: str) -> tuple[dict[str, float], dict[str, list[tuple[float, float]]]]:
+    """Each beat's seconds of speech and its sentences' spans, from the length of its words."""
+    speech, spans = {}, {}
+    for beat, words in say.lines("recap", lang, Params()).items():
+        at, spans[beat] = 0.0, []
+        for sentence in sentences(words, lang):
+            spans[beat].append((at, at + len(sentence) / RATE[lang]))
+            at = spans[beat][-1][1]
+        speech[beat] = at
+    return speech, spans
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_each_need_moves_while_it_is_said(lang):
+    speech, spans = spoken_timing(lang)
+    scene, _ = build_scene(Recap, Params(), lang, speech=speech, sentences=spans)
+    # as rendered: the beats that play nothing with their sentences are paced to the speech
+    plays, beats = with_pace(scene.plays, scene.beats, pace_for(scene.plays, speech))
+    motion = still_runs(plays, beats, speech)
+    assert motion.longest is None or motion.longest.seconds <= MOST_STILL, motion.longest
+    assert motion.still_share < 0.1, motion.still_share
+    # every need's picture moves through its sentences: no beat holds for half its speech
+    for need in pm.REQUIREMENTS:
+        held = sum(r.seconds for r in motion.runs if r.beat == need)
+        assert held < speech[need] / 2, (need, held)
