@@ -258,7 +258,7 @@ def test_a_narrow_head_counts_its_pairs_and_names_the_angle_it_passes(lang):
     if lang == "en":
         assert "1 pair above it never finishes" in line["ladder"]
         assert "1 pair in between moves" in line["yarn"]
-        assert "past the target length" not in line["unseen"]
+        assert "Every angle past 235 degrees is a code never seen" in line["unseen"]
         assert "all the way round" in line["unseen"] and "most" not in line["unseen"]
         assert not re.search(r"\b1 pairs\b", " ".join(line.values()))
     else:
