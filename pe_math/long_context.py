@@ -1,5 +1,7 @@
 """RoPE past its training length: the frequencies under Position Interpolation, NTK-aware
-("dynamic") scaling, YaRN and Llama 3's smoothing, and RoFormer's long-range decay bound.
+scaling (a larger base; transformers' "dynamic" type is dynamic NTK, which raises the base
+with the length being read), YaRN and Llama 3.1's smoothing ("llama3"), and RoFormer's
+long-range decay bound.
 
 `scaling` uses the key names of Hugging Face transformers' `rope_scaling` (and
 `rope_parameters`), so a model's config can be passed as it is written:

@@ -4,9 +4,9 @@ Every pair of a RoPE head turns at its own speed θ_i. The slow pairs never fini
 within the training length, so positions past it give them angles training never showed.
 Position Interpolation divides every θ by the factor; NTK-aware scaling raises the base;
 YaRN blends the two by how often a pair turns in training, with an attention temperature;
-Llama 3 mixes them between two wavelength bounds. Then RoFormer's bound on the score with
-distance, before and after interpolation, and the rules released models use. Every
-number comes from pe_math.long_context through numbers().
+Llama 3.1's rule mixes them between two wavelength bounds. Then the rules released models
+use (each of which also trains at the longer length). Every number comes from
+pe_math.long_context through numbers().
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from scenes.components import AngleDial, LiveNumber, Plot, bind_number, compact,
 RULES = ("rope", "pi", "ntk", "yarn", "llama3")
 YARN_FAST = pm.long_context.YARN_BETA_FAST  # the turns in training above which YaRN keeps a pair
 LLAMA3_LOW, LLAMA3_HIGH = 1.0, 4.0  # Llama 3.1's low_freq_factor and high_freq_factor
-DECAY_SAMPLES = 160  # distances sampled, evenly on a log scale, for the score bound
+FLAT = f"{1:.2f}"  # a temperature the voice would read as this changes nothing it could hear
 COLORS = {"lapped": theme.WORD_A, "unfinished": theme.WORD_B}
 
 
@@ -131,13 +131,11 @@ class LongContextNumbers:
     llama_long: float  # ... above this divided by the factor
     llama_kept: int
     llama_divided: int
-    decay_log_distances: list[float]
-    decay: dict[str, list[float]]  # "rope", "pi" -> the score bound over its value at 0
-    decay_at_train: float  # as trained, the bound at the training length over its start
-    decay_percent: float  # ... in percent
-    pi_decay_at_target: float  # interpolated, the bound at the target length over its start
     configs: list[dict]  # released models: the facts and the slowest pair's turn
     base_raise: float  # Code Llama's base over Llama 2's
+    code_llama_stretch: float  # Code Llama's training length over Llama 2's
+    llama31_factor: float  # Llama 3.1's rope_scaling factor ...
+    llama31_stretch: float  # ... and how many times its training length it reads
     lines: dict[str, str]
 
 
@@ -157,8 +155,6 @@ class LongContext(LessonScene):
         waves = {rule: 2 * np.pi / theta for rule, (theta, _) in speeds.items()}
         plain = speeds["rope"][0]
         lapped = int(np.sum(waves["rope"] <= train))
-        m = np.unique(np.round(np.logspace(0, math.log10(target), DECAY_SAMPLES)))
-        start = float(pm.rope_score_decay(d, base, [0])[0])
         trained = plain * train  # radians each pair sweeps in training
         fast_turns = float(trained[0] / (2 * np.pi))
         seen, reach = math.degrees(trained[-1]), math.degrees(plain[-1] * target)
@@ -167,20 +163,17 @@ class LongContext(LessonScene):
             for rule, (theta, _) in speeds.items()
         }
         step = {rule: math.degrees(s[0][0]) for rule, s in speeds.items()}
-        at_train = float(pm.rope_score_decay(d, base, [train])[0] / start)
         yarn = scaling_for("yarn", params)
         ramp = pm.yarn_ramp(d, base, yarn)
         low, high = (int(b) for b in pm.yarn_bounds(d, base, yarn))
         short, long_ = train / LLAMA3_HIGH, train / LLAMA3_LOW
-        decay = {
-            rule: (pm.rope_score_decay(d, base, m, scaling_for(rule, params)) / start).tolist()
-            for rule in ("rope", "pi")
-        }
         configs = []
         for c in facts.ROPE_CONFIGS:
             slowest = float(pm.rope_wavelengths(c["head_dim"], c["rope_theta"], c["scaling"])[-1])
             configs.append({**c, "slowest_turn": slowest})
-        theta = {c["model"]: c["rope_theta"] for c in facts.ROPE_CONFIGS}
+        by_model = {c["model"]: c for c in facts.ROPE_CONFIGS}
+        llama31 = by_model["Llama 3.1"]
+        flat = f"{speeds['yarn'][1]:.2f}" == FLAT
         return LongContextNumbers(
             train_len=train,
             target_len=target,
@@ -212,15 +205,11 @@ class LongContext(LessonScene):
             llama_long=long_,
             llama_kept=int(np.sum(waves["rope"] < short)),
             llama_divided=int(np.sum(waves["rope"] > long_)),
-            decay_log_distances=np.log10(m).tolist(),
-            decay=decay,
-            decay_at_train=at_train,
-            decay_percent=100 * at_train,
-            pi_decay_at_target=float(
-                pm.rope_score_decay(d, base, [target], scaling_for("pi", params))[0] / start
-            ),
             configs=configs,
-            base_raise=theta["Code Llama"] / theta["Llama 2"],
+            base_raise=by_model["Code Llama"]["rope_theta"] / by_model["Llama 2"]["rope_theta"],
+            code_llama_stretch=by_model["Code Llama"]["trained"] / by_model["Llama 2"]["trained"],
+            llama31_factor=llama31["scaling"]["factor"],
+            llama31_stretch=llama31["reads"] / llama31["trained"],
             lines={
                 # just past the training length the slowest pair moves on by a hair: the
                 # angle it reaches is the one it was trained to, as the voice says it
@@ -233,7 +222,8 @@ class LongContext(LessonScene):
                 "pi": "crowd" if f"{step['pi']:.1f}" != f"{step['rope']:.1f}" else "slight",
                 "ntk": "some" if unseen["ntk"] else "none",
                 # with no pair past beta_fast turns, YaRN's ramp starts at the fastest pair
-                "yarn": "all" if fast_turns > YARN_FAST else "short",
+                # ... and a temperature that rounds to 1 sharpens nothing
+                "yarn": ("all" if fast_turns > YARN_FAST else "short") + ("_flat" if flat else ""),
             },
         )
 
@@ -247,7 +237,6 @@ class LongContext(LessonScene):
         self.raise_base()
         self.blend_yarn()
         self.smooth_llama()
-        self.show_decay()
         self.show_configs()
         self.takeaway()
 
@@ -416,7 +405,8 @@ class LongContext(LessonScene):
             FadeIn(self.target_tag),
             self.reach.animate.set_value(math.radians(n.target_deg["rope"])),
         )
-        self.while_saying("never", self.swap_note("note_unseen"), run_time=theme.NORMAL)
+        note = "note_unseen_hair" if n.lines["unseen"] == "hair" else "note_unseen"
+        self.while_saying("never", self.swap_note(note), run_time=theme.NORMAL)
         self.wait(theme.SHORT)
 
     def swap_note(self, key: str, **values) -> AnimationGroup:
@@ -514,54 +504,6 @@ class LongContext(LessonScene):
             b=compact(n.llama_long),
         )
 
-    def show_decay(self) -> None:
-        self.beat("decay")
-        n = self.n
-        old = VGroup(self.ladder, self.ghosts, self.marks)
-        box = self.plot.area
-        xs = n.decay_log_distances
-        plot = Plot(box.width, box.height, (0, xs[-1]), (0, 1.05)).move_to(box)
-        ticks = list(range(math.floor(xs[-1]) + 1))
-        x_ticks = plot.x_ticks(ticks, [power_label(k) for k in ticks], theme.LABEL_SIZE)
-        y_ticks = plot.y_ticks([0, 1], ["0", "1"], theme.LABEL_SIZE)
-        y_name = self.label("decay_y", theme.LABEL_SIZE, theme.MUTED)
-        y_name.next_to(plot.area, UP, buff=0.15).align_to(y_ticks, LEFT)
-        x_name = self.label("decay_x", theme.LABEL_SIZE, theme.MUTED).next_to(x_ticks, DOWN, 0.12)
-        frame = VGroup(plot, x_ticks, y_ticks, y_name, x_name)
-        if frame.height > self.frame_parts.height:
-            frame.scale(self.frame_parts.height / frame.height)
-        frame.move_to(self.frame_parts)
-        before = plot.curve(xs, n.decay["rope"], COLORS["lapped"])
-        after = plot.curve(xs, n.decay["pi"], COLORS["unfinished"])
-        train_mark = plot.upright(math.log10(n.train_len), theme.FOREGROUND)
-        target_mark = plot.upright(math.log10(n.target_len), theme.NEGATIVE)
-        self.while_saying(
-            "curve",
-            FadeOut(old),
-            FadeOut(self.slow_card),
-            FadeOut(self.fast_card),
-            self.slow_dial.shown.animate.set_value(0.0),
-            self.fast_dial.shown.animate.set_value(0.0),
-            self.swap_heading("rule_decay"),
-            FadeIn(frame),
-            run_time=theme.NORMAL,
-        )
-        self.remove(self.dial_parts)
-        self.while_saying("before", Create(before), Create(train_mark))
-        self.while_saying("after", Create(after), Create(target_mark))
-        self.while_saying(
-            "bound",
-            self.swap_note(
-                "note_decay",
-                a=theme.fmt(n.decay_percent, 0),
-                b=compact(n.train_len),
-                c=compact(n.target_len),
-            ),
-            run_time=theme.NORMAL,
-        )
-        self.decay_parts = VGroup(frame, before, after, train_mark, target_mark)
-        self.wait(theme.SHORT)
-
     def show_configs(self) -> None:
         self.beat("configs")
         n = self.n
@@ -601,11 +543,16 @@ class LongContext(LessonScene):
         cells = VGroup(*grid)
         self.while_saying(
             "table",
-            FadeOut(self.decay_parts),
+            FadeOut(VGroup(self.ladder, self.ghosts, self.marks)),
+            FadeOut(self.slow_card),
+            FadeOut(self.fast_card),
+            self.slow_dial.shown.animate.set_value(0.0),
+            self.fast_dial.shown.animate.set_value(0.0),
             self.swap_heading("rule_configs"),
             FadeIn(VGroup(*cells[:5])),
             run_time=theme.NORMAL,
         )
+        self.remove(self.dial_parts)
         for k, cue in enumerate(("plain", "base", "llama", "yarn")):
             lo = 5 * (k + 1)
             hi = lo + (10 if cue == "yarn" else 5)
