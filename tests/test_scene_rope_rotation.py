@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import pe_math as pm
+import scenes
 from pe_math import Params
 from scenes.catalogue import lookup
 from scenes.components import compact
@@ -12,7 +13,19 @@ from scenes.say import line as caption
 from scenes.theme import fmt
 from tests.scene_tools import alternating_langs, build_and_read
 
-BEATS = ["plane", "shift", "gap", "norms", "formula", "dials", "takeaway", "bridge"]
+BEATS = [
+    "mixed",
+    "plane",
+    "shift",
+    "gap",
+    "norms",
+    "formula",
+    "sign",
+    "dials",
+    "won",
+    "takeaway",
+    "bridge",
+]
 CASES = {
     "defaults": Params(),
     "base=100": Params(base=100.0),
@@ -76,7 +89,7 @@ def test_builds_clean_and_shows_its_numbers(case, lang):
     assert f"{dims[0]}, {dims[1]}" in header or f"{dims[0]}、{dims[1]}" in header
     assert compact(pm.frequencies(params.d_model, params.base)[params.rope_pair]) in header
     # the worked formula carries the regapped score
-    assert any(f"= {regapped['relative_dot']:.3f} =" in w for w in seen["dials"])
+    assert any(f"= {regapped['relative_dot']:.3f} =" in w for w in seen["sign"])
     # "the dot product changes with it" when only k moves on
     assert abs(regapped["dot"] - shifted["dot"]) > 1e-3
     # the plane's axes are named with the pair's real dims: first dim right, second dim up
@@ -94,9 +107,25 @@ def test_builds_clean_and_shows_its_numbers(case, lang):
     assert label in seen["shift"]
     assert not any(w in ("angle from q to k:", "q 到 k 的夹角：") for w in seen["shift"])
     # the note under the dials: the sinusoid's hands turned the other way
-    note = " ".join(" ".join(seen["takeaway"]).split())  # rows joined, spacing normalised
+    note = " ".join(" ".join(seen["won"]).split())  # rows joined, spacing normalised
     assert ("clockwise, the opposite way" if lang == "en" else "顺时针") in note
     assert "n − m" in note
+    nums = RopeRotation.numbers(params)
+    # the four terms of an added code's score, each with its value, before and after the shift
+    mixed = nums.mixed
+    for key in pm.TERMS:
+        assert fmt(mixed["after" if mixed["moves"] else "before"][key], 3) in seen["plane"]
+        assert lookup(lang, "rope-rotation", f"ui.term_{key}") in seen["plane"]
+    # the signed scores: RoPE's two, the sinusoid's one, and the note on the letters
+    sign = nums.sign
+    signed = " ".join(seen["dials"])
+    for value in (sign["plus"], sign["minus"]):
+        assert fmt(value, 3).replace("−", "-") in signed
+    assert fmt(sign["sinusoid"][0], 3) in signed
+    assert lookup(lang, "rope-rotation", "ui.letters") in " ".join(" ".join(seen["dials"]).split())
+    # why RoPE won: three reasons, the last naming the long-context chapter
+    reasons = " ".join(seen["takeaway"])
+    assert f"{scenes.REGISTRY['long-context'].order:02d}" in reasons
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -113,8 +142,12 @@ def test_numbers_are_pe_maths(case):
         "start": (m, n),
         "shifted": (m + s, n + s),
         "regapped": (m + s, n + s + extra),
-        "turned": (m + 2 * s, n + 2 * s + extra),
     }
+    # the sign beat swaps the regapped positions (or k moved `extra` on, where their gap is
+    # 0); the dial beat then shifts both once more
+    mr, nr = states["regapped"]
+    gap = nr - mr if nr != mr else extra
+    states["turned"] = (mr + gap + s, mr + s)
     dims = pm.pair_dims(d, params.rope_pairing)[params.rope_pair]
     assert nums.dims == dims.tolist()
     for name, (mm, nn) in states.items():
