@@ -1,5 +1,7 @@
 """Scene 7, rope-rotation: the numbers it shows, its layout in both languages, and a real render."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -288,3 +290,101 @@ def test_numbers_follow_the_params():
         Params(rope_shift=5),
     ):
         assert RopeRotation.numbers(changed) != base
+
+
+# knobs where the new lines change: k before q (ask.shift's m = 5, n = 2), no shift (the
+# score of an added code cannot move), k parallel to q (the swap keeps RoPE's score), a
+# regapped gap of 0 (k moves on before the swap), a wide model and another base
+SWEEP = {
+    "defaults": Params(),
+    "k before q": Params(rope_m=5, rope_n=2),
+    "no shift": Params(rope_shift=0),
+    "k parallel to q": Params(rope_k=(2.0, 0.8)),
+    "gap 0 after regap": Params(rope_m=7, rope_n=5),
+    "wide, base 500": Params(d_model=64, base=500.0, rope_pair=5, proj_seed=3),
+}
+
+
+def shown(x: float) -> str:
+    return fmt(x, 3)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("case", list(SWEEP))
+def test_the_new_lines_hold_at_every_knob(case, lang):
+    p = SWEEP[case]
+    nums = RopeRotation.numbers(p)
+    say = {b: caption(lang, "rope-rotation", b, p) for b in ("mixed", "sign", "won", "formula")}
+    # mixed: the cross terms and the scores named are pe_math's, and "the score goes from
+    # a to b" only where the shown digits differ
+    terms = [
+        pm.additive_example(
+            p.d_model, p.base, p.rope_m + s, p.rope_n + s, p.proj_seed, p.proj_scale
+        )
+        for s in (0, p.rope_shift)
+    ]
+    assert shown(terms[0]["word_position"]) in say["mixed"]
+    assert shown(terms[0]["position_word"]) in say["mixed"]
+    moves = p.rope_shift != 0 and shown(terms[0]["total"]) != shown(terms[1]["total"])
+    assert nums.lines["mixed"] == ("moves" if moves else "stays")
+    if moves:
+        assert f"{shown(terms[0]['total'])}" in say["mixed"]
+        assert f"{shown(terms[1]['total'])}" in say["mixed"]
+    # sign: swapping q's and k's positions flips n − m and RoPE's score with it (or, where
+    # the line says so, keeps it); the sinusoid's dot product is the same for both signs
+    theta = pm.frequencies(p.d_model, p.base)[p.rope_pair]
+    m, n = nums.regapped["m"], nums.regapped["n"]
+    gap = n - m if n != m else nums.extra
+    plus = plane(p, m, m + gap)["dot"]
+    minus = plane(p, m + gap, m)["dot"]
+    assert plus == pytest.approx(float(np.dot(p.rope_q, pm.rotation_2d(gap * theta) @ p.rope_k)))
+    assert minus == pytest.approx(float(np.dot(p.rope_q, pm.rotation_2d(-gap * theta) @ p.rope_k)))
+    differ = shown(plus) != shown(minus)
+    assert nums.lines["sign"] == ("differ" if differ else "alike")
+    assert shown(plus) in say["sign"] and fmt(-gap, 0) in say["sign"]
+    assert not differ or shown(minus) in say["sign"]
+    sinusoid = pm.shift_dot(gap, p.d_model, p.base, p.variant)
+    assert sinusoid == pytest.approx(pm.shift_dot(-gap, p.d_model, p.base, p.variant))
+    assert shown(sinusoid) in say["sign"]
+    assert nums.sign["swapped"][0] >= 0 and nums.sign["swapped"][1] >= 0
+    # the letters: k is the key here, the offset is n − m
+    assert ("k is the key" if lang == "en" else "k 指键向量") in say["sign"]
+    # won: the long-context chapter by its number, and rescaling is not the whole fix
+    assert str(scenes.REGISTRY["long-context"].order) in say["won"]
+    assert ("further training" if lang == "en" else "再稍加训练") in say["won"]
+    # formula: turning q by m and k by n scores as turning only k by n − m, in zh too
+    assert ("turning only k, by n minus m" if lang == "en" else "只把 k 转过 n 减 m") in say[
+        "formula"
+    ]
+
+
+@pytest.mark.parametrize("case", list(SWEEP))
+def test_chinese_sentences_stay_short_at_every_knob(case):
+    for key, line in caption_lines(SWEEP[case]).items():
+        for sentence in filter(str.strip, re.split(r"(?<=[。？！])", line)):
+            assert len(re.sub(r"\s", "", sentence)) <= 50, (key, sentence)
+
+
+def caption_lines(params: Params) -> dict[str, str]:
+    from scenes import say
+
+    return say.lines("rope-rotation", "zh", params)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(("m", "n"), [(5, 2), (2, 5), (4, 4), (0, 40)])
+def test_the_shift_question_asks_for_a_signed_offset(lang, m, n):
+    from scenes.questions import questions
+
+    p = Params(rope_m=m, rope_n=n)
+    (q,) = questions("rope-rotation", lang, p)
+    assert q.answer == n - m and q.right(n - m) and not q.right(m - n or 1)
+    # q unturned, k turned by the answer: the score at (m, n), for a full-width q and k too
+    qv, kv = np.random.default_rng(1).normal(size=(2, p.d_model))
+    assert pm.rope_score(qv, kv, 0, q.answer, p.base) == pytest.approx(
+        pm.rope_score(qv, kv, m, n, p.base)
+    )
+    # no negative position is asked for, and the reason names the sign
+    assert "position 0 and k at which position" not in q.prompt
+    assert ("signed offset" if lang == "en" else "带符号") in q.reason
+    assert f"{n} − {m} = {n - m}" in q.reason
