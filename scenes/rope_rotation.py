@@ -647,12 +647,12 @@ class RopeRotation(LessonScene):
         total = VGroup(
             self.label("score", theme.LABEL_SIZE, theme.MUTED), self.total_value
         ).arrange(RIGHT, buff=0.2)
+        page = VGroup(whole, self.mixing_at, cells, total).arrange(DOWN, buff=0.4)
+        self.fit_to_stage(page)
         self.pure_box = SurroundingRectangle(cells[3], color=theme.ACCENT, buff=0.12)
         self.mixed_boxes = VGroup(
             *[SurroundingRectangle(c, color=theme.WORD_B, buff=0.12) for c in cells[1:3]]
         )
-        page = VGroup(whole, self.mixing_at, cells, total).arrange(DOWN, buff=0.4)
-        self.fit_to_stage(page)
         return page
 
     def mixing_place(self, m: int, n: int) -> Mobject:
