@@ -130,6 +130,10 @@ MISSION = (
             "d_model",
             "base",
             "max_len",
+            "layout",
+            "variant",
+            "proj_seed",
+            "proj_scale",
         ),
     ),
     SceneInfo(
