@@ -1,5 +1,6 @@
 """pe_math: every number the lesson shows, in plain numpy (float64, no manim)."""
 
+from .additive import TERMS, additive_example, example_words, score_terms
 from .attention import (
     AttentionCase,
     attention_case,
@@ -70,6 +71,10 @@ from .requirements import REQUIREMENTS, SCHEMES, Verdict, verdict, verdicts
 from .scales import nice_step, nice_ticks
 
 __all__ = [
+    "TERMS",
+    "additive_example",
+    "example_words",
+    "score_terms",
     "ROPE_TYPES",
     "ScalingError",
     "rope_frequencies",

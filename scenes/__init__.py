@@ -132,6 +132,10 @@ MISSION = (
             "base",
             "max_len",
             "train_len",
+            "layout",
+            "variant",
+            "proj_seed",
+            "proj_scale",
         ),
     ),
     SceneInfo(

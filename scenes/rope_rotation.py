@@ -6,6 +6,12 @@ and k at position n by n·θ, counter-clockwise (pe_math.rotation_2d), the oppos
 way to the sinusoid's clockwise hands. Shifting both positions turns both arrows
 but keeps the (unsigned) angle between them, their lengths and their dot product;
 changing n − m changes the dot product.
+
+Before the plane, the chapter says why turning is worth it: an added code splits the score
+into four terms (pe_math.additive_example). After the formula, swapping the positions
+flips the sign of n − m and changes RoPE's score, where the sinusoid's dot product cannot
+tell an offset from its negative. The key vector keeps the name k here; the offset, k in
+relative-shift, is always n − m.
 """
 
 from __future__ import annotations
@@ -23,14 +29,17 @@ from manim import (
     UR,
     Arc,
     Circle,
+    Create,
     DashedVMobject,
     DecimalNumber,
     FadeIn,
     FadeOut,
     Indicate,
+    LaggedStart,
     Line,
     MathTex,
     Mobject,
+    SurroundingRectangle,
     ValueTracker,
     VGroup,
     Write,
@@ -50,6 +59,7 @@ from scenes.components import (
     panel,
     spread_indices,
 )
+from scenes.theme import fmt
 
 MAX_DIALS = 5  # dials in the strip (plus the plane's own pair if the spread misses it)
 PLANE_RADIUS = 1.9  # scene units of the longer of q and k
@@ -57,8 +67,16 @@ PLANE_MARGIN = 0.8  # around the circle: the axes' overhang and room for the arr
 GAP = 0.3  # between the parts of the page
 MOVE = 2.5  # seconds for a rotation
 # where an arrow's name sits past its tip: (outwards, sideways away from the other arrow),
-# the first spot that keeps clear of the axis names
-LABEL_SPOTS = ((0.45, 0.25), (0.45, 0.55), (0.75, 0.25), (0.45, -0.25), (0.75, 0.55))
+# the first spot that keeps clear of the axis names and of the other arrow's name
+LABEL_SPOTS = (
+    (0.45, 0.25),
+    (0.45, 0.55),
+    (0.75, 0.25),
+    (0.45, -0.25),
+    (0.75, 0.55),
+    (0.45, 0.85),
+    (1.05, 0.25),
+)
 
 
 def overlap(a: Mobject, b: Mobject) -> bool:
@@ -91,6 +109,10 @@ class RopeRotationNumbers:
     shifted: dict
     regapped: dict
     turned: dict
+    mixed: dict
+    sign: dict
+    long_order: int
+    lines: dict
 
 
 class RopeRotation(LessonScene):
@@ -115,7 +137,6 @@ class RopeRotation(LessonScene):
             "start": (m, n),
             "shifted": (m + s, n + s),
             "regapped": (m + s, n + s + extra),
-            "turned": (m + 2 * s, n + 2 * s + extra),  # the dial beat shifts both once more
         }
         dims = pm.pair_dims(d, pairing)[pair]
         # the same q, k placed in the pair's dims of a full d-dim vector (zeros elsewhere)
@@ -135,6 +156,9 @@ class RopeRotation(LessonScene):
             "dial_theta": thetas[dials].tolist(),
             "dial_dims": pm.pair_dims(d, pairing)[dials].tolist(),
         }
+        sign = cls.sign_numbers(p, (m + s, n + s + extra), extra, theta)
+        # the dial beat shifts both once more from the swapped positions
+        states["turned"] = (sign["swapped"][0] + s, sign["swapped"][1] + s)
         for name, (mm, nn) in states.items():
             plane = pm.rope_plane(q, k, mm, nn, theta)
             out[name] = {
@@ -151,7 +175,82 @@ class RopeRotation(LessonScene):
                 "full_score": pm.rope_score(q_full, k_full, mm, nn, base, pairing),
                 "dial_angles": (mm * thetas[dials]).tolist(),
             }
+        out["mixed"] = cls.mixed_numbers(p)
+        out["sign"] = sign
+        from scenes import REGISTRY  # the registry imports scene modules lazily
+
+        out["long_order"] = REGISTRY["long-context"].order
+        out["lines"] = {
+            "mixed": "moves" if out["mixed"]["moves"] else "stays",
+            "sign": "differ" if out["sign"]["differ"] else "alike",
+        }
         return RopeRotationNumbers(**out)
+
+    @staticmethod
+    def mixed_numbers(p: Params) -> dict[str, Any]:
+        """The four terms of an added code's score, for a word at m against one at n, and
+        again with both moved on by the shift: the offset stays, the score need not."""
+        m, n, s = p.rope_m, p.rope_n, p.rope_shift
+
+        def terms(mm: int, nn: int) -> dict[str, float]:
+            return pm.additive_example(
+                p.d_model, p.base, mm, nn, p.proj_seed, p.proj_scale, p.layout, p.variant
+            )
+
+        before, after = terms(m, n), terms(m + s, n + s)
+        # the voice says "the score goes from a to b" only where the shown digits differ
+        moves = s != 0 and fmt(before["total"], 3) != fmt(after["total"], 3)
+        said = {
+            f"{key}_{when}": fmt(t[key], 3)
+            for when, t in (("before", before), ("after", after))
+            for key in t
+        }
+        return {
+            "m": m,
+            "n": n,
+            "shift": s,
+            "gap": n - m,
+            "before": before,
+            "after": after,
+            "moves": moves,
+            "said": said,
+        }
+
+    @staticmethod
+    def sign_numbers(
+        p: Params, regapped: tuple[int, int], extra: int, theta: float
+    ) -> dict[str, Any]:
+        """Swap q's and k's positions so that n − m flips sign: RoPE's score changes, the
+        sinusoid's dot product of two codes that far apart does not. From the regapped
+        state; where its gap is 0 (nothing to flip), from k moved `extra` further on."""
+        m, n = regapped
+        gap = n - m if n != m else extra
+        there = (m, m + gap)
+        swapped = (m + gap, m)
+        plus = pm.rope_plane(p.rope_q, p.rope_k, *there, theta)["dot"]
+        minus = pm.rope_plane(p.rope_q, p.rope_k, *swapped, theta)["dot"]
+        sinusoid = (
+            pm.shift_dot(gap, p.d_model, p.base, p.variant),
+            pm.shift_dot(-gap, p.d_model, p.base, p.variant),
+        )
+        return {
+            "there": list(there),
+            "swapped": list(swapped),
+            "moves_first": there != (m, n),
+            "gap": gap,
+            "plus": plus,
+            "minus": minus,
+            "sinusoid": list(sinusoid),
+            "differ": fmt(plus, 3) != fmt(minus, 3),
+            "said": {
+                "gap": fmt(gap, 0),
+                "minus_gap": fmt(-gap, 0),
+                "far": str(abs(gap)),
+                "plus": fmt(plus, 3),
+                "minus": fmt(minus, 3),
+                "sinusoid": fmt(sinusoid[0], 3),
+            },
+        }
 
     # ---------------------------------------------------------------- construct
     def construct(self) -> None:
@@ -159,12 +258,15 @@ class RopeRotation(LessonScene):
         self.m_at = ValueTracker(0)
         self.n_at = ValueTracker(0)
         self.title_card()
+        self.show_mixing()
         self.show_plane()
         self.shift_both()
         self.change_gap()
         self.keep_norms()
         self.show_formula()
+        self.flip_sign()
         self.show_dials()
+        self.show_why_it_won()
         self.takeaway(verdict="rope")
 
     def plane_now(self) -> dict[str, Any]:
@@ -295,14 +397,14 @@ class RopeRotation(LessonScene):
     def place_labels(self) -> None:
         """Keep each arrow's name just past its tip, nudged away from the other arrow.
 
-        Where that spot would cover an axis name, the name slides further along the
+        Where that spot would cover an axis name or the other name, the name slides further along the
         same side, then further out, and only then to the other side.
         """
 
-        def clear(label: Mobject) -> bool:
-            return not any(overlap(label, name) for name in self.axis_names)
+        def clear(label: Mobject, other_label: Mobject) -> bool:
+            return not any(overlap(label, m) for m in (*self.axis_names, other_label))
 
-        def place(label: Mobject, mine: str, other: str) -> None:
+        def place(label: Mobject, mine: str, other: str, other_label: Mobject) -> None:
             plane = self.plane_now()
             v = np.asarray(plane[mine], dtype=float)
             w = np.asarray(plane[other], dtype=float)
@@ -315,12 +417,12 @@ class RopeRotation(LessonScene):
             out3, side3 = np.array([*out, 0.0]), np.array([*side, 0.0])
             for away, across in LABEL_SPOTS:
                 label.move_to(tip + away * out3 + across * side3)
-                if clear(label):
+                if clear(label, other_label):
                     return
             label.move_to(tip + LABEL_SPOTS[0][0] * out3 + LABEL_SPOTS[0][1] * side3)
 
-        self.q_label.add_updater(lambda m: place(m, "q_rot", "k_rot"))
-        self.k_label.add_updater(lambda m: place(m, "k_rot", "q_rot"))
+        self.q_label.add_updater(lambda m: place(m, "q_rot", "k_rot", self.k_label))
+        self.k_label.add_updater(lambda m: place(m, "k_rot", "q_rot", self.q_label))
         self.q_label.update()
         self.k_label.update()
 
@@ -422,7 +524,41 @@ class RopeRotation(LessonScene):
             pairing=self.ui(f"name_{n.pairing}"),
             score=theme.fmt(r["full_score"], 3),
         )
-        return VGroup(general, example, full).arrange(DOWN, buff=0.18)
+        self.example = VGroup(example, full).arrange(DOWN, buff=0.18)
+        self.signed = self.build_signed()
+        # the signed scores take the worked example's place: the slot is sized for either
+        slot = VGroup(self.example, self.signed)
+        self.signed.move_to(self.example, aligned_edge=UP)
+        return VGroup(general, slot).arrange(DOWN, buff=0.18)
+
+    def build_signed(self) -> VGroup:
+        """RoPE's score at n − m and at m − n, the sinusoid's dot product at both, and the
+        note on the letters."""
+        sign = self.n.sign
+        said = sign["said"]
+
+        def tex_num(text: str) -> str:
+            return text.replace("−", "-")  # TeX wants ASCII minus
+
+        rope_pm = formula(
+            r"\langle q,\, R_{{{g}}}\, k \rangle = {plus} \qquad \langle q,\, R_{{{mg}}}\, k \rangle = {minus}",
+            size=theme.LABEL_SIZE * 1.3,
+            color=theme.ACCENT,
+            g=tex_num(said["gap"]),
+            mg=tex_num(said["minus_gap"]),
+            plus=tex_num(said["plus"]),
+            minus=tex_num(said["minus"]),
+        )
+        sinusoid = self.label(
+            "sinusoid_sign",
+            theme.SMALL_SIZE,
+            theme.FOREGROUND,
+            max_width=self.line_width(),
+            far=said["far"],
+            dot=said["sinusoid"],
+        )
+        letters = self.label("letters", theme.SMALL_SIZE, theme.MUTED, max_width=self.line_width())
+        return VGroup(rope_pm, sinusoid, letters).arrange(DOWN, buff=0.18)
 
     def build_strip(self) -> VGroup:
         n = self.n
@@ -477,9 +613,89 @@ class RopeRotation(LessonScene):
 
         return always_redraw(draw)
 
+    # ------------------------------------------------------------ added codes
+    def build_mixing(self) -> VGroup:
+        """(x + p)W_qW_kᵀ(x′ + p′)ᵀ over its four terms, each named, with its value."""
+        mixed = self.n.mixed
+        whole = formula(r"(x+p)\,W_q W_k^\top (x'+p')^\top", size=theme.BODY_SIZE * 1.4)
+        self.mixing_at = self.mixing_place(mixed["m"], mixed["n"])
+        tex = {
+            "word_word": r"x\,W_q W_k^\top x'^\top",
+            "word_position": r"x\,W_q W_k^\top p'^\top",
+            "position_word": r"p\,W_q W_k^\top x'^\top",
+            "position_position": r"p\,W_q W_k^\top p'^\top",
+        }
+        self.term_values = {}
+        cells = VGroup()
+        for key in pm.TERMS:
+            color = theme.ACCENT if key == "position_position" else theme.FOREGROUND
+            value = self.text(fmt(mixed["before"][key], 3), theme.BODY_SIZE, color)
+            self.term_values[key] = value
+            cells.add(
+                VGroup(
+                    formula(tex[key], size=theme.BODY_SIZE * 1.2, color=color),
+                    self.label(f"term_{key}", theme.SMALL_SIZE, theme.MUTED),
+                    value,
+                ).arrange(DOWN, buff=0.15)
+            )
+        cols = 4 if self.shape == "wide" else 2
+        cells.arrange_in_grid(cols=cols, buff=(0.5, 0.45))
+        self.term_cells = cells
+        self.total_value = self.text(
+            fmt(mixed["before"]["total"], 3), theme.BODY_SIZE, theme.ACCENT
+        )
+        total = VGroup(
+            self.label("score", theme.LABEL_SIZE, theme.MUTED), self.total_value
+        ).arrange(RIGHT, buff=0.2)
+        page = VGroup(whole, self.mixing_at, cells, total).arrange(DOWN, buff=0.4)
+        self.fit_to_stage(page)
+        self.pure_box = SurroundingRectangle(cells[3], color=theme.ACCENT, buff=0.12)
+        self.mixed_boxes = VGroup(
+            *[SurroundingRectangle(c, color=theme.WORD_B, buff=0.12) for c in cells[1:3]]
+        )
+        return page
+
+    def mixing_place(self, m: int, n: int) -> Mobject:
+        return self.label(
+            "mixed_at", theme.LABEL_SIZE, theme.MUTED, max_width=self.line_width(), m=m, n=n
+        )
+
+    def show_mixing(self) -> None:
+        self.beat("mixed")
+        page = self.build_mixing()
+        whole, _, cells, total = page
+        self.play(Write(whole), FadeIn(self.mixing_at), run_time=theme.NORMAL)
+        self.play(
+            LaggedStart(*[FadeIn(c, shift=0.2 * DOWN) for c in cells], lag_ratio=0.4),
+            run_time=theme.LONG,
+        )
+        self.play(Create(self.pure_box), run_time=theme.NORMAL)
+        self.play(Create(self.mixed_boxes), FadeIn(total), run_time=theme.NORMAL)
+        mixed = self.n.mixed
+        if mixed["moves"]:
+            self.wait(theme.SHORT)
+            at = self.mixing_place(mixed["m"] + mixed["shift"], mixed["n"] + mixed["shift"])
+            at.move_to(self.mixing_at)
+            olds, news = [self.mixing_at], [at]
+            for key, old in self.term_values.items():
+                new = self.text(fmt(mixed["after"][key], 3), theme.BODY_SIZE, old.get_color())
+                olds.append(old)
+                news.append(new.move_to(old))
+            new = self.text(fmt(mixed["after"]["total"], 3), theme.BODY_SIZE, theme.ACCENT)
+            olds.append(self.total_value)
+            news.append(new.move_to(self.total_value, aligned_edge=LEFT))
+            self.total_value = new
+            self.play(
+                *[FadeOut(m, shift=0.25 * UP) for m in olds],
+                *[FadeIn(m, shift=0.25 * UP) for m in news],
+                run_time=theme.LONG,
+            )
+            self.play(Indicate(self.total_value), run_time=theme.NORMAL)
+
     # -------------------------------------------------------------------- beats
     def show_plane(self) -> None:
         self.beat("plane")
+        self.play(*[FadeOut(m) for m in self.stage_mobjects()], run_time=theme.SHORT)
         self.build_stage()
         self.vectors = self.arrows()
         self.place_labels()
@@ -525,25 +741,95 @@ class RopeRotation(LessonScene):
 
     def show_formula(self) -> None:
         self.beat("formula")
-        general, example, full = self.formulas
+        general = self.formulas[0]
+        example, full = self.example
         if self.shape == "square":  # the formulas take the readouts' slot
             self.play(FadeOut(self.readouts), run_time=theme.SHORT)
         self.play(Write(general), run_time=theme.NORMAL)
         self.play(FadeIn(example, shift=0.1 * UP), run_time=theme.NORMAL)
         self.play(FadeIn(full), run_time=theme.SHORT)
-        self.wait(theme.LONG)
+        self.play(Indicate(example), run_time=theme.NORMAL)
+        # "turning only k by n − m": q goes back to 0 and k to n − m, the score holds
+        r = self.n.regapped
+        self.play(
+            self.m_at.animate.set_value(0),
+            self.n_at.animate.set_value(r["n"] - r["m"]),
+            run_time=MOVE,
+        )
+        self.play(
+            self.m_at.animate.set_value(r["m"]),
+            self.n_at.animate.set_value(r["n"]),
+            run_time=MOVE,
+        )
+
+    def flip_sign(self) -> None:
+        """Swap the two positions: n − m changes sign, and so does RoPE's score, not the
+        sinusoid's."""
+        self.beat("sign")
+        sign = self.n.sign
+        self.play(FadeOut(self.example), run_time=theme.SHORT)
+        there, swapped = sign["there"], sign["swapped"]
+        if sign["moves_first"]:
+            self.play(self.n_at.animate.set_value(there[1]), run_time=MOVE)
+        self.play(FadeIn(self.signed[2]), run_time=theme.SHORT)
+        self.play(
+            self.m_at.animate.set_value(swapped[0]),
+            self.n_at.animate.set_value(swapped[1]),
+            run_time=MOVE,
+        )
+        shown = [] if self.shape == "square" else [Indicate(self.dot_row)]  # square: no readouts
+        self.play(FadeIn(self.signed[0]), *shown, run_time=theme.NORMAL)
+        self.play(FadeIn(self.signed[1], shift=0.1 * UP), run_time=theme.NORMAL)
+        self.play(Indicate(self.signed[1]), run_time=theme.NORMAL)
 
     def show_dials(self) -> None:
         self.beat("dials")
         # the strip takes the slot from the readouts (the formulas in a square frame)
-        leaving = self.formulas if self.shape == "square" else self.readouts
+        leaving = VGroup(self.formulas[0], self.signed) if self.shape == "square" else self.readouts
         self.play(FadeOut(leaving), run_time=theme.SHORT)
-        hands = [self.dial_hand(*h) for h in self.dial_hands]
-        self.play(FadeIn(self.strip), *[FadeIn(h) for h in hands], run_time=theme.NORMAL)
+        self.hands = VGroup(*[self.dial_hand(*h) for h in self.dial_hands])
+        self.play(FadeIn(self.strip), FadeIn(self.hands), run_time=theme.NORMAL)
         shift = self.params.rope_shift
         self.play(
             self.m_at.animate.increment_value(shift),
             self.n_at.animate.increment_value(shift),
             run_time=MOVE + 0.5,
         )
-        self.wait(theme.LONG)
+        self.play(Indicate(self.clocks_note), run_time=theme.NORMAL)
+
+    def build_reasons(self, area: Mobject) -> VGroup:
+        """Why RoPE won in practice: a heading over three reasons, fitted to `area`."""
+        width = area.width - 0.4
+        head = self.label("won", theme.LABEL_SIZE, theme.ACCENT, max_width=width)
+        reasons = VGroup(
+            *[
+                self.label(key, theme.LABEL_SIZE, max_width=width, order=f"{self.n.long_order:02d}")
+                for key in ("won_offset", "won_no_bias", "won_rescale")
+            ]
+        ).arrange(DOWN, buff=0.3, aligned_edge=LEFT)
+        body = VGroup(head, reasons).arrange(DOWN, buff=0.35, aligned_edge=LEFT)
+        board = VGroup(panel(body.width + 0.4, body.height + 0.4).move_to(body), body)
+        board.scale(min(1.0, area.width / board.width, area.height / board.height))
+        return board.move_to(area)
+
+    def show_why_it_won(self) -> None:
+        self.beat("won")
+        square = self.shape == "square"
+        area = self.strip if square else VGroup(self.strip, self.formulas)
+        board = self.build_reasons(area)
+        leaving = [self.strip, self.hands] + ([] if square else [self.formulas[0], self.signed])
+        self.play(
+            *[FadeOut(m) for m in leaving],
+            FadeIn(board[0]),
+            FadeIn(board[1][0]),
+            run_time=theme.NORMAL,
+        )
+        shift = self.params.rope_shift
+        # back by the same shift while the reasons come in: the offset alone reaches the score
+        self.play(
+            LaggedStart(*[FadeIn(r, shift=0.2 * RIGHT) for r in board[1][1]], lag_ratio=0.8),
+            self.m_at.animate.increment_value(-shift),
+            self.n_at.animate.increment_value(-shift),
+            run_time=3 * theme.NORMAL,
+        )
+        self.play(Indicate(board[1][1][-1]), run_time=theme.NORMAL)

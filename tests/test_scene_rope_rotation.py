@@ -1,9 +1,12 @@
 """Scene 7, rope-rotation: the numbers it shows, its layout in both languages, and a real render."""
 
+import re
+
 import numpy as np
 import pytest
 
 import pe_math as pm
+import scenes
 from pe_math import Params
 from scenes.catalogue import lookup
 from scenes.components import compact
@@ -12,7 +15,19 @@ from scenes.say import line as caption
 from scenes.theme import fmt
 from tests.scene_tools import alternating_langs, build_and_read
 
-BEATS = ["plane", "shift", "gap", "norms", "formula", "dials", "takeaway", "bridge"]
+BEATS = [
+    "mixed",
+    "plane",
+    "shift",
+    "gap",
+    "norms",
+    "formula",
+    "sign",
+    "dials",
+    "won",
+    "takeaway",
+    "bridge",
+]
 CASES = {
     "defaults": Params(),
     "base=100": Params(base=100.0),
@@ -76,7 +91,7 @@ def test_builds_clean_and_shows_its_numbers(case, lang):
     assert f"{dims[0]}, {dims[1]}" in header or f"{dims[0]}、{dims[1]}" in header
     assert compact(pm.frequencies(params.d_model, params.base)[params.rope_pair]) in header
     # the worked formula carries the regapped score
-    assert any(f"= {regapped['relative_dot']:.3f} =" in w for w in seen["dials"])
+    assert any(f"= {regapped['relative_dot']:.3f} =" in w for w in seen["sign"])
     # "the dot product changes with it" when only k moves on
     assert abs(regapped["dot"] - shifted["dot"]) > 1e-3
     # the plane's axes are named with the pair's real dims: first dim right, second dim up
@@ -94,9 +109,25 @@ def test_builds_clean_and_shows_its_numbers(case, lang):
     assert label in seen["shift"]
     assert not any(w in ("angle from q to k:", "q 到 k 的夹角：") for w in seen["shift"])
     # the note under the dials: the sinusoid's hands turned the other way
-    note = " ".join(" ".join(seen["takeaway"]).split())  # rows joined, spacing normalised
+    note = " ".join(" ".join(seen["won"]).split())  # rows joined, spacing normalised
     assert ("clockwise, the opposite way" if lang == "en" else "顺时针") in note
     assert "n − m" in note
+    nums = RopeRotation.numbers(params)
+    # the four terms of an added code's score, each with its value, before and after the shift
+    mixed = nums.mixed
+    for key in pm.TERMS:
+        assert fmt(mixed["after" if mixed["moves"] else "before"][key], 3) in seen["plane"]
+        assert lookup(lang, "rope-rotation", f"ui.term_{key}") in seen["plane"]
+    # the signed scores: RoPE's two, the sinusoid's one, and the note on the letters
+    sign = nums.sign
+    signed = " ".join(seen["dials"])
+    for value in (sign["plus"], sign["minus"]):
+        assert fmt(value, 3).replace("−", "-") in signed
+    assert fmt(sign["sinusoid"][0], 3) in signed
+    assert lookup(lang, "rope-rotation", "ui.letters") in " ".join(" ".join(seen["dials"]).split())
+    # why RoPE won: three reasons, the last naming the long-context chapter
+    reasons = " ".join(seen["takeaway"])
+    assert f"{scenes.REGISTRY['long-context'].order:02d}" in reasons
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -113,8 +144,12 @@ def test_numbers_are_pe_maths(case):
         "start": (m, n),
         "shifted": (m + s, n + s),
         "regapped": (m + s, n + s + extra),
-        "turned": (m + 2 * s, n + 2 * s + extra),
     }
+    # the sign beat swaps the regapped positions (or k moved `extra` on, where their gap is
+    # 0); the dial beat then shifts both once more
+    mr, nr = states["regapped"]
+    gap = nr - mr if nr != mr else extra
+    states["turned"] = (mr + gap + s, mr + s)
     dims = pm.pair_dims(d, params.rope_pairing)[params.rope_pair]
     assert nums.dims == dims.tolist()
     for name, (mm, nn) in states.items():
@@ -255,3 +290,101 @@ def test_numbers_follow_the_params():
         Params(rope_shift=5),
     ):
         assert RopeRotation.numbers(changed) != base
+
+
+# knobs where the new lines change: k before q (ask.shift's m = 5, n = 2), no shift (the
+# score of an added code cannot move), k parallel to q (the swap keeps RoPE's score), a
+# regapped gap of 0 (k moves on before the swap), a wide model and another base
+SWEEP = {
+    "defaults": Params(),
+    "k before q": Params(rope_m=5, rope_n=2),
+    "no shift": Params(rope_shift=0),
+    "k parallel to q": Params(rope_k=(2.0, 0.8)),
+    "gap 0 after regap": Params(rope_m=7, rope_n=5),
+    "wide, base 500": Params(d_model=64, base=500.0, rope_pair=5, proj_seed=3),
+}
+
+
+def shown(x: float) -> str:
+    return fmt(x, 3)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("case", list(SWEEP))
+def test_the_new_lines_hold_at_every_knob(case, lang):
+    p = SWEEP[case]
+    nums = RopeRotation.numbers(p)
+    say = {b: caption(lang, "rope-rotation", b, p) for b in ("mixed", "sign", "won", "formula")}
+    # mixed: the cross terms and the scores named are pe_math's, and "the score goes from
+    # a to b" only where the shown digits differ
+    terms = [
+        pm.additive_example(
+            p.d_model, p.base, p.rope_m + s, p.rope_n + s, p.proj_seed, p.proj_scale
+        )
+        for s in (0, p.rope_shift)
+    ]
+    assert shown(terms[0]["word_position"]) in say["mixed"]
+    assert shown(terms[0]["position_word"]) in say["mixed"]
+    moves = p.rope_shift != 0 and shown(terms[0]["total"]) != shown(terms[1]["total"])
+    assert nums.lines["mixed"] == ("moves" if moves else "stays")
+    if moves:
+        assert f"{shown(terms[0]['total'])}" in say["mixed"]
+        assert f"{shown(terms[1]['total'])}" in say["mixed"]
+    # sign: swapping q's and k's positions flips n − m and RoPE's score with it (or, where
+    # the line says so, keeps it); the sinusoid's dot product is the same for both signs
+    theta = pm.frequencies(p.d_model, p.base)[p.rope_pair]
+    m, n = nums.regapped["m"], nums.regapped["n"]
+    gap = n - m if n != m else nums.extra
+    plus = plane(p, m, m + gap)["dot"]
+    minus = plane(p, m + gap, m)["dot"]
+    assert plus == pytest.approx(float(np.dot(p.rope_q, pm.rotation_2d(gap * theta) @ p.rope_k)))
+    assert minus == pytest.approx(float(np.dot(p.rope_q, pm.rotation_2d(-gap * theta) @ p.rope_k)))
+    differ = shown(plus) != shown(minus)
+    assert nums.lines["sign"] == ("differ" if differ else "alike")
+    assert shown(plus) in say["sign"] and fmt(-gap, 0) in say["sign"]
+    assert not differ or shown(minus) in say["sign"]
+    sinusoid = pm.shift_dot(gap, p.d_model, p.base, p.variant)
+    assert sinusoid == pytest.approx(pm.shift_dot(-gap, p.d_model, p.base, p.variant))
+    assert shown(sinusoid) in say["sign"]
+    assert nums.sign["swapped"][0] >= 0 and nums.sign["swapped"][1] >= 0
+    # the letters: k is the key here, the offset is n − m
+    assert ("k is the key" if lang == "en" else "k 指键向量") in say["sign"]
+    # won: the long-context chapter by its number, and rescaling is not the whole fix
+    assert str(scenes.REGISTRY["long-context"].order) in say["won"]
+    assert ("further training" if lang == "en" else "再稍加训练") in say["won"]
+    # formula: turning q by m and k by n scores as turning only k by n − m, in zh too
+    assert ("turning only k, by n minus m" if lang == "en" else "只把 k 转过 n 减 m") in say[
+        "formula"
+    ]
+
+
+@pytest.mark.parametrize("case", list(SWEEP))
+def test_chinese_sentences_stay_short_at_every_knob(case):
+    for key, line in caption_lines(SWEEP[case]).items():
+        for sentence in filter(str.strip, re.split(r"(?<=[。？！])", line)):
+            assert len(re.sub(r"\s", "", sentence)) <= 50, (key, sentence)
+
+
+def caption_lines(params: Params) -> dict[str, str]:
+    from scenes import say
+
+    return say.lines("rope-rotation", "zh", params)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(("m", "n"), [(5, 2), (2, 5), (4, 4), (0, 40)])
+def test_the_shift_question_asks_for_a_signed_offset(lang, m, n):
+    from scenes.questions import questions
+
+    p = Params(rope_m=m, rope_n=n)
+    (q,) = questions("rope-rotation", lang, p)
+    assert q.answer == n - m and q.right(n - m) and not q.right(m - n or 1)
+    # q unturned, k turned by the answer: the score at (m, n), for a full-width q and k too
+    qv, kv = np.random.default_rng(1).normal(size=(2, p.d_model))
+    assert pm.rope_score(qv, kv, 0, q.answer, p.base) == pytest.approx(
+        pm.rope_score(qv, kv, m, n, p.base)
+    )
+    # no negative position is asked for, and the reason names the sign
+    assert "position 0 and k at which position" not in q.prompt
+    assert ("signed offset" if lang == "en" else "带符号") in q.reason
+    assert f"{n} − {m} = {n - m}" in q.reason
