@@ -18,7 +18,7 @@ from rich.progress import BarColumn, Progress, TextColumn
 
 import scenes
 from pe_math import ParamError, Params, parse_assignment
-from rendering.core import settings
+from rendering.core import formats, settings
 from rendering.core.files import write_problem
 from rendering.core.jobs import Job
 from rendering.run.pipeline import PipelineError, check_writable, preflight
@@ -184,8 +184,8 @@ def job_options(f):
     f = click.option(
         "--format",
         "fmt",
-        type=click.Choice(settings.FORMATS),
-        default="mp4",
+        type=click.Choice(formats.names()),
+        default=formats.MAIN,
         show_default=True,
         help="Output: mp4, webm (VP9), gif (for slides) or png (the last frame).",
     )(f)
@@ -244,7 +244,7 @@ class JobOptions:
 
     quality: str = "l"
     lang: str = "en"
-    fmt: str = "mp4"
+    fmt: str = formats.MAIN
     aspect: str = "16:9"
     transparent: bool = False
     burn_captions: bool = False

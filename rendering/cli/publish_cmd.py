@@ -23,7 +23,7 @@ from rendering.cli.options import (
     resolve_slugs,
     voice_options,
 )
-from rendering.core import settings
+from rendering.core import formats, settings
 from rendering.run.cleaning import PACKAGES, clean_targets
 from rendering.run.pipeline import execute
 from rendering.run.plan import plan
@@ -75,7 +75,7 @@ def preview(ctx, slug: str, opts: JobOptions) -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["pdf", "png"]),
+    type=click.Choice(("pdf", formats.STILL)),
     default="pdf",
     show_default=True,
     help="pdf: one page per beat; png: a folder of lossless stills, one per beat.",

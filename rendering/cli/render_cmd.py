@@ -23,7 +23,7 @@ from rendering.cli.options import (
     resolve_slugs,
     writable,
 )
-from rendering.core import settings
+from rendering.core import formats, settings
 from rendering.core.files import write_problem
 from rendering.core.jobs import Job
 from rendering.publish.gallery import publish
@@ -168,7 +168,7 @@ def verify_clips(jobs_: list[Job], output: Path, run: Run) -> list[str]:
 
     from rendering.run.verify import difference
 
-    checked = [j for j in jobs_ if j.fmt != "png" and (j.out_dir(output) / j.filename).exists()]
+    checked = [j for j in jobs_ if j.format.moving and (j.out_dir(output) / j.filename).exists()]
     scratch = Path(tempfile.mkdtemp(prefix=".verify-", dir=output))  # on the outputs' disk
     differ = []
     try:
@@ -340,7 +340,7 @@ def print_voice_notes(jobs: list[Job], voice: str, fmt: str) -> None:
     voiced = [j for j in jobs if j.narration is not None]
     if not voiced:
         return
-    if fmt not in ("mp4", "webm"):
+    if formats.get(fmt).audio_codec is None:
         console.print(f"voice: a {fmt} has no sound; the narration only timed the beats")
     labels = sorted({j.narration.voice for j in voiced})
     console.print(f"voice ({jobs[0].lang}): {', '.join(labels)}")

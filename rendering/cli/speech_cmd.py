@@ -30,6 +30,7 @@ from rendering.cli.options import (
     voice_dir_option,
     writable,
 )
+from rendering.core import formats
 from rendering.core.files import write_problem
 from rendering.speech import voices
 
@@ -61,7 +62,7 @@ def script(slugs: tuple[str, ...], all_: bool, opts: JobOptions, table_format: s
 
     lang, voice_dir, output = opts.lang, opts.voice_dir, opts.output
     chosen = resolve_slugs(slugs, all_)
-    timed = dataclasses.replace(opts, fmt="mp4", voice=opts.voices()[lang].engine)
+    timed = dataclasses.replace(opts, fmt=formats.MAIN, voice=opts.voices()[lang].engine)
     rows = []
     with tempfile.TemporaryDirectory(prefix="pe-script-") as tmp:
         for job in timed.jobs(chosen, opts.params()):
@@ -131,7 +132,9 @@ def motion(slugs: tuple[str, ...], all_: bool, opts: JobOptions) -> None:
     table = Table("scene", "still while speaking", "longest still", "in beat")
     worst = 0.0
     with tempfile.TemporaryDirectory(prefix="pe-motion-") as tmp:
-        for job in dataclasses.replace(opts, fmt="mp4", voice="auto").jobs(chosen, opts.params()):
+        for job in dataclasses.replace(opts, fmt=formats.MAIN, voice="auto").jobs(
+            chosen, opts.params()
+        ):
             if job.narration is None:
                 continue
             found = measured.measure(job, Path(tmp))

@@ -23,7 +23,7 @@ from rendering.cli.options import (
     resolve_slugs,
     voice_options,
 )
-from rendering.core import keys, settings
+from rendering.core import formats, keys, settings
 from rendering.core.jobs import Job
 from rendering.core.manifest import Manifest
 from rendering.watch.changes import Watcher, snapshot, syntax_error
@@ -78,7 +78,7 @@ class Loop:
 
     def entries(self) -> dict[str, dict]:
         manifest = Manifest.load(self.folder)
-        found = {slug: manifest.entry(slug, "mp4") for slug in self.slugs}
+        found = {slug: manifest.entry(slug, formats.MAIN) for slug in self.slugs}
         return {slug: entry.to_dict() for slug, entry in found.items() if entry is not None}
 
     def render(self, why: str) -> None:

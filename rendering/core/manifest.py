@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from pe_math import ParamError, Params
+from rendering.core import formats
 from rendering.core.files import atomic_write_text, locked
 
 SCHEMA = 1
@@ -112,7 +113,7 @@ class ClipEntry:
     key_parts: dict[str, str] = field(default_factory=dict)
     sources: dict[str, dict[str, str]] = field(default_factory=dict)  # key part -> file -> digest
     params: dict[str, Any] = field(default_factory=dict)
-    format: str = "mp4"
+    format: str = formats.MAIN
     transparent: bool = False
     burn_captions: bool = False
     poster: str | None = None

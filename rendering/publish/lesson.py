@@ -21,6 +21,7 @@ from pathlib import Path
 import av
 import numpy as np
 
+from rendering.core import formats
 from rendering.core.files import atomic_write_text, replacing
 from rendering.core.jobs import by_folder
 from rendering.core.manifest import ChapterMark, ClipEntry, LessonRecord, Manifest
@@ -32,7 +33,6 @@ from scenes.catalogue import LANGS
 STEM = "lesson"
 CHAPTERS_VTT = "chapters.vtt"
 CHAPTER_LIST = "chapters.txt"  # for a video platform's description
-JOINABLE = ("mp4", "webm")
 _MS = Fraction(1, 1000)
 
 
@@ -60,17 +60,19 @@ def lesson_key(variant: str, entries: list[ClipEntry]) -> str:
 
 
 def build(
-    folder: Path, slugs: list[str], variant: str = "mp4", force: bool = False
+    folder: Path, slugs: list[str], variant: str = formats.MAIN, force: bool = False
 ) -> LessonRecord:
     """Join the clips `slugs` (in lesson order) of `folder`; returns the manifest's lesson record.
 
     Skips the work when the recorded lesson was joined from exactly these clips.
     """
     fmt = variant.partition(".")[0]
-    if fmt not in JOINABLE or ".alpha" in variant:
+    joinable = [f.name for f in formats.every() if f.joinable]
+    if fmt not in joinable or ".alpha" in variant:
         raise LessonError(
-            f"a lesson joins opaque mp4 or webm clips, not {variant}; "
-            "render with --format mp4 (or webm) and without --transparent"
+            f"a lesson joins opaque {' or '.join(joinable)} clips, not {variant}; "
+            f"render with --format {joinable[0]} (or {', '.join(joinable[1:])}) "
+            "and without --transparent"
         )
     manifest = Manifest.load(folder)
     entries = []
@@ -224,16 +226,15 @@ def join(
     Returns "remux" or "reencode" (how the pictures were joined).
     """
     same = len({signature(f) for f in files}) == 1
-    options = {"movflags": "+faststart"} if out.suffix == ".mp4" else {}
-    with av.open(str(out), "w", options=options) as container:
+    fmt = formats.by_extension(out.suffix)
+    with av.open(str(out), "w", options=fmt.mux_options) as container:
         with av.open(str(files[0])) as first:
             template = first.streams.video[0]
             rate = template.average_rate
             if same:
                 stream = container.add_stream_from_template(template)
             else:
-                codec = "libx264" if out.suffix == ".mp4" else "libvpx-vp9"
-                stream = container.add_stream(codec, rate=rate, options={"crf": "23"})
+                stream = container.add_stream(fmt.video_codec, rate=rate, options={"crf": "23"})
                 stream.width = template.codec_context.width
                 stream.height = template.codec_context.height
                 stream.pix_fmt = "yuv420p"
@@ -251,7 +252,7 @@ def join(
         )
         sound = None
         if track is not None:
-            sound = audio.sound_stream(container, audio.CODECS[out.suffix.lstrip(".")])
+            sound = audio.sound_stream(container, fmt)
         if same:
             _remux(files, starts, container, stream)
         else:

@@ -122,7 +122,7 @@ def install(job: Job, result: RenderResult, root: Path) -> Path:
         os.replace(result.poster, poster)
     subtitle_files = {}
     duration = round(result.duration, 3)  # as recorded: a cached clip's refresh reads it back
-    if job.fmt != "png":
+    if job.format.moving:
         spoken = {job.lang: result.speech} if result.speech else None
         subtitle_files = captions.write_sidecars(
             folder, job.info.stem, job.slug, result.beats, duration, spoken, job.params
@@ -180,7 +180,7 @@ def refresh_sidecars(job: Job, root: Path) -> None:
     """Rewrite a cached clip's subtitles: the other language's words may have changed."""
     folder = job.out_dir(root)
     entry = Manifest.load(folder).entry(job.slug, job.variant)
-    if entry is None or job.fmt == "png":
+    if entry is None or not job.format.moving:
         return
     spoken = {job.lang: entry.speech} if entry.speech else None
     captions.write_sidecars(
@@ -730,9 +730,9 @@ def _stop_requests() -> Iterator[threading.Event]:
 def check_output(job: Job, path: Path):
     """Decode a returned file end to end against what the job asked for."""
     geo = encoders.output_geometry(job)
-    if job.fmt == "png":
+    if not job.format.moving:
         return check_image(path, geo.width, geo.height)
-    return check_video(path, geo.width, geo.height, None if job.fmt == "gif" else geo.fps)
+    return check_video(path, geo.width, geo.height, encoders.checked_rate(job))
 
 
 def work_folders(work_root: Path) -> tuple[list[Path], list[Path]]:
