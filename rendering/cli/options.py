@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -216,14 +217,31 @@ def writable(folder: Path) -> None:
         raise Fail(str(exc)) from None
 
 
+class LiveChoice(click.Choice):
+    """A choice among names read when asked, so one registered later is offered too."""
+
+    def __init__(self, names: Callable[[], Sequence[str]]) -> None:
+        self.names = names
+        super().__init__(())
+
+    @property
+    def choices(self) -> Sequence[str]:
+        return tuple(self.names())
+
+    @choices.setter
+    def choices(self, _value) -> None:
+        pass  # click sets it on construction; the names are read live instead
+
+
 def voice_options(f):
+    default = " and ".join(sorted({spec.engine for spec in voices.DEFAULTS.values()}))
     f = click.option(
         "--voice",
-        type=click.Choice(voices.CHOICES),
-        default="auto",
+        type=LiveChoice(voices.choices),
+        default=voices.AUTO,
         show_default=True,
         help="Who speaks: auto = your recording where one exists, else the language's engine "
-        "([voice] in lesson.toml: kokoro for both); none = silent.",
+        f"([voice] in lesson.toml: {default} for both); {voices.NONE} = silent.",
     )(f)
     f = voice_dir_option(
         "Folder of your recordings: <voice-dir>/<lang>/<scene>/<beat>.wav (or flac, mp3, m4a, ogg)."

@@ -16,6 +16,7 @@ from rendering.cli.options import (
     LANGS,
     Fail,
     JobOptions,
+    LiveChoice,
     aspect_option,
     config_option,
     console,
@@ -164,7 +165,7 @@ HAN = re.compile(r"[\u3400-\u9fff]")
 @lang_option("Language of the line.")
 @click.option(
     "--voice",
-    type=click.Choice([c for c in voices.CHOICES if c not in ("auto", "recorded", "none")]),
+    type=LiveChoice(voices.engine_names),
     default=None,
     help="Engine to speak with (default: the language's own, from [voice] in lesson.toml).",
 )
