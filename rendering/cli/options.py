@@ -99,6 +99,16 @@ def check_glyphs(params: Params, where: str = "") -> None:
             )
 
 
+def scene_arguments(all_help: str = "Every scene of the lesson, in order."):
+    """The SLUGS argument and the --all flag (as `all_`) of a command that takes scenes."""
+
+    def decorate(f):
+        f = click.option("--all", "all_", is_flag=True, help=all_help)(f)
+        return click.argument("slugs", nargs=-1)(f)
+
+    return decorate
+
+
 def resolve_slugs(slugs: tuple[str, ...], all_: bool) -> list[str]:
     if all_ and slugs:
         raise Fail("give scene names or --all, not both")
@@ -256,16 +266,20 @@ def load_voices(config: str | None) -> dict[str, voices.VoiceSpec]:
         raise Fail(str(exc)) from None
 
 
+_JOB = {f.name: f.default for f in fields(Job)}
+
+
 @dataclass(frozen=True)
 class JobOptions:
-    """What a command was asked to render, as the options gave it."""
+    """What a command was asked to render, as the options gave it: the settings a Job
+    takes (with a Job's defaults), and where the knobs, voices and outputs are."""
 
-    quality: str = "l"
-    lang: str = "en"
-    fmt: str = formats.MAIN
-    aspect: str = "16:9"
-    transparent: bool = False
-    burn_captions: bool = False
+    quality: str = _JOB["quality"]
+    lang: str = _JOB["lang"]
+    fmt: str = _JOB["fmt"]
+    aspect: str = _JOB["aspect"]
+    transparent: bool = _JOB["transparent"]
+    burn_captions: bool = _JOB["burn_captions"]
     output: Path = DEFAULT_OUTPUT
     sets: tuple[str, ...] = ()
     config: str | None = None
@@ -292,20 +306,12 @@ class JobOptions:
 
             writable(self.output / CACHE)  # before any speech is made
         speech = narrate_all(slugs, self, self.voices(), synthesize, params)
-        return [
-            Job(
-                s,
-                params,
-                self.lang,
-                self.quality,
-                self.fmt,
-                self.aspect,
-                self.transparent,
-                self.burn_captions,
-                speech[s],
-            )
-            for s in slugs
-        ]
+        return [self.job(s, params, speech[s]) for s in slugs]
+
+    def job(self, slug: str, params: Params, narration=None, **other) -> Job:
+        """The Job of `slug` with these options' settings; `other` overrides some by name."""
+        taken = {f.name: getattr(self, f.name) for f in fields(self) if f.name in _JOB}
+        return Job(**{**taken, "slug": slug, "params": params, "narration": narration, **other})
 
 
 _FIELDS = frozenset(f.name for f in fields(JobOptions))

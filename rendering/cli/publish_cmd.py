@@ -21,6 +21,7 @@ from rendering.cli.options import (
     quality_option,
     ready,
     resolve_slugs,
+    scene_arguments,
     voice_options,
 )
 from rendering.core import formats, settings
@@ -64,8 +65,7 @@ def preview(ctx, slug: str, opts: JobOptions) -> None:
 
 
 @click.command()
-@click.argument("slugs", nargs=-1)
-@click.option("--all", "all_", is_flag=True, help="One deck per rendered clip, in lesson order.")
+@scene_arguments("One deck per rendered clip, in lesson order.")
 @click.option(
     "--lesson",
     "use_lesson",

@@ -21,6 +21,7 @@ from rendering.cli.options import (
     narrate_all,
     ready,
     resolve_slugs,
+    scene_arguments,
     writable,
 )
 from rendering.core import formats, settings
@@ -41,8 +42,7 @@ from rendering.speech import synthesis, voices
 
 
 @click.command()
-@click.argument("slugs", nargs=-1)
-@click.option("--all", "all_", is_flag=True, help="Render every scene of the lesson, in order.")
+@scene_arguments("Render every scene of the lesson, in order.")
 @job_options
 @click.option(
     "-j",
@@ -262,17 +262,7 @@ def render_course(plan_file: Path, opts: JobOptions, run: Run) -> None:
     groups: list[tuple[list[Job], Path]] = []  # one per set: its jobs and its root
     for name, params in course.sets.items():
         set_jobs = [
-            Job(
-                slug,
-                params,
-                lang,
-                q,
-                fmt,
-                aspect,
-                opts.transparent,
-                opts.burn_captions,
-                speech[name, lang][slug],
-            )
+            opts.job(slug, params, speech[name, lang][slug], lang=lang, quality=q, aspect=aspect)
             for lang in course.langs
             for q in course.qualities
             for aspect in course.aspects

@@ -27,6 +27,7 @@ from rendering.cli.options import (
     param_options,
     quality_option,
     resolve_slugs,
+    scene_arguments,
     scene_progress,
     voice_dir_option,
     writable,
@@ -37,8 +38,7 @@ from rendering.speech import voices
 
 
 @click.command()
-@click.argument("slugs", nargs=-1)
-@click.option("--all", "all_", is_flag=True, help="Every scene of the lesson, in order.")
+@scene_arguments()
 @lang_option("Language of the narration to record.")
 @click.option(
     "--format",
@@ -116,8 +116,7 @@ def script(slugs: tuple[str, ...], all_: bool, opts: JobOptions, table_format: s
 
 
 @click.command()
-@click.argument("slugs", nargs=-1)
-@click.option("--all", "all_", is_flag=True, help="Every scene of the lesson, in order.")
+@scene_arguments()
 @lang_option("Language of the narration the picture should follow.")
 @voice_dir_option("Folder of your recordings: <voice-dir>/<lang>/<scene>/<beat>.wav.")
 @output_option("Output root; its .speech/ folder caches the synthesised speech used for timing.")
@@ -221,8 +220,7 @@ def say(text, lang, voice, out_file, config, output) -> None:
 
 
 @click.command()
-@click.argument("slugs", nargs=-1)
-@click.option("--all", "all_", is_flag=True, help="Every scene of the lesson, in order.")
+@scene_arguments()
 @lang_option("Language of the narration to listen to.")
 @quality_option("Which rendered clips: the quality they were rendered at.")
 @aspect_option

@@ -183,7 +183,7 @@ def watch(slugs: tuple[str, ...], opts: JobOptions, port: int) -> None:
     if broken is not None:
         raise Fail(code_problem(broken, "fix it, then start watch again"))
     folder = settings.folder_name(opts.quality, opts.aspect)
-    clips = {s: f"{opts.lang}/{folder}/{Job(s, None, opts.lang).filename}" for s in chosen}
+    clips = {s: f"{opts.lang}/{folder}/{Job(s, None, lang=opts.lang).filename}" for s in chosen}
     try:
         page = LivePage(opts.output, clips, port)
     except OSError as exc:

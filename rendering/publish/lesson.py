@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
@@ -40,12 +40,12 @@ class LessonError(RuntimeError):
     """The lesson cannot be joined; the message says why and what to do."""
 
 
-@dataclass(frozen=True)
-class Chapter:
-    slug: str
-    title: str
-    start: float
-    end: float
+Chapter = ChapterMark  # a clip's place in the lesson: the manifest's record of it
+
+
+def marks(chapters) -> list[tuple[float, float, str]]:
+    """(start, end, title) of each chapter, as the chapter files and the container take them."""
+    return [(c.start, c.end, c.title) for c in chapters]
 
 
 def filename(variant: str) -> str:
@@ -96,7 +96,7 @@ def build(
     old = manifest.lesson
     if not force and old and old.key == key and (folder / old.file).exists():
         if not (folder / CHAPTER_LIST).exists():  # a folder joined before the list was written
-            write_chapter_list(folder, [(c.start, c.end, c.title) for c in old.chapters])
+            write_chapter_list(folder, marks(old.chapters))
         return old
 
     lang = manifest.data.get("lang", "en")
@@ -112,7 +112,7 @@ def build(
         files = [folder / e.file for e in entries]
         starts = [Fraction(c.start).limit_denominator(10**6) for c in chapters]
         track = lesson_track(folder, entries)
-        method = join(files, starts, tmp, [(c.start, c.end, c.title) for c in chapters], track)
+        method = join(files, starts, tmp, marks(chapters), track)
         first = entries[0]
         checked = check_video(tmp, first.width, first.height, first.fps)
         expected = sum(e.frames for e in entries)
@@ -125,9 +125,8 @@ def build(
             raise InvalidOutput(f"{name}: chapters read back as {found}")
 
     subtitles = write_subtitles(folder, entries, chapters, lang)
-    marks = [(c.start, c.end, c.title) for c in chapters]
-    atomic_write_text(folder / CHAPTERS_VTT, captions.chapters_vtt(marks))
-    write_chapter_list(folder, marks)
+    atomic_write_text(folder / CHAPTERS_VTT, captions.chapters_vtt(marks(chapters)))
+    write_chapter_list(folder, marks(chapters))
     record = LessonRecord(
         file=name,
         variant=variant,
@@ -140,9 +139,7 @@ def build(
         fps=first.fps,
         bytes=target.stat().st_size,
         poster=first.poster,
-        chapters=tuple(
-            ChapterMark(c.slug, c.title, round(c.start, 3), round(c.end, 3)) for c in chapters
-        ),
+        chapters=tuple(replace(c, start=round(c.start, 3), end=round(c.end, 3)) for c in chapters),
         chapters_vtt=CHAPTERS_VTT,
         voice=tuple(sorted({e.voice for e in entries})),
         captions=subtitles,

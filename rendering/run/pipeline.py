@@ -36,6 +36,7 @@ from rendering.run.plan import Planned
 from rendering.run.task import JobFailed, Rendered, Task, describe_error, speech_files
 from rendering.speech import captions
 from scenes import text_store
+from scenes.catalogue import LANGS
 
 WORK = ".work"  # temporary job folders live under the output root: same filesystem, atomic renames
 
@@ -143,7 +144,7 @@ def install(job: Job, result: RenderResult, root: Path) -> Path:
         slug=job.slug,
         order=job.info.order,
         title=job.info.title(job.lang),
-        titles={lang: job.info.title(lang) for lang in ("zh", "en")},
+        titles={lang: job.info.title(lang) for lang in LANGS},
         key=job.key(knobs),
         key_parts=job.key_parts(knobs),
         sources=job.sources(),
