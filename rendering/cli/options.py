@@ -22,7 +22,7 @@ from pe_math import ParamError, Params, parse_assignment
 from rendering.core import formats, settings
 from rendering.core.files import write_problem
 from rendering.core.jobs import Job
-from rendering.run.pipeline import PipelineError, check_writable, preflight
+from rendering.run.preflight import PipelineError, check_writable, preflight
 from rendering.speech import voices
 from scenes.catalogue import LANGS
 from scenes.fonts import FONT, missing_glyphs

@@ -26,8 +26,8 @@ from rendering.cli.options import (
 )
 from rendering.core import formats, settings
 from rendering.run.cleaning import PACKAGES, clean_targets
-from rendering.run.pipeline import execute
 from rendering.run.plan import plan
+from rendering.run.scheduler import execute
 
 
 @click.command()

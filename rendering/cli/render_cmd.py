@@ -24,20 +24,17 @@ from rendering.cli.options import (
     scene_arguments,
     writable,
 )
+from rendering.cli.tables import plan_table, summary_table
 from rendering.core import formats, settings
 from rendering.core.files import write_problem
 from rendering.core.jobs import Job
 from rendering.publish.gallery import publish
 from rendering.publish.lesson import join_folders
 from rendering.run import child
-from rendering.run.pipeline import (
-    WORK,
-    PipelineError,
-    execute,
-    plan_table,
-    summary_table,
-)
 from rendering.run.plan import plan
+from rendering.run.preflight import PipelineError
+from rendering.run.scheduler import execute
+from rendering.run.workdirs import WORK
 from rendering.speech import synthesis, voices
 
 
