@@ -56,6 +56,21 @@ class ChapterMark:
     end: float
 
 
+def video_facts(file: Path, checked, fps: int, poster: str | None) -> dict[str, Any]:
+    """What the manifest records of any video it lists (a clip, the joined lesson): its
+    name, its length, size and rate as decoded (`checked`), its bytes and its poster."""
+    return {
+        "file": file.name,
+        "duration": round(checked.duration, 3),
+        "frames": checked.frames,
+        "width": checked.width,
+        "height": checked.height,
+        "fps": fps,
+        "bytes": file.stat().st_size,
+        "poster": poster,
+    }
+
+
 @dataclass(frozen=True)
 class LessonRecord:
     """The joined lesson of a folder, as the manifest keeps it under "lesson"."""

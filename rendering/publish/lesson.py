@@ -24,7 +24,7 @@ import numpy as np
 from rendering.core import formats
 from rendering.core.files import atomic_write_text, replacing
 from rendering.core.jobs import by_folder
-from rendering.core.manifest import ChapterMark, ClipEntry, LessonRecord, Manifest
+from rendering.core.manifest import ChapterMark, ClipEntry, LessonRecord, Manifest, video_facts
 from rendering.core.validate import InvalidOutput, check_video, signature
 from rendering.publish.web import clock
 from rendering.speech import audio, captions
@@ -128,17 +128,10 @@ def build(
     atomic_write_text(folder / CHAPTERS_VTT, captions.chapters_vtt(marks(chapters)))
     write_chapter_list(folder, marks(chapters))
     record = LessonRecord(
-        file=name,
+        **video_facts(target, checked, first.fps, first.poster),
         variant=variant,
         key=key,
         joined=method,
-        duration=round(checked.duration, 3),
-        frames=checked.frames,
-        width=checked.width,
-        height=checked.height,
-        fps=first.fps,
-        bytes=target.stat().st_size,
-        poster=first.poster,
         chapters=tuple(replace(c, start=round(c.start, 3), end=round(c.end, 3)) for c in chapters),
         chapters_vtt=CHAPTERS_VTT,
         voice=tuple(sorted({e.voice for e in entries})),

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rendering.core.files import publish_mode
 from rendering.core.jobs import Job
-from rendering.core.manifest import Beat, ClipEntry, Manifest, VoiceCard
+from rendering.core.manifest import Beat, ClipEntry, Manifest, VoiceCard, video_facts
 from rendering.core.validate import check_image, check_video
 from rendering.draw import encoders, segments
 from rendering.draw.scene import RenderResult
@@ -59,14 +59,7 @@ def install(job: Job, result: RenderResult, root: Path) -> Path:
         format=job.fmt,
         transparent=job.transparent,
         burn_captions=job.burn_captions,
-        file=target.name,
-        poster=poster.name if poster else None,
-        duration=duration,
-        frames=result.frames,
-        width=result.width,
-        height=result.height,
-        fps=result.fps,
-        bytes=target.stat().st_size,
+        **video_facts(target, result, result.fps, poster.name if poster else None),
         beats=[Beat(k, t) for k, t in result.beats],
         captions=subtitle_files,
         voice=narration.voice if narration else "silent",

@@ -39,7 +39,7 @@ def _import_engines() -> None:
 _import_engines()
 # the --voice choices that are no engine
 AUTO = "auto"  # the language's own voice, a teacher's recording where there is one
-RECORDED = "recorded"  # the same, but a beat without a recording is an error
+RECORDED = "recorded"  # the same, and each beat the engine speaks instead is named
 NONE = "none"  # silent
 
 
