@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from rendering.core import settings
+from rendering.core import formats, settings
 from rendering.core.jobs import Job
 from rendering.draw import encoders
 
@@ -33,6 +33,8 @@ def manim_config(job: Job, media_dir: Path, span: Span | None = None) -> dict[st
         "write_to_movie": job.format.moving,
         "save_last_frame": not job.format.moving,
     }
+    if job.format.video_codec == formats.MP4.video_codec and not job.transparent:
+        cfg["video_encoder_options"] = {"preset": settings.X264_PRESETS[job.quality], "crf": "23"}
     if span is not None:
         cfg["from_animation_number"], cfg["upto_animation_number"] = span
     return encoders.adjust_config(job, cfg)

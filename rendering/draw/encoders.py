@@ -58,8 +58,6 @@ def adjust_config(job, cfg: dict[str, Any]) -> dict[str, Any]:
         # Manim writes a clean intermediate; finish() converts it
         if not job.transparent:
             cfg["video_encoder_options"] = {"preset": "veryfast", "crf": "18"}
-    elif codec == formats.MP4.video_codec and not job.transparent:
-        cfg["video_encoder_options"] = {"preset": settings.X264_PRESETS[job.quality], "crf": "23"}
     elif codec == formats.WEBM.video_codec:
         cfg["video_encoder_options"] = dict(WEBM_OPTIONS)
     return cfg
