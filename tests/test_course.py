@@ -18,7 +18,7 @@ from pe_math import Params
 from render import cli
 from rendering.cli import options as cli_options
 from rendering.core.jobs import Job
-from rendering.run.pipeline import expected_seconds, pixel_rate
+from rendering.run.estimates import expected_seconds, pixel_rate
 
 pytestmark = pytest.mark.render
 

@@ -14,6 +14,8 @@ from render import cli
 from rendering.speech import lexicon, synthesis, voices, zh_frontend
 from rendering.speech.base import VoiceSpec
 from rendering.speech.engines import kokoro
+from rendering.speech.engines.espeak import Espeak
+from rendering.speech.engines.piper import Piper
 
 
 @pytest.fixture
@@ -53,7 +55,7 @@ def test_a_damaged_model_part_is_one_line_naming_it(tmp_path, monkeypatch, fresh
 def test_a_damaged_voice_pack_is_one_line_naming_it(tmp_path, monkeypatch, fresh_engines, damage):
     folder = tmp_path / "voices"
     folder.mkdir()
-    pack = folder / f"{voices.KOKORO['zh'].voice}.bin"
+    pack = folder / f"{kokoro.Kokoro.voices['zh'].voice}.bin"
     blob = (kokoro.voice_folder() / pack.name).read_bytes()
     if damage != "missing":
         pack.write_bytes(blob[:-4] if damage == "short" else blob[:-4] + b"\0\0\0\0")
@@ -89,13 +91,13 @@ def test_the_lexicon_changes_a_names_phonemes_in_both_engines(tmp_path, fresh_en
     assert plain.phonemes(line).startswith("jˌəˌɑɹˈɛn ")  # misaki spells it out
     assert voices.engine(specs["en"]).phonemes(line).startswith("jˈɑɹn ")
     zh = voices.engine(specs["zh"]).phonemes("YaRN 很长。")
-    assert zh.startswith("ja→ə→n") and zh != voices.engine(voices.KOKORO["zh"]).phonemes(
+    assert zh.startswith("ja→ə→n") and zh != voices.engine(kokoro.Kokoro.voices["zh"]).phonemes(
         "YaRN 很长。"
     )
     # Piper reads the entry as espeak-ng IPA between [[ ]]
     from piper import PiperVoice
 
-    piper = PiperVoice.load(str(voices.engine(voices.NEURAL["en"]).model))
+    piper = PiperVoice.load(str(voices.engine(Piper.voices["en"]).model))
     ours = lexicon.piper_text(line, specs["en"].lexicon)
     assert ours == "[[ jˈɑɹn ]] stretches the context."
     assert "".join(piper.phonemize(ours)[0]).startswith("jˈɑɹn ")
@@ -112,7 +114,7 @@ def test_a_lexicon_word_reaches_the_engine_unrewritten(tmp_path, fresh_engines):
     assert words == "RoPE turns q."
     assert kokoro_en.phonemes(words).startswith("ˌɑɹˌOpˈi ")
     # an engine that takes no phonemes still hears the word spelt out
-    espeak = voices.engine(replace(voices.ESPEAK_VOICES["en"], lexicon=(("RoPE", "/x/"),)))
+    espeak = voices.engine(replace(Espeak.voices["en"], lexicon=(("RoPE", "/x/"),)))
     assert synthesis.spoken("RoPE turns q.", "en", espeak.lexicon_words) == "rope turns q."
 
 

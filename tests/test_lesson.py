@@ -24,7 +24,7 @@ from rendering.core.jobs import Job
 from rendering.core.manifest import ClipEntry, Manifest
 from rendering.draw import scene
 from rendering.publish import lesson
-from rendering.run.pipeline import install
+from rendering.run.install import install
 from rendering.speech import captions
 from scenes import catalogue as catalogue_mod
 from scenes.base import LessonScene

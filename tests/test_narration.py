@@ -27,6 +27,7 @@ from rendering.publish import lesson
 from rendering.run.plan import plan
 from rendering.speech import audio, narration, voices
 from rendering.speech.engines import espeak
+from rendering.speech.engines.piper import Piper
 from scenes import catalogue as catalogue_mod
 from tests.scene_tools import build_scene
 from tests.videos import synthetic
@@ -173,7 +174,10 @@ def test_voice_tables_in_the_lesson_file(tmp_path):
     assert specs["zh"] == voices.DEFAULTS["zh"]
     assert Params.load(cfg).d_model == 8  # the [voice] table is not a lesson parameter
     for body, words in (
-        ('[voice.en]\nengine = "festival"\n', "engine='festival': must be one of piper, espeak"),
+        (
+            '[voice.en]\nengine = "festival"\n',
+            "engine='festival': must be one of kokoro, piper, fastspeech2, espeak",
+        ),
         ("[voice.en]\nspeed = 9\n", "speed=9: must be a number from 0.5 to 2"),
         ('[voice.fr]\nengine = "espeak"\n', "[voice.fr]: no such language"),
     ):
@@ -549,7 +553,7 @@ def test_a_corrupt_piper_voice_is_one_line_before_anything_renders(
 ):
     model = tmp_path / "bad.onnx"
     model.write_bytes(onnx)
-    joe = voices.engine(voices.NEURAL["en"]).model
+    joe = voices.engine(Piper.voices["en"]).model
     text = Path(f"{joe}.json").read_text("utf-8") if config == "joe" else config
     Path(f"{model}.json").write_text(text, encoding="utf-8")
     cfg = tmp_path / "c.toml"

@@ -205,7 +205,7 @@ def test_a_cached_clips_subtitles_are_rewritten_as_its_render_wrote_them(tmp_pat
     language's words may have changed), so its render writes them from the same
     recorded (rounded) length: a refresh with nothing changed leaves them as they were."""
     from rendering.draw.scene import RenderResult
-    from rendering.run.pipeline import install, refresh_sidecars
+    from rendering.run.install import install, refresh_sidecars
     from tests.videos import synthetic
 
     job = Job("lesson-intro", Params())

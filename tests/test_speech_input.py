@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from render import cli
 from rendering.speech import synthesis, voices, zh_frontend
 from rendering.speech.engines.base import Engine
+from rendering.speech.engines.piper import Piper
 from scenes import catalogue as catalogue_mod
 from tests.disks import fill, make_read_only
 
@@ -156,7 +157,7 @@ def test_say_refuses_an_unreadable_config_as_render_does(tmp_path, kind):
 def test_a_corrupt_piper_config_is_one_line_naming_the_file_and_the_field(
     tmp_path, field, value, problem
 ):
-    joe = voices.engine(voices.NEURAL["en"]).model
+    joe = voices.engine(Piper.voices["en"]).model
     model = tmp_path / "voice.onnx"
     model.symlink_to(joe)
     config = json.loads(Path(f"{joe}.json").read_text(encoding="utf-8"))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -18,10 +19,10 @@ from rich.progress import BarColumn, Progress, TextColumn
 
 import scenes
 from pe_math import ParamError, Params, parse_assignment
-from rendering.core import settings
+from rendering.core import formats, settings
 from rendering.core.files import write_problem
 from rendering.core.jobs import Job
-from rendering.run.pipeline import PipelineError, check_writable, preflight
+from rendering.run.preflight import PipelineError, check_writable, preflight
 from rendering.speech import voices
 from scenes.catalogue import LANGS
 from scenes.fonts import FONT, missing_glyphs
@@ -96,6 +97,16 @@ def check_glyphs(params: Params, where: str = "") -> None:
                 f"{where}{name}: the font {FONT} has no glyph for {' '.join(missing)}; "
                 "use letters or Chinese characters"
             )
+
+
+def scene_arguments(all_help: str = "Every scene of the lesson, in order."):
+    """The SLUGS argument and the --all flag (as `all_`) of a command that takes scenes."""
+
+    def decorate(f):
+        f = click.option("--all", "all_", is_flag=True, help=all_help)(f)
+        return click.argument("slugs", nargs=-1)(f)
+
+    return decorate
 
 
 def resolve_slugs(slugs: tuple[str, ...], all_: bool) -> list[str]:
@@ -184,8 +195,8 @@ def job_options(f):
     f = click.option(
         "--format",
         "fmt",
-        type=click.Choice(settings.FORMATS),
-        default="mp4",
+        type=click.Choice(formats.names()),
+        default=formats.MAIN,
         show_default=True,
         help="Output: mp4, webm (VP9), gif (for slides) or png (the last frame).",
     )(f)
@@ -216,14 +227,31 @@ def writable(folder: Path) -> None:
         raise Fail(str(exc)) from None
 
 
+class LiveChoice(click.Choice):
+    """A choice among names read when asked, so one registered later is offered too."""
+
+    def __init__(self, names: Callable[[], Sequence[str]]) -> None:
+        self.names = names
+        super().__init__(())
+
+    @property
+    def choices(self) -> Sequence[str]:
+        return tuple(self.names())
+
+    @choices.setter
+    def choices(self, _value) -> None:
+        pass  # click sets it on construction; the names are read live instead
+
+
 def voice_options(f):
+    default = " and ".join(sorted({spec.engine for spec in voices.DEFAULTS.values()}))
     f = click.option(
         "--voice",
-        type=click.Choice(voices.CHOICES),
-        default="auto",
+        type=LiveChoice(voices.choices),
+        default=voices.AUTO,
         show_default=True,
         help="Who speaks: auto = your recording where one exists, else the language's engine "
-        "([voice] in lesson.toml: kokoro for both); none = silent.",
+        f"([voice] in lesson.toml: {default} for both); {voices.NONE} = silent.",
     )(f)
     f = voice_dir_option(
         "Folder of your recordings: <voice-dir>/<lang>/<scene>/<beat>.wav (or flac, mp3, m4a, ogg)."
@@ -238,16 +266,20 @@ def load_voices(config: str | None) -> dict[str, voices.VoiceSpec]:
         raise Fail(str(exc)) from None
 
 
+_JOB = {f.name: f.default for f in fields(Job)}
+
+
 @dataclass(frozen=True)
 class JobOptions:
-    """What a command was asked to render, as the options gave it."""
+    """What a command was asked to render, as the options gave it: the settings a Job
+    takes (with a Job's defaults), and where the knobs, voices and outputs are."""
 
-    quality: str = "l"
-    lang: str = "en"
-    fmt: str = "mp4"
-    aspect: str = "16:9"
-    transparent: bool = False
-    burn_captions: bool = False
+    quality: str = _JOB["quality"]
+    lang: str = _JOB["lang"]
+    fmt: str = _JOB["fmt"]
+    aspect: str = _JOB["aspect"]
+    transparent: bool = _JOB["transparent"]
+    burn_captions: bool = _JOB["burn_captions"]
     output: Path = DEFAULT_OUTPUT
     sets: tuple[str, ...] = ()
     config: str | None = None
@@ -274,20 +306,12 @@ class JobOptions:
 
             writable(self.output / CACHE)  # before any speech is made
         speech = narrate_all(slugs, self, self.voices(), synthesize, params)
-        return [
-            Job(
-                s,
-                params,
-                self.lang,
-                self.quality,
-                self.fmt,
-                self.aspect,
-                self.transparent,
-                self.burn_captions,
-                speech[s],
-            )
-            for s in slugs
-        ]
+        return [self.job(s, params, speech[s]) for s in slugs]
+
+    def job(self, slug: str, params: Params, narration=None, **other) -> Job:
+        """The Job of `slug` with these options' settings; `other` overrides some by name."""
+        taken = {f.name: getattr(self, f.name) for f in fields(self) if f.name in _JOB}
+        return Job(**{**taken, "slug": slug, "params": params, "narration": narration, **other})
 
 
 _FIELDS = frozenset(f.name for f in fields(JobOptions))

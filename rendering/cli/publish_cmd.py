@@ -21,12 +21,13 @@ from rendering.cli.options import (
     quality_option,
     ready,
     resolve_slugs,
+    scene_arguments,
     voice_options,
 )
-from rendering.core import settings
+from rendering.core import formats, settings
 from rendering.run.cleaning import PACKAGES, clean_targets
-from rendering.run.pipeline import execute
 from rendering.run.plan import plan
+from rendering.run.scheduler import execute
 
 
 @click.command()
@@ -64,8 +65,7 @@ def preview(ctx, slug: str, opts: JobOptions) -> None:
 
 
 @click.command()
-@click.argument("slugs", nargs=-1)
-@click.option("--all", "all_", is_flag=True, help="One deck per rendered clip, in lesson order.")
+@scene_arguments("One deck per rendered clip, in lesson order.")
 @click.option(
     "--lesson",
     "use_lesson",
@@ -75,7 +75,7 @@ def preview(ctx, slug: str, opts: JobOptions) -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["pdf", "png"]),
+    type=click.Choice(("pdf", formats.STILL)),
     default="pdf",
     show_default=True,
     help="pdf: one page per beat; png: a folder of lossless stills, one per beat.",

@@ -21,28 +21,25 @@ from rendering.cli.options import (
     narrate_all,
     ready,
     resolve_slugs,
+    scene_arguments,
     writable,
 )
-from rendering.core import settings
+from rendering.cli.tables import plan_table, summary_table
+from rendering.core import formats, settings
 from rendering.core.files import write_problem
 from rendering.core.jobs import Job
 from rendering.publish.gallery import publish
 from rendering.publish.lesson import join_folders
 from rendering.run import child
-from rendering.run.pipeline import (
-    WORK,
-    PipelineError,
-    execute,
-    plan_table,
-    summary_table,
-)
 from rendering.run.plan import plan
+from rendering.run.preflight import PipelineError
+from rendering.run.scheduler import execute
+from rendering.run.workdirs import WORK
 from rendering.speech import synthesis, voices
 
 
 @click.command()
-@click.argument("slugs", nargs=-1)
-@click.option("--all", "all_", is_flag=True, help="Render every scene of the lesson, in order.")
+@scene_arguments("Render every scene of the lesson, in order.")
 @job_options
 @click.option(
     "-j",
@@ -168,7 +165,7 @@ def verify_clips(jobs_: list[Job], output: Path, run: Run) -> list[str]:
 
     from rendering.run.verify import difference
 
-    checked = [j for j in jobs_ if j.fmt != "png" and (j.out_dir(output) / j.filename).exists()]
+    checked = [j for j in jobs_ if j.format.moving and (j.out_dir(output) / j.filename).exists()]
     scratch = Path(tempfile.mkdtemp(prefix=".verify-", dir=output))  # on the outputs' disk
     differ = []
     try:
@@ -262,17 +259,7 @@ def render_course(plan_file: Path, opts: JobOptions, run: Run) -> None:
     groups: list[tuple[list[Job], Path]] = []  # one per set: its jobs and its root
     for name, params in course.sets.items():
         set_jobs = [
-            Job(
-                slug,
-                params,
-                lang,
-                q,
-                fmt,
-                aspect,
-                opts.transparent,
-                opts.burn_captions,
-                speech[name, lang][slug],
-            )
+            opts.job(slug, params, speech[name, lang][slug], lang=lang, quality=q, aspect=aspect)
             for lang in course.langs
             for q in course.qualities
             for aspect in course.aspects
@@ -340,7 +327,7 @@ def print_voice_notes(jobs: list[Job], voice: str, fmt: str) -> None:
     voiced = [j for j in jobs if j.narration is not None]
     if not voiced:
         return
-    if fmt not in ("mp4", "webm"):
+    if formats.get(fmt).audio_codec is None:
         console.print(f"voice: a {fmt} has no sound; the narration only timed the beats")
     labels = sorted({j.narration.voice for j in voiced})
     console.print(f"voice ({jobs[0].lang}): {', '.join(labels)}")

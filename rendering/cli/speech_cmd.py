@@ -16,6 +16,7 @@ from rendering.cli.options import (
     LANGS,
     Fail,
     JobOptions,
+    LiveChoice,
     aspect_option,
     config_option,
     console,
@@ -26,17 +27,18 @@ from rendering.cli.options import (
     param_options,
     quality_option,
     resolve_slugs,
+    scene_arguments,
     scene_progress,
     voice_dir_option,
     writable,
 )
+from rendering.core import formats
 from rendering.core.files import write_problem
 from rendering.speech import voices
 
 
 @click.command()
-@click.argument("slugs", nargs=-1)
-@click.option("--all", "all_", is_flag=True, help="Every scene of the lesson, in order.")
+@scene_arguments()
 @lang_option("Language of the narration to record.")
 @click.option(
     "--format",
@@ -61,7 +63,7 @@ def script(slugs: tuple[str, ...], all_: bool, opts: JobOptions, table_format: s
 
     lang, voice_dir, output = opts.lang, opts.voice_dir, opts.output
     chosen = resolve_slugs(slugs, all_)
-    timed = dataclasses.replace(opts, fmt="mp4", voice=opts.voices()[lang].engine)
+    timed = dataclasses.replace(opts, fmt=formats.MAIN, voice=opts.voices()[lang].engine)
     rows = []
     with tempfile.TemporaryDirectory(prefix="pe-script-") as tmp:
         for job in timed.jobs(chosen, opts.params()):
@@ -114,8 +116,7 @@ def script(slugs: tuple[str, ...], all_: bool, opts: JobOptions, table_format: s
 
 
 @click.command()
-@click.argument("slugs", nargs=-1)
-@click.option("--all", "all_", is_flag=True, help="Every scene of the lesson, in order.")
+@scene_arguments()
 @lang_option("Language of the narration the picture should follow.")
 @voice_dir_option("Folder of your recordings: <voice-dir>/<lang>/<scene>/<beat>.wav.")
 @output_option("Output root; its .speech/ folder caches the synthesised speech used for timing.")
@@ -131,7 +132,9 @@ def motion(slugs: tuple[str, ...], all_: bool, opts: JobOptions) -> None:
     table = Table("scene", "still while speaking", "longest still", "in beat")
     worst = 0.0
     with tempfile.TemporaryDirectory(prefix="pe-motion-") as tmp:
-        for job in dataclasses.replace(opts, fmt="mp4", voice="auto").jobs(chosen, opts.params()):
+        for job in dataclasses.replace(opts, fmt=formats.MAIN, voice="auto").jobs(
+            chosen, opts.params()
+        ):
             if job.narration is None:
                 continue
             found = measured.measure(job, Path(tmp))
@@ -161,7 +164,7 @@ HAN = re.compile(r"[\u3400-\u9fff]")
 @lang_option("Language of the line.")
 @click.option(
     "--voice",
-    type=click.Choice([c for c in voices.CHOICES if c not in ("auto", "recorded", "none")]),
+    type=LiveChoice(voices.engine_names),
     default=None,
     help="Engine to speak with (default: the language's own, from [voice] in lesson.toml).",
 )
@@ -217,8 +220,7 @@ def say(text, lang, voice, out_file, config, output) -> None:
 
 
 @click.command()
-@click.argument("slugs", nargs=-1)
-@click.option("--all", "all_", is_flag=True, help="Every scene of the lesson, in order.")
+@scene_arguments()
 @lang_option("Language of the narration to listen to.")
 @quality_option("Which rendered clips: the quality they were rendered at.")
 @aspect_option

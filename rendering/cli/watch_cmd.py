@@ -24,7 +24,7 @@ from rendering.cli.options import (
     resolve_slugs,
     voice_options,
 )
-from rendering.core import keys, settings
+from rendering.core import formats, keys, settings
 from rendering.core.jobs import Job
 from rendering.core.manifest import Manifest
 from rendering.watch.changes import Watcher, snapshot, syntax_error
@@ -82,7 +82,7 @@ class Loop:
 
     def entries(self) -> dict[str, dict]:
         manifest = Manifest.load(self.folder)
-        found = {slug: manifest.entry(slug, "mp4") for slug in self.slugs}
+        found = {slug: manifest.entry(slug, formats.MAIN) for slug in self.slugs}
         return {slug: entry.to_dict() for slug, entry in found.items() if entry is not None}
 
     def render(self, why: str) -> None:
@@ -187,7 +187,7 @@ def watch(slugs: tuple[str, ...], opts: JobOptions, port: int) -> None:
     if broken is not None:
         raise Fail(code_problem(broken, "fix it, then start watch again"))
     folder = settings.folder_name(opts.quality, opts.aspect)
-    clips = {s: f"{opts.lang}/{folder}/{Job(s, None, opts.lang).filename}" for s in chosen}
+    clips = {s: f"{opts.lang}/{folder}/{Job(s, None, lang=opts.lang).filename}" for s in chosen}
     try:
         page = LivePage(opts.output, clips, port)
     except OSError as exc:

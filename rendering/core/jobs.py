@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import scenes
 from pe_math import Params
-from rendering.core import keys, settings
+from rendering.core import formats, keys, settings
 
 if TYPE_CHECKING:
     from rendering.speech.narration import Narration
@@ -27,7 +27,7 @@ class Job:
     params: Params
     lang: str = "en"
     quality: str = "l"
-    fmt: str = "mp4"
+    fmt: str = formats.MAIN
     aspect: str = "16:9"
     transparent: bool = False
     burn_captions: bool = False
@@ -36,6 +36,10 @@ class Job:
     @property
     def info(self) -> scenes.SceneInfo:
         return scenes.get(self.slug)
+
+    @property
+    def format(self) -> formats.Format:
+        return formats.get(self.fmt)
 
     @property
     def variant(self) -> str:

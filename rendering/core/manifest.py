@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from pe_math import ParamError, Params
+from rendering.core import formats
 from rendering.core.files import atomic_write_text, locked
 
 SCHEMA = 1
@@ -53,6 +54,21 @@ class ChapterMark:
     title: str
     start: float
     end: float
+
+
+def video_facts(file: Path, checked, fps: int, poster: str | None) -> dict[str, Any]:
+    """What the manifest records of any video it lists (a clip, the joined lesson): its
+    name, its length, size and rate as decoded (`checked`), its bytes and its poster."""
+    return {
+        "file": file.name,
+        "duration": round(checked.duration, 3),
+        "frames": checked.frames,
+        "width": checked.width,
+        "height": checked.height,
+        "fps": fps,
+        "bytes": file.stat().st_size,
+        "poster": poster,
+    }
 
 
 @dataclass(frozen=True)
@@ -112,7 +128,7 @@ class ClipEntry:
     key_parts: dict[str, str] = field(default_factory=dict)
     sources: dict[str, dict[str, str]] = field(default_factory=dict)  # key part -> file -> digest
     params: dict[str, Any] = field(default_factory=dict)
-    format: str = "mp4"
+    format: str = formats.MAIN
     transparent: bool = False
     burn_captions: bool = False
     poster: str | None = None

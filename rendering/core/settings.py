@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rendering.core import formats
+
 # Manim's presets: letter -> (config name, pixel height, fps)
 QUALITIES = {
     "l": ("low_quality", 480, 15),
@@ -12,8 +14,6 @@ QUALITIES = {
     "k": ("fourk_quality", 2160, 60),
 }
 ASPECTS = {"16:9": (16, 9), "9:16": (9, 16), "1:1": (1, 1)}
-FORMATS = ("mp4", "webm", "gif", "png")
-ALPHA_FORMATS = ("webm", "gif", "png")
 SHORT_SIDE = 8.0  # scene units across the frame's short side, in every aspect (Manim's height)
 
 # libx264 presets chosen per quality (see bench/bench_render.py for the measurements)
@@ -74,9 +74,11 @@ def folder_name(quality: str, aspect: str) -> str:
 
 
 def check_format(fmt: str, transparent: bool) -> None:
-    if fmt not in FORMATS:
-        raise SettingsError(f"format {fmt!r} is not supported; use one of {', '.join(FORMATS)}")
-    if transparent and fmt not in ALPHA_FORMATS:
+    if fmt not in formats.names():
+        known = ", ".join(formats.names())
+        raise SettingsError(f"format {fmt!r} is not supported; use one of {known}")
+    if transparent and not formats.get(fmt).alpha:
+        alpha = " or ".join(f.name for f in formats.every() if f.alpha and f.moving)
         raise SettingsError(
-            f"--transparent cannot be used with {fmt} (it has no alpha); use --format webm or gif"
+            f"--transparent cannot be used with {fmt} (it has no alpha); use --format {alpha}"
         )

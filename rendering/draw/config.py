@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from rendering.core import settings
+from rendering.core import formats, settings
 from rendering.core.jobs import Job
 from rendering.draw import encoders
 
@@ -24,16 +24,16 @@ def manim_config(job: Job, media_dir: Path, span: Span | None = None) -> dict[st
         "media_dir": str(media_dir),
         **geo.manim_frame(),
         "frame_rate": geo.fps,
-        "format": job.fmt,
+        "format": job.format.manim_format(job.transparent),
         "transparent": job.transparent,
         "output_file": job.info.stem,
         "disable_caching": True,  # a fresh media_dir per job: Manim's cache could never hit
         "progress_bar": "none",
         "verbosity": "ERROR",
-        "write_to_movie": job.fmt != "png",
-        "save_last_frame": job.fmt == "png",
+        "write_to_movie": job.format.moving,
+        "save_last_frame": not job.format.moving,
     }
-    if job.fmt == "mp4" and not job.transparent:
+    if job.format.video_codec == formats.MP4.video_codec and not job.transparent:
         cfg["video_encoder_options"] = {"preset": settings.X264_PRESETS[job.quality], "crf": "23"}
     if span is not None:
         cfg["from_animation_number"], cfg["upto_animation_number"] = span

@@ -20,7 +20,7 @@ from typing import Any
 
 import av
 
-from rendering.core import settings
+from rendering.core import formats, settings
 
 GIF_FPS = 10  # enough for slides; motion stays readable
 GIF_MAX_WIDTH = 640  # pixels; a slide shows a GIF at a fraction of the screen
@@ -39,28 +39,33 @@ class Output:
 def output_geometry(job) -> Output:
     """Pixel size and rate of the file a job delivers (a GIF is smaller and slower)."""
     geo = settings.geometry(job.quality, job.aspect)
-    if job.fmt != "gif":
+    if not job.format.for_slides:
         return Output(geo.width, geo.height, geo.fps)
     width = min(geo.width, GIF_MAX_WIDTH)
     height = round(geo.height * width / geo.width / 2) * 2
     return Output(width, height, min(geo.fps, GIF_FPS))
 
 
+def checked_rate(job) -> int | None:
+    """The frame rate a delivered file is held to (None: a slide format keeps its own)."""
+    return None if job.format.for_slides else output_geometry(job).fps
+
+
 def adjust_config(job, cfg: dict[str, Any]) -> dict[str, Any]:
     """Manim settings per format, on top of the worker's geometry and paths."""
-    if job.fmt == "gif":
-        # Manim writes a clean intermediate; to_gif() makes the GIF
-        cfg["format"] = "mov" if job.transparent else "mp4"
+    codec = job.format.video_codec
+    if job.format.converted:
+        # Manim writes a clean intermediate; finish() converts it
         if not job.transparent:
             cfg["video_encoder_options"] = {"preset": "veryfast", "crf": "18"}
-    elif job.fmt == "webm":
+    elif codec == formats.WEBM.video_codec:
         cfg["video_encoder_options"] = dict(WEBM_OPTIONS)
     return cfg
 
 
 def finish(job, produced: Path, final: Path) -> Path:
     """Put the delivered file at `final` (converting Manim's intermediate for a GIF)."""
-    if job.fmt == "gif":
+    if job.format.converted:
         out = output_geometry(job)
         to_gif(produced, final, out.fps, out.width, out.height, job.transparent)
         produced.unlink(missing_ok=True)

@@ -136,7 +136,7 @@ def draw(
             scene.render()
             writer = scene.renderer.file_writer
             # only the artifact the plan has: the other path properties raise
-            produced = Path(writer.image_file_path if job.fmt == "png" else writer.movie_file_path)
+            produced = Path(writer.movie_file_path if job.format.moving else writer.image_file_path)
             ended = scene.stopped or not scene.cut_short
     finally:
         LessonScene.play_hooks.remove(record)
@@ -180,12 +180,12 @@ def complete(
     (False beside them) are decoded (validate.check_joined); else every frame is."""
     narration = job.narration
     geo = encoders.output_geometry(job)  # a GIF is smaller and slower than the job's frame
-    voiced = narration is not None and job.fmt in audio.CODECS
+    voiced = narration is not None and job.format.audio_codec is not None
     silent_name = f"{job.info.stem}.silent.{job.fmt}" if voiced else job.filename
     final = encoders.finish(job, drawn, work_dir / silent_name)
     poster = work_dir / f"{job.info.stem}.png"
     sound = speech = None
-    if job.fmt == "png":
+    if not job.format.moving:
         checked = check_image(final, geo.width, geo.height)
         poster = None
     elif voiced:
@@ -220,9 +220,7 @@ def complete(
     elif parts:
         checked = check_picture(final, geo, poster, parts)
     else:
-        checked = check_video(
-            final, geo.width, geo.height, None if job.fmt == "gif" else geo.fps, poster
-        )
+        checked = check_video(final, geo.width, geo.height, encoders.checked_rate(job), poster)
     if voiced:
         sound = {
             "codec": measured.codec,

@@ -43,7 +43,7 @@ class SegmentMismatch(RuntimeError):
 def segmentable(job: Job) -> bool:
     """Whether a clip may be drawn in parts (spans of animations, or beats) and joined:
     an opaque mp4 (joined by copying H.264 packets) of a scene that may skip plays."""
-    return job.fmt == "mp4" and not job.transparent and job.info.load().SPLITS
+    return job.format.segmentable and not job.transparent and job.info.load().SPLITS
 
 
 def store_for(job: Job, root: Path) -> Path:

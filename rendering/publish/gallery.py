@@ -21,6 +21,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from rendering.core import formats
 from rendering.core.files import atomic_write_text
 from rendering.core.jobs import by_folder
 from rendering.core.manifest import ClipEntry, LessonRecord, Manifest
@@ -202,9 +203,21 @@ def _snippet(code: str, ident: str, ui: dict) -> str:
     )
 
 
+def shown_first() -> list[str]:
+    """The variants a clip's card shows, best first: the plain videos, the captioned ones,
+    then the images."""
+    playable = [f.name for f in formats.every() if f.playable]
+    images = [f.name for f in formats.every() if not f.playable]
+    return playable + [f"{name}.captioned" for name in playable] + images
+
+
+def moving_images() -> list[formats.Format]:
+    return [f for f in formats.every() if f.moving and not f.playable]
+
+
 def _clip_card(slug: str, variants: dict[str, ClipEntry], lang: str, ui: dict) -> str:
     main = next(iter(sorted(variants.values(), key=lambda e: e.file)))
-    for variant in ("mp4", "webm", "mp4.captioned", "webm.captioned", "gif", "png"):
+    for variant in shown_first():
         if variant in variants:
             main = variants[variant]
             break
@@ -225,8 +238,7 @@ def _clip_card(slug: str, variants: dict[str, ClipEntry], lang: str, ui: dict) -
         body += tag.replace("<video ", f'<video data-slug="{_attr(slug)}" ', 1)
         body += _present_link(slug, ui)
         body += _snippet(video_tag(*args), f"embed-{slug}", ui)
-    elif "gif" in variants:
-        gif = variants["gif"]
+    elif gif := next((variants[f.name] for f in moving_images() if f.name in variants), None):
         body += f'<img class="gif" src="{_attr(gif.file)}" alt="{_attr(title)}">'
         body += _snippet(
             f'<img src="{_attr(gif.file)}" alt="{_attr(title)}" '
@@ -349,7 +361,7 @@ def publish(jobs: list, root: Path, console: Console) -> None:
         gif_entries = [
             e
             for job in folder_jobs
-            if (e := manifest.entry(job.slug, job.variant)) and e.format == "gif"
+            if (e := manifest.entry(job.slug, job.variant)) and formats.get(e.format).for_slides
         ]
         rows = size_report(gif_entries)
         if rows:
@@ -367,7 +379,7 @@ def size_report(entries: list) -> list[tuple[str, str, str, str]]:
     """Rows (file, size, pixels@fps, duration) for the GIFs of a run, for the summary."""
     rows = []
     for e in entries:
-        if e.format != "gif":
+        if not formats.get(e.format).for_slides:
             continue
         rows.append(
             (

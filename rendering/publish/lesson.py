@@ -14,16 +14,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
 import av
 import numpy as np
 
+from rendering.core import formats
 from rendering.core.files import atomic_write_text, replacing
 from rendering.core.jobs import by_folder
-from rendering.core.manifest import ChapterMark, ClipEntry, LessonRecord, Manifest
+from rendering.core.manifest import ChapterMark, ClipEntry, LessonRecord, Manifest, video_facts
 from rendering.core.validate import InvalidOutput, check_video, signature
 from rendering.publish.web import clock
 from rendering.speech import audio, captions
@@ -32,7 +33,6 @@ from scenes.catalogue import LANGS
 STEM = "lesson"
 CHAPTERS_VTT = "chapters.vtt"
 CHAPTER_LIST = "chapters.txt"  # for a video platform's description
-JOINABLE = ("mp4", "webm")
 _MS = Fraction(1, 1000)
 
 
@@ -40,12 +40,12 @@ class LessonError(RuntimeError):
     """The lesson cannot be joined; the message says why and what to do."""
 
 
-@dataclass(frozen=True)
-class Chapter:
-    slug: str
-    title: str
-    start: float
-    end: float
+Chapter = ChapterMark  # a clip's place in the lesson: the manifest's record of it
+
+
+def marks(chapters) -> list[tuple[float, float, str]]:
+    """(start, end, title) of each chapter, as the chapter files and the container take them."""
+    return [(c.start, c.end, c.title) for c in chapters]
 
 
 def filename(variant: str) -> str:
@@ -60,17 +60,19 @@ def lesson_key(variant: str, entries: list[ClipEntry]) -> str:
 
 
 def build(
-    folder: Path, slugs: list[str], variant: str = "mp4", force: bool = False
+    folder: Path, slugs: list[str], variant: str = formats.MAIN, force: bool = False
 ) -> LessonRecord:
     """Join the clips `slugs` (in lesson order) of `folder`; returns the manifest's lesson record.
 
     Skips the work when the recorded lesson was joined from exactly these clips.
     """
     fmt = variant.partition(".")[0]
-    if fmt not in JOINABLE or ".alpha" in variant:
+    joinable = [f.name for f in formats.every() if f.joinable]
+    if fmt not in joinable or ".alpha" in variant:
         raise LessonError(
-            f"a lesson joins opaque mp4 or webm clips, not {variant}; "
-            "render with --format mp4 (or webm) and without --transparent"
+            f"a lesson joins opaque {' or '.join(joinable)} clips, not {variant}; "
+            f"render with --format {joinable[0]} (or {', '.join(joinable[1:])}) "
+            "and without --transparent"
         )
     manifest = Manifest.load(folder)
     entries = []
@@ -94,7 +96,7 @@ def build(
     old = manifest.lesson
     if not force and old and old.key == key and (folder / old.file).exists():
         if not (folder / CHAPTER_LIST).exists():  # a folder joined before the list was written
-            write_chapter_list(folder, [(c.start, c.end, c.title) for c in old.chapters])
+            write_chapter_list(folder, marks(old.chapters))
         return old
 
     lang = manifest.data.get("lang", "en")
@@ -110,7 +112,7 @@ def build(
         files = [folder / e.file for e in entries]
         starts = [Fraction(c.start).limit_denominator(10**6) for c in chapters]
         track = lesson_track(folder, entries)
-        method = join(files, starts, tmp, [(c.start, c.end, c.title) for c in chapters], track)
+        method = join(files, starts, tmp, marks(chapters), track)
         first = entries[0]
         checked = check_video(tmp, first.width, first.height, first.fps)
         expected = sum(e.frames for e in entries)
@@ -123,24 +125,14 @@ def build(
             raise InvalidOutput(f"{name}: chapters read back as {found}")
 
     subtitles = write_subtitles(folder, entries, chapters, lang)
-    marks = [(c.start, c.end, c.title) for c in chapters]
-    atomic_write_text(folder / CHAPTERS_VTT, captions.chapters_vtt(marks))
-    write_chapter_list(folder, marks)
+    atomic_write_text(folder / CHAPTERS_VTT, captions.chapters_vtt(marks(chapters)))
+    write_chapter_list(folder, marks(chapters))
     record = LessonRecord(
-        file=name,
+        **video_facts(target, checked, first.fps, first.poster),
         variant=variant,
         key=key,
         joined=method,
-        duration=round(checked.duration, 3),
-        frames=checked.frames,
-        width=checked.width,
-        height=checked.height,
-        fps=first.fps,
-        bytes=target.stat().st_size,
-        poster=first.poster,
-        chapters=tuple(
-            ChapterMark(c.slug, c.title, round(c.start, 3), round(c.end, 3)) for c in chapters
-        ),
+        chapters=tuple(replace(c, start=round(c.start, 3), end=round(c.end, 3)) for c in chapters),
         chapters_vtt=CHAPTERS_VTT,
         voice=tuple(sorted({e.voice for e in entries})),
         captions=subtitles,
@@ -224,16 +216,15 @@ def join(
     Returns "remux" or "reencode" (how the pictures were joined).
     """
     same = len({signature(f) for f in files}) == 1
-    options = {"movflags": "+faststart"} if out.suffix == ".mp4" else {}
-    with av.open(str(out), "w", options=options) as container:
+    fmt = formats.by_extension(out.suffix)
+    with av.open(str(out), "w", options=fmt.mux_options) as container:
         with av.open(str(files[0])) as first:
             template = first.streams.video[0]
             rate = template.average_rate
             if same:
                 stream = container.add_stream_from_template(template)
             else:
-                codec = "libx264" if out.suffix == ".mp4" else "libvpx-vp9"
-                stream = container.add_stream(codec, rate=rate, options={"crf": "23"})
+                stream = container.add_stream(fmt.video_codec, rate=rate, options={"crf": "23"})
                 stream.width = template.codec_context.width
                 stream.height = template.codec_context.height
                 stream.pix_fmt = "yuv420p"
@@ -251,7 +242,7 @@ def join(
         )
         sound = None
         if track is not None:
-            sound = audio.sound_stream(container, audio.CODECS[out.suffix.lstrip(".")])
+            sound = audio.sound_stream(container, fmt)
         if same:
             _remux(files, starts, container, stream)
         else:

@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
+from rendering.core import formats
 from rendering.core.files import atomic_write_text
 from rendering.core.manifest import ClipEntry, Manifest
 from rendering.publish import web
@@ -219,7 +220,9 @@ def clip_timeline(folder: Path, manifest: Manifest, slug: str) -> Timeline:
 
 def _knobs(manifest: Manifest) -> dict:
     """slug -> the knobs its mp4 was rendered at."""
-    return {slug: e["mp4"].knobs() for slug, e in manifest.entries().items() if "mp4" in e}
+    return {
+        slug: e[formats.MAIN].knobs() for slug, e in manifest.entries().items() if formats.MAIN in e
+    }
 
 
 def lesson_timeline(folder: Path, manifest: Manifest) -> Timeline:

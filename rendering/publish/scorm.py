@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
+from rendering.core import formats
 from rendering.core.files import replacing
 from rendering.core.manifest import Manifest
 from rendering.publish import presenter, web
@@ -111,7 +112,7 @@ def lesson_contents(folder: Path, manifest: Manifest, lang: str) -> Contents:
 
 
 def clip_contents(folder: Path, manifest: Manifest, lang: str, slug: str) -> Contents:
-    entry = manifest.entry(slug, "mp4")
+    entry = manifest.entry(slug, formats.MAIN)
     if entry is None or not (folder / entry.file).is_file():
         raise PackageError(
             f"no mp4 clip of {slug!r} in {folder}; render it first (render.py render {slug})"

@@ -22,10 +22,11 @@ from pathlib import Path
 import av
 from PIL import Image
 
+from rendering.core import formats
 from rendering.core.files import atomic_write, atomic_write_text
 from rendering.publish.presenter import LESSON, PresenterError, Timeline, timeline
 
-FORMATS = ("pdf", "png")
+FORMATS = ("pdf", formats.STILL)
 FOLDER = "slides"  # inside the output folder: <output>/<lang>/<quality>/slides/
 
 

@@ -13,13 +13,13 @@ import re
 from html import escape
 from importlib import resources
 
+from rendering.core import formats
 from rendering.core.manifest import ClipEntry
 from scenes.palette import PALETTE
 
 GALLERY = "index.html"
 PRESENT = "present.html"
 EXPLORE = "explore.html"
-VIDEO_TYPES = {"mp4": "video/mp4", "webm": "video/webm"}
 # what XML 1.0 forbids in a document (C0 controls but tab and newlines, lone surrogates,
 # U+FFFE and U+FFFF); HTML forbids them too
 _NOT_IN_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -88,22 +88,24 @@ def clock(seconds: float) -> str:
 def video_sources(variants: dict[str, ClipEntry]) -> list[tuple[str, str]]:
     """(file, MIME type) of the playable, uncaptioned videos of one clip; mp4 first."""
     out = []
-    for fmt in ("mp4", "webm"):
-        entry = variants.get(fmt) or variants.get(f"{fmt}.alpha")
+    playable = {f.name: f for f in formats.every() if f.playable}
+    for name, fmt in playable.items():
+        entry = variants.get(name) or variants.get(f"{name}.alpha")
         if entry is not None:
-            out.append((entry.file, VIDEO_TYPES[fmt]))
+            out.append((entry.file, fmt.mime))
     if not out:  # only burned-in variants were rendered
         for variant, entry in sorted(variants.items()):
-            fmt = variant.partition(".")[0]
-            if fmt in VIDEO_TYPES:
-                out.append((entry.file, VIDEO_TYPES[fmt]))
+            fmt = playable.get(variant.partition(".")[0])
+            if fmt is not None:
+                out.append((entry.file, fmt.mime))
                 break
     return out
 
 
 def lesson_sources(file: str) -> list[tuple[str, str]]:
     """(file, MIME type) of the joined lesson."""
-    return [(file, VIDEO_TYPES.get(file.rpartition(".")[2], "video/mp4"))]
+    fmt = formats.by_extension(file.rpartition(".")[2])
+    return [(file, (fmt if fmt and fmt.playable else formats.get(formats.MAIN)).mime)]
 
 
 def human_bytes(n: int) -> str:

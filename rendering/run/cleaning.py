@@ -15,7 +15,7 @@ from typing import Union
 
 from rendering.core.manifest import NAME as MANIFEST
 from rendering.core.manifest import made_here, written_here
-from rendering.run.pipeline import WORK, work_folders
+from rendering.run.workdirs import WORK, work_folders
 from rendering.speech.narration import CACHE as SPEECH
 from scenes import text_store
 from scenes.catalogue import LANGS

@@ -17,7 +17,7 @@ the processes or the connection.
   files' bytes, and the client checks and installs them like local outputs. Progress
   comes back as Dask events (`Worker.log_event` / `Client.subscribe_topic`), per
   `play` call as locally. A worker that dies mid-task makes the scheduler run the task
-  again elsewhere; the driver (`pipeline.Runner`) allows that once.
+  again elsewhere; the driver (`scheduler.Runner`) allows that once.
 """
 
 from __future__ import annotations

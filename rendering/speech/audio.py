@@ -21,6 +21,7 @@ from pathlib import Path
 import av
 import numpy as np
 
+from rendering.core import formats
 from rendering.core.files import atomic_write
 
 RATE = 48000
@@ -32,8 +33,6 @@ PEAK_DBTP = -1.0
 _PEAK_MARGIN_DB = 1.0
 ENCODE_TRIES = 5  # encodes of a clip's sound before its peaks count as a failure
 _RETRY_MARGIN_DB = 0.5  # where the codec overshot, the first re-encode aims this far under
-CODECS = {"mp4": "aac", "webm": "libopus"}
-BITRATES = {"aac": 128_000, "libopus": 96_000}
 AAC_FRAME = 1024  # samples per AAC frame (Opus frames of 960 divide evenly into 48 kHz too)
 # A sound this close to the target is left as it is (a listener hears about 1 LU): a clip's
 # track, made of beats each normalised, would otherwise be turned up a little and limited
@@ -289,12 +288,11 @@ def normalise(samples: np.ndarray, ceiling_db: float = PEAK_DBTP - _PEAK_MARGIN_
 # ------------------------------------------------------------------ clips
 def add_track(video: Path, samples: np.ndarray, out: Path) -> None:
     """Write `out`: the video packets of `video` copied, plus `samples` encoded beside them."""
-    fmt = out.suffix.lstrip(".")
-    options = {"movflags": "+faststart"} if fmt == "mp4" else {}
-    with av.open(str(video)) as src, av.open(str(out), "w", options=options) as dst:
+    fmt = formats.by_extension(out.suffix)
+    with av.open(str(video)) as src, av.open(str(out), "w", options=fmt.mux_options) as dst:
         vin = src.streams.video[0]
         vout = dst.add_stream_from_template(vin)
-        aout = sound_stream(dst, CODECS[fmt])
+        aout = sound_stream(dst, fmt)
         for packet in src.demux(vin):
             if packet.dts is None:
                 continue
@@ -303,12 +301,13 @@ def add_track(video: Path, samples: np.ndarray, out: Path) -> None:
         encode_samples(dst, aout, samples)
 
 
-def sound_stream(container, codec: str):
-    """A mono speech stream in `container`, at the codec's bit rate."""
+def sound_stream(container, fmt: formats.Format):
+    """A mono speech stream in `container`, in the format's codec and at its bit rate."""
+    codec = fmt.audio_codec
     # FFmpeg's fast AAC coder: half the time of its default for speech at this bit rate
     coder = {"aac_coder": "fast"} if codec == "aac" else {}
     stream = container.add_stream(codec, rate=RATE, layout="mono", options=coder)
-    stream.bit_rate = BITRATES[codec]
+    stream.bit_rate = fmt.audio_bitrate
     return stream
 
 

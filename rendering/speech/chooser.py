@@ -11,8 +11,7 @@ from pathlib import Path
 from rendering.core.files import atomic_write_text
 from rendering.speech import audio, voices
 from rendering.speech.base import VoiceSpec
-from rendering.speech.engines import kokoro, piper
-from rendering.speech.engines.base import Engine
+from rendering.speech.engines.base import REGISTRY, Engine, Measured, ranked
 
 HEARD = (
     "heard wrong: the share of words (en) or syllables (zh) Whisper base got wrong; "
@@ -20,37 +19,9 @@ HEARD = (
 )
 
 
-@dataclass(frozen=True)
-class Measured:
-    """The share of a voice's speech Whisper base heard wrong, and over what."""
-
-    error: float
-    over: str
-
-    def shown(self) -> str:
-        return f"{self.error:.1%} ({self.over})"
-
-
-THREE_SCENES = "3 scenes"  # every line of square-to-sine, relative-shift, rope-rotation
-# The one table of measured errors (the README quotes it): (engine, voice) at the speed the
-# lesson gives it by default.
-MEASURED = {
-    ("kokoro", "af_bella"): Measured(0.014, THREE_SCENES),
-    ("kokoro", "af_heart"): Measured(0.019, THREE_SCENES),
-    ("kokoro", "am_fenrir"): Measured(0.021, THREE_SCENES),
-    ("kokoro", "zf_xiaobei"): Measured(0.041, f"{THREE_SCENES}, speed 1.1"),
-    ("kokoro", "zm_yunxi"): Measured(0.042, THREE_SCENES),
-    ("fastspeech2", "baker"): Measured(0.043, "whole lesson"),
-    ("piper", "joe"): Measured(0.073, "whole lesson"),
-    ("espeak", "cmn"): Measured(0.48, "clock-hands, attention-shuffle, recap"),
-}
-# The short name of each engine's terms, for a table row (the card says them in full).
-TERMS = {
-    "kokoro": "Apache-2.0",
-    "fastspeech2": "CSMSC: non-commercial",
-    "piper": "lessac: non-commercial research",
-    "espeak": "GPL-3.0 program",
-}
+def measured() -> dict[tuple[str, str], Measured]:
+    """How well a recogniser hears each voice the engines declare (the README quotes it)."""
+    return {(kind.engine_name, voice): m for kind in ranked() for voice, m in kind.heard.items()}
 
 
 @dataclass(frozen=True)
@@ -65,14 +36,16 @@ class Voice:
         return self.engine.spec
 
     @property
+    def kind(self) -> type[Engine]:
+        return REGISTRY[self.spec.engine]
+
+    @property
     def terms(self) -> str:
-        if self.spec.engine == "piper" and self.spec.voice not in piper.BUNDLED:
-            return "its model card"
-        return TERMS[self.spec.engine]
+        return self.kind.terms_of(self.spec.voice)
 
     @property
     def measured(self) -> str:
-        known = MEASURED.get((self.spec.engine, self.spec.voice))
+        known = self.kind.heard.get(self.spec.voice)
         return known.shown() if known else "-"
 
     @property
@@ -91,21 +64,14 @@ class Voice:
     @property
     def file_name(self) -> str:
         """The voice's audio file on the page: kokoro-af_bella.wav, piper-joe.wav."""
-        name = Path(self.spec.voice).stem if self.spec.engine == "piper" else self.spec.voice
+        name = self.kind.file_stem(self.spec.voice)
         return re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{self.spec.engine}-{name}") + ".wav"
 
 
 def candidates(lang: str, specs: dict[str, VoiceSpec]) -> list[VoiceSpec]:
-    """Every voice the lesson knows for `lang`: its own first, then Kokoro's, the former
-    neural default and espeak-ng."""
+    """Every voice the lesson knows for `lang`: its own first, then each engine's in turn."""
     own = specs[lang]
-    speed = voices.KOKORO[lang].speed
-    out = [own]
-    for name in kokoro.SHA256:
-        if kokoro.language(name) == lang:
-            default = name == voices.KOKORO[lang].voice
-            out.append(VoiceSpec("kokoro", name, speed if default else 1.0))
-    out += [voices.NEURAL[lang], voices.ESPEAK_VOICES[lang]]
+    out = [own] + [spec for kind in ranked() for spec in kind.candidates(lang)]
     seen, unique = set(), []
     for spec in out:
         spec = replace(spec, lexicon=own.lexicon)

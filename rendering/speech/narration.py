@@ -56,7 +56,7 @@ class NarrationError(RuntimeError):
 @dataclass(frozen=True)
 class BeatSpeech:
     key: str
-    source: str  # "piper", "espeak" or "recorded"
+    source: str  # the engine that spoke it, or "recorded"
     pieces: tuple[Piece, ...]
     recording: str | None = None
     warnings: tuple[str, ...] = ()

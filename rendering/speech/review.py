@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from pe_math import Params
-from rendering.core import settings
+from rendering.core import formats, settings
 from rendering.core.manifest import NAME, Manifest
 from rendering.speech import audio, listen, narration
 from rendering.speech.synthesis import shape
@@ -44,7 +44,8 @@ class Hearing:
 
     @property
     def recording(self) -> bool:
-        return not self.source.endswith((".mp4", ".webm"))
+        clip = formats.by_extension(Path(self.source).suffix)
+        return clip is None or clip.audio_codec is None
 
     @property
     def flagged(self) -> bool:
@@ -69,7 +70,7 @@ def clip_folder(output: Path, lang: str, quality: str, aspect: str) -> Path:
 
 def clip_knobs(slug: str, folder: Path) -> Params:
     """The knobs the clip of `slug` in `folder` was rendered at, else the lesson's."""
-    entry = Manifest.load(folder).entry(slug, "mp4")
+    entry = Manifest.load(folder).entry(slug, formats.MAIN)
     return entry.knobs() if entry is not None else Params.load()
 
 
@@ -81,7 +82,7 @@ def clip_hearings(
     `render_options` are those of `render.py render` that make this folder's clips
     (e.g. " -q m --output media"), for the command a ClipError gives.
     """
-    entry = Manifest.load(folder).entry(slug, "mp4")
+    entry = Manifest.load(folder).entry(slug, formats.MAIN)
     if entry is None or entry.speech == {}:
         return
     again = f"render it again: render.py render {slug} --lang {lang}{render_options} --force"

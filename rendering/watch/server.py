@@ -17,6 +17,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from rendering.core import formats
+
 PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>pe-explainer: watching</title>
 <style>
@@ -180,7 +182,8 @@ class LivePage:
         path = self.find(relative)
         if path is None:
             return self.send(handler, 404, "text/plain", b"not found")
-        kind = "video/mp4" if path.suffix == ".mp4" else "application/octet-stream"
+        known = formats.by_extension(path.suffix)
+        kind = known.mime if known else "application/octet-stream"
         with path.open("rb") as file:
             size = os.fstat(file.fileno()).st_size
             span = byte_range(handler.headers.get("Range", ""), size)

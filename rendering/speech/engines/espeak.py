@@ -17,13 +17,26 @@ import numpy as np
 
 from rendering.speech import zh_frontend
 from rendering.speech.base import VoiceError, VoiceSpec
-from rendering.speech.engines.base import Engine
+from rendering.speech.engines.base import Engine, Measured
 
 ESPEAK_WPM = 165  # espeak-ng's words per minute at speed 1.0 (its own default, 175, rushes)
 MANDARIN_ESPEAK = "cmn-latn-pinyin"  # the espeak-ng voice that reads the front end's pinyin
 
 
 class Espeak(Engine):
+    engine_name = "espeak"
+    rank = 3
+    terms = "GPL-3.0 program"
+    # espeak-ng's Mandarin drawls at its usual rate (about 2.9 syllables a second): 1.35
+    # brings it to a teacher's pace of about 4.
+    voices = {"en": VoiceSpec(engine_name, "en-us"), "zh": VoiceSpec(engine_name, "cmn", 1.35)}
+    heard = {"cmn": Measured(0.48, "clock-hands, attention-shuffle, recap")}
+    keeps_lexicon = False  # its voices read words their own way
+
+    @classmethod
+    def unset_speed(cls, lang: str) -> float:
+        return cls.voices[lang].speed
+
     def __init__(self, spec: VoiceSpec) -> None:
         self.exe = shutil.which("espeak-ng")
         if self.exe is None:

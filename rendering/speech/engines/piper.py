@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from rendering.speech.base import VoiceError, VoiceSpec, file_digest
-from rendering.speech.engines.base import Engine
+from rendering.speech.engines.base import Engine, Measured
 from rendering.speech.lexicon import piper_text
 
 BUNDLED = {"joe": "en_US-joe-medium"}
@@ -22,6 +22,23 @@ BUNDLED = {"joe": "en_US-joe-medium"}
 
 class Piper(Engine):
     reads_lexicon = True
+    engine_name = "piper"
+    rank = 1
+    terms = "lessac: non-commercial research"
+    voices = {"en": VoiceSpec(engine_name, "joe")}
+    heard = {"joe": Measured(0.073, "whole lesson")}
+
+    @classmethod
+    def no_voice_hint(cls, lang: str) -> str:
+        return f", or put the path of a Piper .onnx voice in [voice.{lang}] of lesson.toml"
+
+    @classmethod
+    def terms_of(cls, voice: str) -> str:
+        return cls.terms if voice in BUNDLED else "its model card"
+
+    @classmethod
+    def file_stem(cls, voice: str) -> str:
+        return Path(voice).stem
 
     def __init__(self, spec: VoiceSpec) -> None:
         try:
@@ -55,7 +72,7 @@ class Piper(Engine):
         model_card = self.card_file.read_text(encoding="utf-8") if self.card_file else ""
         bundled = self.spec.voice in BUNDLED
         return {
-            "engine": "piper",
+            "engine": self.engine_name,
             "engine_version": self.version,
             "engine_licence": "GPL-3.0-or-later (piper-tts)",
             "voice": self.name,

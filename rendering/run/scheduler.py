@@ -1,16 +1,14 @@
-"""Run render jobs on an executor (local processes or Dask), validate, install atomically, record."""
+"""Run render jobs on an executor (local processes or Dask), longest first, splitting the
+long ones; each returned file is validated and installed as it arrives."""
 
 from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
 import dataclasses
-import json
 import os
 import shutil
 import signal
-import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -19,176 +17,26 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
-from rendering.core import settings
-from rendering.core.files import atomic_write_bytes, publish_mode
+from rendering.core.files import atomic_write_bytes
 from rendering.core.jobs import Job
-from rendering.core.manifest import NAME as MANIFEST
-from rendering.core.manifest import Beat, ClipEntry, Manifest, VoiceCard
-from rendering.core.validate import InvalidOutput, check_image, check_video
-from rendering.draw import encoders, segments
+from rendering.core.manifest import Manifest
+from rendering.core.validate import InvalidOutput
+from rendering.draw import segments
 from rendering.draw.join import join_parts
 from rendering.draw.scene import RenderResult, Span, SpeechCutOff
 from rendering.run import split
+from rendering.run.estimates import expected_seconds, pixel_rate, previous_timings
 from rendering.run.executors import Event, Executor, ExecutorError, Progressed, Started, connect
+from rendering.run.install import check_output, install, refresh_sidecars
 from rendering.run.plan import Planned
+from rendering.run.preflight import PipelineError
+from rendering.run.report import Outcome, RunReport
 from rendering.run.task import JobFailed, Rendered, Task, describe_error, speech_files
-from rendering.speech import captions
+from rendering.run.workdirs import WORK, remove_if_empty, remove_stale_work
 from scenes import text_store
 
-WORK = ".work"  # temporary job folders live under the output root: same filesystem, atomic renames
 
-
-class PipelineError(RuntimeError):
-    """A problem that stops the whole run; its message says the cause and the fix."""
-
-
-@dataclass
-class Outcome:
-    job: Job
-    status: str  # rendered | cached | failed
-    seconds: float = 0.0
-    path: Path | None = None
-    message: str = ""
-    detail: str | None = None
-    note: str = ""  # something to know about a job that did render (e.g. it was retried)
-    where: str = ""  # the job's output folder, named in a run that writes to several
-    beats: str = ""  # e.g. "drew 1 of 8 beats, kept the rest"
-
-
-@dataclass
-class RunReport:
-    outcomes: list[Outcome] = field(default_factory=list)
-    interrupted: bool = False
-
-    @property
-    def failed(self) -> list[Outcome]:
-        return [o for o in self.outcomes if o.status == "failed"]
-
-
-# ----------------------------------------------------------------- preflight
-def preflight(output: Path, need_latex: bool = True) -> None:
-    """Fail early, in one line, on what would make every job fail."""
-    if need_latex:
-        for tool in ("latex", "dvisvgm"):
-            if shutil.which(tool) is None:
-                raise PipelineError(
-                    f"{tool} is not installed; run `make setup` or apt-get install "
-                    "texlive-latex-base texlive-latex-extra dvisvgm"
-                )
-    if not _has_cjk_font():
-        raise PipelineError(
-            "the Noto Sans CJK font is missing; run `make setup` or apt-get install fonts-noto-cjk"
-        )
-    check_writable(output)
-
-
-def check_writable(folder: Path) -> None:
-    """Stop before rendering, not after, if an output folder cannot take files."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=folder, prefix=".write-test-"):
-            pass
-    except OSError as exc:
-        raise PipelineError(
-            f"cannot write to {folder} ({exc.strerror}); make it writable or pass --output "
-            "to a writable folder"
-        ) from None
-
-
-def _has_cjk_font() -> bool:
-    try:
-        out = subprocess.run(
-            ["fc-list", ":family"], capture_output=True, text=True, check=False
-        ).stdout
-    except FileNotFoundError:
-        return True  # no fontconfig tools to ask; Pango will report for itself
-    return "Noto Sans CJK" in out
-
-
-# ----------------------------------------------------------------- install
-def install(job: Job, result: RenderResult, root: Path) -> Path:
-    """Move a validated output into place, write its subtitles, record it in the manifest."""
-    folder = job.out_dir(root)
-    folder.mkdir(parents=True, exist_ok=True)
-    target = folder / job.filename
-    publish_mode(Path(result.file))
-    os.replace(result.file, target)
-    poster = None
-    if result.poster:
-        poster = folder / f"{job.info.stem}.png"
-        publish_mode(Path(result.poster))
-        os.replace(result.poster, poster)
-    subtitle_files = {}
-    duration = round(result.duration, 3)  # as recorded: a cached clip's refresh reads it back
-    if job.fmt != "png":
-        spoken = {job.lang: result.speech} if result.speech else None
-        subtitle_files = captions.write_sidecars(
-            folder, job.info.stem, job.slug, result.beats, duration, spoken, job.params
-        )
-    narration = job.narration if result.speech else None
-    recorded = {}
-    animations = result.animations
-    if result.segments:
-        recorded = {"base": segments.base(job), "beats": result.segments}
-        segments.prune(segments.store_for(job, root), result.segments)
-    previous = Manifest.load(folder).entry(job.slug, job.variant)
-    if animations is None:  # drawn in part: the last whole render's timings still hold
-        animations = previous.animations if previous else []
-    knobs = result.knobs
-    if knobs is None:  # not known from this render: the last one's, else every field
-        knobs = list(previous.params) if previous else None
-    entry = ClipEntry(
-        slug=job.slug,
-        order=job.info.order,
-        title=job.info.title(job.lang),
-        titles={lang: job.info.title(lang) for lang in ("zh", "en")},
-        key=job.key(knobs),
-        key_parts=job.key_parts(knobs),
-        sources=job.sources(),
-        params=job.params.as_dict(knobs),
-        format=job.fmt,
-        transparent=job.transparent,
-        burn_captions=job.burn_captions,
-        file=target.name,
-        poster=poster.name if poster else None,
-        duration=duration,
-        frames=result.frames,
-        width=result.width,
-        height=result.height,
-        fps=result.fps,
-        bytes=target.stat().st_size,
-        beats=[Beat(k, t) for k, t in result.beats],
-        captions=subtitle_files,
-        voice=narration.voice if narration else "silent",
-        voice_cards=[VoiceCard(**c) for c in json.loads(narration.cards)] if narration else [],
-        recorded_beats=narration.recorded if narration else [],
-        speech=result.speech or {},
-        sound=result.sound,
-        animations=animations or [],
-        parts=result.parts,
-        segments=recorded,
-    )
-    with Manifest.update(folder) as manifest:
-        manifest.data.update({"lang": job.lang, "quality": job.quality, "aspect": job.aspect})
-        manifest.record(job.slug, job.variant, entry)
-    return target
-
-
-def refresh_sidecars(job: Job, root: Path) -> None:
-    """Rewrite a cached clip's subtitles: the other language's words may have changed."""
-    folder = job.out_dir(root)
-    entry = Manifest.load(folder).entry(job.slug, job.variant)
-    if entry is None or job.fmt == "png":
-        return
-    spoken = {job.lang: entry.speech} if entry.speech else None
-    captions.write_sidecars(
-        folder, job.info.stem, job.slug, entry.beats, entry.duration, spoken, job.params
-    )
-
-
-# ----------------------------------------------------------------- running
 def execute(
     planned: list[Planned],
     root: Path | list[Path],
@@ -496,7 +344,7 @@ class Runner:
                 self.stop_all()
             finally:
                 self.joiner.shutdown(wait=True, cancel_futures=True)
-                _remove_if_empty(self.work_root)
+                remove_if_empty(self.work_root)
 
     def joining(self) -> list[Entry]:
         return [e for e in self.entries if e.split and e.split.join is not None and not e.ended]
@@ -725,172 +573,3 @@ def _stop_requests() -> Iterator[threading.Event]:
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
-
-
-def check_output(job: Job, path: Path):
-    """Decode a returned file end to end against what the job asked for."""
-    geo = encoders.output_geometry(job)
-    if job.fmt == "png":
-        return check_image(path, geo.width, geo.height)
-    return check_video(path, geo.width, geo.height, None if job.fmt == "gif" else geo.fps)
-
-
-def work_folders(work_root: Path) -> tuple[list[Path], list[Path]]:
-    """Job folders under `work_root`: (those of running drivers, those left by dead ones)."""
-    live, stale = [], []
-    for folder in sorted(work_root.glob("*-*")) if work_root.is_dir() else []:
-        pid = folder.name.split("-", 1)[0]
-        if folder.is_dir() and not folder.is_symlink() and pid.isdigit():
-            (live if _alive(int(pid)) else stale).append(folder)
-    return live, stale
-
-
-def remove_stale_work(work_root: Path) -> None:
-    """Remove job folders left by runs whose driver process no longer exists."""
-    for folder in work_folders(work_root)[1]:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # someone else's process
-    return True
-
-
-def expected_seconds(
-    jobs: list[Job], roots: list[Path], others: Sequence[Path] = ()
-) -> list[float | None]:
-    """Each job's expected clip length: its last render's, else the same scene's in another
-    output folder under the roots or `others` (another quality, aspect, language or course
-    set), else the sum of its narration (a lower bound); None when unknown."""
-    manifests: dict[Path, Manifest] = {}
-    known: list[float | None] = []
-    for job, root in zip(jobs, roots, strict=True):
-        folder = job.out_dir(root)
-        manifest = manifests.setdefault(folder, Manifest.load(folder))
-        entry = manifest.entry(job.slug, job.variant)
-        known.append(entry.duration if entry else None)
-    by_slug: dict[str, float] = {}
-    if any(seconds is None for seconds in known):
-        for root in set(roots) | set(others):  # read only: a broken one is not this run's
-            for path in sorted(root.glob(f"*/*/{MANIFEST}")):
-                for slug, seconds in _durations(path).items():
-                    by_slug[slug] = max(seconds, by_slug.get(slug, 0.0))
-    out: list[float | None] = []
-    for job, seconds in zip(jobs, known, strict=True):
-        if seconds is None:
-            seconds = by_slug.get(job.slug)
-        if seconds is None and job.narration is not None:
-            seconds = sum(job.narration.seconds().values()) or None
-        out.append(seconds)
-    return out
-
-
-def previous_timings(
-    jobs: list[Job], roots: list[Path], others: Sequence[Path] = ()
-) -> list[list[list[float]] | None]:
-    """Each job's per-animation timings from its output's last render; else from the same
-    clip in another root of this run (a course's other parameter set: same frame, language
-    and scene, so about the same costs), read without touching that manifest."""
-    manifests: dict[Path, Manifest] = {}
-    out = []
-    for job, root in zip(jobs, roots, strict=True):
-        folder = job.out_dir(root)
-        entry = manifests.setdefault(folder, Manifest.load(folder)).entry(job.slug, job.variant)
-        timings = entry.animations if entry and entry.animations else None
-        for other in sorted((set(roots) | set(others)) - {root}):
-            if timings:
-                break
-            timings = _timings(job.out_dir(other) / MANIFEST, job.slug, job.variant)
-        out.append(timings)
-    return out
-
-
-def _timings(path: Path, slug: str, variant: str) -> list[list[float]] | None:
-    try:
-        clips = json.loads(path.read_text(encoding="utf-8")).get("clips", {})
-        return clips[slug][variant]["animations"] or None
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
-        return None
-
-
-def _durations(path: Path) -> dict[str, float]:
-    """slug -> the longest clip a manifest file records, without touching the file."""
-    try:
-        clips = json.loads(path.read_text(encoding="utf-8")).get("clips", {})
-        return {
-            slug: max(float(v["duration"]) for v in variants.values())
-            for slug, variants in clips.items()
-            if variants
-        }
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
-        return {}
-
-
-def pixel_rate(job: Job) -> float:
-    """Pixels per second of a job's frames, relative to 1080p60 (what a render costs per second)."""
-    geo = settings.geometry(job.quality, job.aspect)
-    return geo.width * geo.height * geo.fps / (1920 * 1080 * 60)
-
-
-def _remove_if_empty(folder: Path) -> None:
-    try:
-        folder.rmdir()
-    except OSError:
-        pass
-
-
-# ----------------------------------------------------------------- reporting
-def plan_table(
-    planned: list[Planned], root: Path | list[Path], title: str = "render plan"
-) -> Table:
-    """What would render and why; `root` may be a list with each job's own root."""
-    roots = list(root) if isinstance(root, list) else [root] * len(planned)
-    table = Table(title=title)
-    for col in ("scene", "lang", "variant", "status", "why"):
-        table.add_column(col)
-    table.add_column("output", overflow="fold")
-    for p, job_root in zip(planned, roots, strict=True):
-        out = p.job.out_dir(job_root) / p.job.filename
-        table.add_row(
-            p.job.info.stem,
-            p.job.lang,
-            p.job.variant,
-            "cached" if p.cached else "render",
-            p.reason,
-            _rel(out),
-        )
-    rendered = sum(not p.cached for p in planned)
-    table.caption = f"{len(planned)} jobs: {rendered} to render, {len(planned) - rendered} cached"
-    return table
-
-
-def summary_table(report: RunReport) -> Table:
-    table = Table(title="summary")
-    for col in ("scene", "status", "time", "output / problem"):
-        table.add_column(col)
-    for o in sorted(report.outcomes, key=lambda o: (o.where, o.job.info.order)):
-        colour = {"rendered": "green", "cached": "cyan", "failed": "red"}[o.status]
-        where = _rel(o.path) if o.path else f"{o.where}: {o.message}" if o.where else o.message
-        table.add_row(
-            o.job.info.stem,
-            f"[{colour}]{o.status}",
-            f"{o.seconds:.1f}s" if o.seconds else "-",
-            where,
-        )
-    counts = {
-        s: sum(o.status == s for o in report.outcomes) for s in ("rendered", "cached", "failed")
-    }
-    table.caption = ", ".join(f"{n} {s}" for s, n in counts.items())
-    return table
-
-
-def _rel(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
