@@ -37,6 +37,7 @@ from manim import (
 
 import pe_math as pm
 from pe_math import Params
+from pe_math.requirements import EXACT, shift_residual
 from scenes import REGISTRY, theme
 from scenes.base import LessonScene
 from scenes.components import (
@@ -103,6 +104,9 @@ class VariantsNumbers:
     t5_after: list[int]
     rope_theta: float
     learned_misses: list[str]  # the requirements a learned table misses at these knobs
+    # when the table ticks the fixed map: the rows it would need for no linear map to fit
+    # (None when it misses the map, or when even that many rows still fit)
+    learned_map_breaks: int | None
     lines: dict[str, str]  # beat → the narration alternative these numbers make true
 
 
@@ -119,6 +123,21 @@ def slope_text(slope: float) -> str:
     if frac.numerator == 1 and float(frac) == slope:
         return f"1/{frac.denominator}"
     return compact(slope)
+
+
+def map_breaks(n_rows: int, d: int, seed: int) -> int | None:
+    """The rows a learned table of width d needs before no linear map takes each row to the
+    next: d + 2 (d + 1 rows or fewer can always be fitted), checked on the same table grown
+    to that length; None if it still fits there."""
+    rows = max(n_rows + 1, d + 2)
+    grown = pm.learned_table(rows, d, seed=seed)
+    return rows if shift_residual(grown) >= EXACT else None
+
+
+def takeaway_line(misses: list[str], breaks: int | None) -> str:
+    if "shift_map" in misses:
+        return "misses_map"
+    return "few_rows" if breaks is not None else "fits_anyway"
 
 
 def t5_samples(max_distance: int) -> list[int]:
@@ -142,6 +161,7 @@ class Variants(LessonScene):
         table = pm.learned_table(n_rows, d, seed=seed)
         checks = pm.verdict("learned", params).checks
         misses = [r for r in pm.REQUIREMENTS if not checks[r]]
+        breaks = None if "shift_map" in misses else map_breaks(n_rows, d, seed)
         rows = shown_rows(n_rows)
         dims = min(d, MAX_DIMS)
         values = pm.learned_lookup(table, rows)[:, :dims]
@@ -198,7 +218,8 @@ class Variants(LessonScene):
             t5_after=[int(after.min()), int(after.max())],
             rope_theta=float(pm.frequencies(d, base)[0]),
             learned_misses=misses,
-            lines={"takeaway": "few_rows" if "shift_map" not in misses else "misses_map"},
+            learned_map_breaks=breaks,
+            lines={"takeaway": takeaway_line(misses, breaks)},
         )
 
     # ---------------------------------------------------------------- construct
