@@ -484,6 +484,8 @@ class AttentionShuffle(LessonScene):
             count.animate.set_value(n.n_tokens),
             run_time=theme.LONG,
         )
+        for m in (*bars, *counters):  # counted: they hold still, and fade out as they are
+            m.clear_updaters()
         self.play(
             FadeIn(even_head),
             LaggedStart(*[FadeIn(m, shift=0.2 * RIGHT) for m in even], lag_ratio=0.3),
