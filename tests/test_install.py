@@ -167,3 +167,17 @@ def test_the_installed_command_is_render_py(installed, tmp_path):
     assert run.returncode == door.returncode == 0, run.stderr
     assert run.stdout.startswith(f"Usage: {COMMAND} [OPTIONS] COMMAND")
     assert run.stdout.replace(COMMAND, "render.py") == door.stdout
+
+
+def test_an_installed_command_names_itself_in_its_hints(installed, tmp_path):
+    _, _, bin_folder = installed
+    env = user_environment(bin_folder, tmp_path / "words")
+    run = subprocess.run([COMMAND, "render"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert run.returncode == 2
+    assert run.stderr.strip().splitlines() == [
+        f"error: name at least one scene (see `{COMMAND} list`) or pass --all"
+    ]
+    # in the checkout, the same hint names the door
+    from rendering.core.door import command
+
+    assert command() == "python render.py"

@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from render import cli
+from rendering.core.door import command
 from rendering.speech import audio, listen, narration, review, voices
 from rendering.speech.base import VoiceError
 from rendering.speech.engines import fastspeech2
@@ -57,7 +58,7 @@ def test_listen_names_a_broken_clip_or_manifest_field_in_one_line(plugin_scenes,
         assert manifest.read_bytes() == written
         return line
 
-    again = f"; render it again: render.py render tiny --lang en -q l --output {out} --force"
+    again = f"; render it again: {command()} render tiny --lang en -q l --output {out} --force"
     entry()
     # a clip cut short still decodes its first part, which was heard as bad speech
     for data, why in (

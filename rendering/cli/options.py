@@ -20,6 +20,7 @@ from rich.progress import BarColumn, Progress, TextColumn
 import scenes
 from pe_math import ParamError, Params, parse_assignment
 from rendering.core import formats, settings
+from rendering.core.door import command
 from rendering.core.files import write_problem
 from rendering.core.jobs import Job
 from rendering.run.preflight import PipelineError, check_writable, preflight
@@ -115,7 +116,7 @@ def resolve_slugs(slugs: tuple[str, ...], all_: bool) -> list[str]:
     if all_:
         return [i.slug for i in scenes.ordered()]
     if not slugs:
-        raise Fail("name at least one scene (see `python render.py list`) or pass --all")
+        raise Fail(f"name at least one scene (see `{command()} list`) or pass --all")
     try:
         return [scenes.get(s).slug for s in slugs]
     except scenes.UnknownScene as exc:

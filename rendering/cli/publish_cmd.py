@@ -25,6 +25,7 @@ from rendering.cli.options import (
     voice_options,
 )
 from rendering.core import formats, settings
+from rendering.core.door import command
 from rendering.run.cleaning import PACKAGES, clean_targets
 from rendering.run.plan import plan
 from rendering.run.scheduler import execute
@@ -94,7 +95,7 @@ def slides(slugs, all_, use_lesson, fmt, quality, lang, aspect, output) -> None:
     if not (folder / MANIFEST).is_file():
         raise Fail(
             f"{folder} has no {MANIFEST}; render into it first "
-            f"(render.py render --all -q {quality} --lang {lang} --aspect {aspect})"
+            f"({command()} render --all -q {quality} --lang {lang} --aspect {aspect})"
         )
     if sum(map(bool, (slugs, all_, use_lesson))) > 1:
         raise Fail("give scene names, --all or --lesson: one of them")
@@ -105,12 +106,12 @@ def slides(slugs, all_, use_lesson, fmt, quality, lang, aspect, output) -> None:
         entries = manifest.entries()
         idents = sorted(entries, key=lambda s: (min(e.order for e in entries[s].values()), s))
         if not idents:
-            raise Fail(f"no clips in {folder}; render them first (render.py render --all)")
+            raise Fail(f"no clips in {folder}; render them first ({command()} render --all)")
     else:
         if not manifest.lesson:
             raise Fail(
                 f"no lesson.mp4 in {folder}; name scenes, pass --all, "
-                "or join the lesson with `render.py render --all --lesson`"
+                f"or join the lesson with `{command()} render --all --lesson`"
             )
         idents = ["lesson"]
     for ident in idents:

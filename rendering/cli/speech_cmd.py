@@ -33,6 +33,7 @@ from rendering.cli.options import (
     writable,
 )
 from rendering.core import formats
+from rendering.core.door import command
 from rendering.core.files import write_problem
 from rendering.speech import voices
 
@@ -185,7 +186,7 @@ def say(text, lang, voice, out_file, config, output) -> None:
 
     if not text.strip():
         raise Fail(
-            "TEXT is empty; give the line to speak, e.g. render.py say '每个位置…' --lang zh"
+            f"TEXT is empty; give the line to speak, e.g. {command()} say '每个位置…' --lang zh"
         )
     if len(text) > MAX_SAY:
         raise Fail(
@@ -268,7 +269,7 @@ def listen(slugs, all_, lang, quality, aspect, output, voice_dir, threads) -> No
     if not hearings:
         raise Fail(
             f"nothing to listen to: no voiced clip of {', '.join(chosen)} in {folder} and no "
-            f"recording in {voice_dir / lang}; render them first (render.py render --lang {lang})"
+            f"recording in {voice_dir / lang}; render them first ({command()} render --lang {lang})"
         )
     for h in hearings:
         where = "recording" if h.recording else "clip"

@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from rendering.core import formats
+from rendering.core.door import command
 from rendering.core.files import atomic_write_text
 from rendering.core.jobs import by_folder
 from rendering.core.manifest import ClipEntry, LessonRecord, Manifest
@@ -54,7 +55,7 @@ UI = {
         "embed": "embed",
         "copy": "Copy",
         "copied": "Copied",
-        "empty": "Nothing rendered here yet: run `python render.py render --all`.",
+        "empty": f"Nothing rendered here yet: run `{command()} render --all`.",
         "present": "Present",
         "present_hint": "full window, one beat per key press; ?notes for a second screen",
         "explore": "Explore the encoding",
@@ -73,7 +74,7 @@ UI = {
         "embed": "嵌入代码",
         "copy": "复制",
         "copied": "已复制",
-        "empty": "这里还没有渲染结果：运行 `python render.py render --all`。",
+        "empty": f"这里还没有渲染结果：运行 `{command()} render --all`。",
         "present": "演示",
         "present_hint": "全窗口，每按一次键播放一段；加 ?notes 为第二块屏幕显示备注",
         "explore": "探索位置编码",

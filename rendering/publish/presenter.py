@@ -19,6 +19,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from rendering.core import formats
+from rendering.core.door import command
 from rendering.core.files import atomic_write_text
 from rendering.core.manifest import ClipEntry, Manifest
 from rendering.publish import web
@@ -38,7 +39,7 @@ UI = {
         "next": "Next",
         "end": "End of the video",
         "missing": "Nothing named “{id}” here. Present:",
-        "empty": "Nothing to present here yet: run `python render.py render --all --lesson`.",
+        "empty": f"Nothing to present here yet: run `{command()} render --all --lesson`.",
         "help": "→/Space next beat · ← back · Home/End · 0–99 chapter · F fullscreen · "
         "C captions · B blank · Q question, answer · P audience window (notes)",
         "question": "Question",
@@ -54,7 +55,7 @@ UI = {
         "next": "下一段",
         "end": "视频结束",
         "missing": "这里没有“{id}”。可以演示：",
-        "empty": "这里还没有可演示的内容：运行 `python render.py render --all --lesson`。",
+        "empty": f"这里还没有可演示的内容：运行 `{command()} render --all --lesson`。",
         "help": "→/空格 下一段 · ← 上一段 · Home/End · 0–99 章节 · F 全屏 · "
         "C 字幕 · B 黑屏 · Q 提问、答案 · P 观众窗口（备注视图）",
         "question": "提问",
@@ -191,7 +192,7 @@ def clip_timeline(folder: Path, manifest: Manifest, slug: str) -> Timeline:
     variants = manifest.entries().get(slug)
     if not variants:
         raise PresenterError(
-            f"no clip {slug!r} in {folder}; render it first (render.py render {slug})"
+            f"no clip {slug!r} in {folder}; render it first ({command()} render {slug})"
         )
     found = _playable(folder, variants)
     if found is None:
@@ -235,7 +236,7 @@ def lesson_timeline(folder: Path, manifest: Manifest) -> Timeline:
     record = manifest.lesson
     if not record or not (folder / record.file).exists():
         raise PresenterError(
-            f"no lesson.mp4 in {folder}; join it with `render.py render --all --lesson`"
+            f"no lesson.mp4 in {folder}; join it with `{command()} render --all --lesson`"
         )
     variant = record.variant
     fps = record.fps
@@ -292,7 +293,7 @@ def timeline(folder: Path, ident: str = LESSON, manifest: Manifest | None = None
     """The lesson (`ident` "lesson") or one clip (its slug) of FOLDER."""
     if not (folder / "manifest.json").is_file():
         raise PresenterError(
-            f"{folder} has no manifest.json; render into it first (render.py render --all)"
+            f"{folder} has no manifest.json; render into it first ({command()} render --all)"
         )
     manifest = manifest or Manifest.load(folder)
     manifest_lang(folder, manifest)

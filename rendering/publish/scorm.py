@@ -25,6 +25,7 @@ from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
 from rendering.core import formats
+from rendering.core.door import command
 from rendering.core.files import replacing
 from rendering.core.manifest import Manifest
 from rendering.publish import presenter, web
@@ -94,7 +95,7 @@ def lesson_contents(folder: Path, manifest: Manifest, lang: str) -> Contents:
     record = manifest.lesson
     if not record or not (folder / record.file).is_file():
         raise PackageError(
-            f"no lesson.mp4 in {folder}; join it with `render.py render --all --lesson`"
+            f"no lesson.mp4 in {folder}; join it with `{command()} render --all --lesson`"
         )
     chapters = [
         {"slug": c.slug, "title": web.plain_text(c.title), "start": c.start, "end": c.end}
@@ -115,7 +116,7 @@ def clip_contents(folder: Path, manifest: Manifest, lang: str, slug: str) -> Con
     entry = manifest.entry(slug, formats.MAIN)
     if entry is None or not (folder / entry.file).is_file():
         raise PackageError(
-            f"no mp4 clip of {slug!r} in {folder}; render it first (render.py render {slug})"
+            f"no mp4 clip of {slug!r} in {folder}; render it first ({command()} render {slug})"
         )
     title = web.plain_text(entry.titles.get(lang) or entry.title or slug)
     chapter = {"slug": slug, "title": title, "start": 0.0, "end": entry.duration}

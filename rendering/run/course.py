@@ -27,6 +27,7 @@ import scenes
 from pe_math import ParamError, Params
 from pe_math.params import field_names, read_toml
 from rendering.core import settings
+from rendering.core.door import command
 from scenes.catalogue import LANGS
 
 COURSE_KEYS = ("langs", "qualities", "aspects", "scenes", "lesson")
@@ -192,7 +193,7 @@ def _scenes(value, fail) -> tuple[str, ...]:
     try:
         infos = [scenes.get(slug) for slug in value]
     except scenes.UnknownScene as exc:
-        raise fail("[course] scenes:", f"{exc} (see `python render.py list`)") from None
+        raise fail("[course] scenes:", f"{exc} (see `{command()} list`)") from None
     if len({i.slug for i in infos}) != len(infos):
         raise fail("[course] scenes:", "lists a scene twice; name each once")
     return tuple(i.slug for i in sorted(infos, key=lambda i: i.order))

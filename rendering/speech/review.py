@@ -13,6 +13,7 @@ import numpy as np
 
 from pe_math import Params
 from rendering.core import formats, settings
+from rendering.core.door import command
 from rendering.core.manifest import NAME, Manifest
 from rendering.speech import audio, listen, narration
 from rendering.speech.synthesis import shape
@@ -85,7 +86,7 @@ def clip_hearings(
     entry = Manifest.load(folder).entry(slug, formats.MAIN)
     if entry is None or entry.speech == {}:
         return
-    again = f"render it again: render.py render {slug} --lang {lang}{render_options} --force"
+    again = f"render it again: {command()} render {slug} --lang {lang}{render_options} --force"
     field = f"{folder / NAME}: clips.{slug}.mp4"
     lines = narration.beat_lines(slug, lang, entry.knobs())
     spans = _speech_spans(entry.speech, list(lines), field, again)

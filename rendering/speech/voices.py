@@ -22,6 +22,7 @@ from functools import cache
 from pathlib import Path
 
 from pe_math.params import ParamError, lesson_file, read_toml, shown
+from rendering.core.door import command
 from rendering.speech import engines as engine_package
 from rendering.speech import lexicon
 from rendering.speech.base import VoiceError, VoiceSpec
@@ -160,5 +161,5 @@ def sold_course(cards: list[dict]) -> str:
         return "sold course: every voice used may be sold"
     return (
         f"sold course: not with {', '.join(barred)}; record those lines, or choose a voice "
-        "that may be sold (render.py voices lists them)"
+        f"that may be sold ({command()} voices lists them)"
     )
