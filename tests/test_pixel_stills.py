@@ -8,12 +8,17 @@ import av
 import numpy as np
 import pytest
 
+from pe_math import Params
+from rendering.core.jobs import Job
+from rendering.draw import pixel_stills
+from rendering.draw.motion import MOST_STILL
 from rendering.draw.pixel_stills import (
     STILL_LEVELS,
     in_beats,
     measure_video,
     still_spans,
 )
+from rendering.speech.estimate import estimated_speech
 
 SIZE = (48, 64)  # height, width
 
@@ -99,3 +104,22 @@ def test_a_run_names_the_beats_it_falls_in():
     assert in_beats((1.5, 3.0), beats) == ("a",)
     assert in_beats((2.5, 5.5), beats) == ("a", "b", "c")
     assert in_beats((6.0, 9.0), beats) == ("c",)
+
+
+# A chapter drawn at 5 fps costs tens of seconds, so the suite draws one; bench/still_runs.py
+# draws every chapter in both languages. The recap in Chinese is the lesson's longest clip,
+# and the one that held still longest before it was rebuilt around the list of needs.
+DRAWN = [("recap", "zh")]
+
+
+@pytest.mark.render
+@pytest.mark.parametrize(("slug", "lang"), DRAWN)
+def test_a_chapters_rendered_frames_never_hold_still_over_6_s(slug, lang, tmp_path):
+    """Drawn as a narrated render draws it, timed by a slow voice's speech and paced to it;
+    at 5 fps a run reads up to QUICK_SHORTER shorter than at the render's 15 fps."""
+    speech, sentences = estimated_speech(slug, lang, Params())
+    job = Job(slug, Params(), lang)
+    found = pixel_stills.measure(job, tmp_path, speech, sentences, fps=pixel_stills.QUICK_FPS)
+    assert found.seconds > sum(speech.values())  # timed by its speech, not drawn silent
+    longest = found.longest
+    assert longest is None or longest.seconds <= MOST_STILL - pixel_stills.QUICK_SHORTER, longest

@@ -23,6 +23,7 @@ from rendering.core.jobs import Job
 STILL_LEVELS = 8  # grey levels (of 255) a pixel may change by in a still frame
 STILL_WINDOW = 0.2  # seconds over which a still frame changes by no more than that
 QUICK_FPS = 5  # one frame per window: a third of the drawing at 15 fps, runs read shorter
+QUICK_SHORTER = 1.0  # seconds a run may read shorter at QUICK_FPS than at 15 fps
 
 
 @dataclass(frozen=True)
