@@ -76,25 +76,11 @@ def still_spans(
         if still and first is None:
             first = i
         elif not still and first is not None:
-            spans.append((first / fps, (i - 1 + lag + 1) / fps))
+            spans.append((first / fps, (i + lag) / fps))  # as frame i-1+lag leaves
             first = None
     if first is not None:
         spans.append((first / fps, count / fps))
     return spans, count / fps
-
-
-def grey_frames(video: Path) -> tuple[Iterable[np.ndarray], float]:
-    """A video's frames as grey arrays (decoded one at a time), and its frame rate."""
-    container = av.open(str(video))
-    stream = container.streams.video[0]
-    fps = float(stream.average_rate or stream.guessed_rate)
-
-    def frames():
-        with container:
-            for frame in container.decode(stream):
-                yield frame.to_ndarray(format="gray")
-
-    return frames(), fps
 
 
 def in_beats(span: tuple[float, float], beats: list[tuple[str, float]]) -> tuple[str, ...]:
@@ -108,8 +94,11 @@ def in_beats(span: tuple[float, float], beats: list[tuple[str, float]]) -> tuple
 
 def measure_video(video: Path, beats: list[tuple[str, float]] | None = None) -> PixelStills:
     """The still runs of a rendered video, each named by the beats it falls in."""
-    frames, fps = grey_frames(video)
-    spans, seconds = still_spans(frames, fps)
+    with av.open(str(video)) as container:
+        stream = container.streams.video[0]
+        fps = float(stream.average_rate or stream.guessed_rate)
+        grey = (frame.to_ndarray(format="gray") for frame in container.decode(stream))
+        spans, seconds = still_spans(grey, fps)
     runs = [PixelRun(a, b, in_beats((a, b), beats or [])) for a, b in spans]
     runs.sort(key=lambda r: -r.seconds)
     return PixelStills(seconds, runs)
