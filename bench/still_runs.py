@@ -79,9 +79,9 @@ def main() -> int:
                 begun = time.perf_counter()
                 speech, sentences = timing(info.slug, lang, args.voice, speech_dir)
                 job = Job(info.slug, Params(), lang, quality=args.quality)
-                found = pixel_stills.measure(
-                    job, work / f"{info.slug}-{lang}", speech, sentences, args.fps
-                )
+                drawn_in = work / f"{info.slug}-{lang}"
+                found = pixel_stills.measure(job, drawn_in, speech, sentences, args.fps)
+                shutil.rmtree(drawn_in, ignore_errors=True)  # only the table is kept
                 longest = found.longest
                 seconds = longest.seconds if longest else 0.0
                 worst = max(worst, seconds)
