@@ -116,6 +116,7 @@ DRAWN = [
         "en",
         marks=pytest.mark.xfail(
             strict=True,
+            raises=AssertionError,  # a render that breaks is a failure, not this
             reason="the ladder beat holds about 9 s while its first two sentences are said, "
             "before @ladder starts the rungs",
         ),
