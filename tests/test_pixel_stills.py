@@ -108,20 +108,9 @@ def test_a_run_names_the_beats_it_falls_in():
 
 # A chapter drawn at 5 fps costs tens of seconds, so the suite draws one; bench/still_runs.py
 # draws every chapter in both languages. square-to-sine is the one the build's measure
-# passes and its frames do not: its waves are redrawn every frame, so a hold counts as
-# motion there, though nothing on screen changes.
-DRAWN = [
-    pytest.param(
-        "square-to-sine",
-        "en",
-        marks=pytest.mark.xfail(
-            strict=True,
-            raises=AssertionError,  # a render that breaks is a failure, not this
-            reason="the ladder beat holds about 9 s while its first two sentences are said, "
-            "before @ladder starts the rungs",
-        ),
-    )
-]
+# passed while its frames held still: its waves are redrawn every frame, so a hold counted
+# as motion there, though nothing on screen changed.
+DRAWN = [("square-to-sine", "en")]
 
 
 @pytest.mark.render
