@@ -35,6 +35,7 @@ bench: setup
 	$(PY) bench/bench_beats.py
 	$(PY) bench/bench_voice.py
 	$(PY) bench/bench_farm.py
+	$(PY) bench/still_runs.py
 
 clean:
 	rm -rf build *.egg-info .pytest_cache .ruff_cache .hypothesis

@@ -11,6 +11,7 @@ from manim import (
     ORIGIN,
     RIGHT,
     UP,
+    Circumscribe,
     Create,
     DashedLine,
     FadeIn,
@@ -446,6 +447,9 @@ class SquareToSine(LessonScene):
         self.play(
             FadeIn(flip[1]), ReplacementTransform(reasons[0], reasons[1]), run_time=theme.SHORT
         )
+        # halving over the many pairs of a wide model would leave the slowest ones frozen
+        slowest = VGroup(sines[R - 1], readouts[R - 1])
+        self.while_saying("frozen", Circumscribe(slowest, color=theme.ACCENT), run_time=2.0)
         self.while_saying("ladder", t.animate.set_value(2.0), run_time=4.0, rate_func=linear)
         self.wait(theme.READ)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
-import re
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,7 +29,6 @@ from pe_math import Params
 from scenes import say, theme
 from scenes.base import LessonScene
 from scenes.catalogue import WORDS, catalogue, lookup
-from scenes.text_layout import sentences
 
 TEXT_TYPES = (Text, MarkupText, MathTex, Tex, SingleStringMathTex, DecimalNumber)
 EDGE_TOLERANCE = 0.02  # scene units a glyph may touch past the frame edge
@@ -325,28 +323,13 @@ def unplayed_cues(scene: LessonScene) -> list[str]:
     return problems
 
 
-# Seconds a voice takes per spoken word (en) or character (zh): the slowest tenth of the
-# default voices' sentences, so a clip estimated with them holds still no less than spoken.
-SECONDS_PER_UNIT = {"en": 0.38, "zh": 0.26}
-
-
 def estimated_speech(
     cls: type[LessonScene], lang: str, params: Params | None = None
 ) -> tuple[dict[str, float], dict[str, list[tuple[float, float]]]]:
-    """Beat -> seconds, and beat -> its sentences' [start, end], as a slow voice would say
-    the scene's lines (SENTENCE_GAP between sentences), without synthesising anything."""
-    from rendering.speech.synthesis import SENTENCE_GAP, spoken
+    """rendering.speech.estimate.estimated_speech of a scene class."""
+    from rendering.speech.estimate import estimated_speech as of_slug
 
-    speech, times = {}, {}
-    for key, line in say.lines(cls.slug, lang, params).items():
-        at, spans = 0.0, []
-        for sentence in sentences(line, lang):
-            words = spoken(sentence, lang)
-            units = len(words.split()) if lang == "en" else len(re.findall(r"[^\s\W]", words))
-            spans.append((at, at + units * SECONDS_PER_UNIT[lang]))
-            at = spans[-1][1] + SENTENCE_GAP
-        speech[key], times[key] = spans[-1][1], spans
-    return speech, times
+    return of_slug(cls.slug, lang, params)
 
 
 def build_and_read(

@@ -17,9 +17,9 @@ ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.render
 
 
-def bench(script: str, *args: str) -> str:
+def run_bench(script: str, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PE_SCENE_PLUGINS": "tests.plugin_scenes"}
-    run = subprocess.run(
+    return subprocess.run(
         [sys.executable, f"bench/{script}", *args],
         cwd=ROOT,
         env=env,
@@ -27,6 +27,10 @@ def bench(script: str, *args: str) -> str:
         text=True,
         timeout=900,
     )
+
+
+def bench(script: str, *args: str) -> str:
+    run = run_bench(script, *args)
     assert run.returncode == 0, run.stderr[-2000:]
     return run.stdout
 
@@ -74,3 +78,16 @@ def test_bench_farm_sets_plain_manim_local_jobs_and_a_cluster_side_by_side():
         "scenes split on the second run: none",
     ):
         assert row in out
+
+
+def test_still_runs_tables_each_chapter_in_both_languages_and_fails_over_its_limit():
+    out = bench("still_runs.py", "--scenes", "tiny", "--fps", "5")
+    assert "| tiny | en |" in out and "| tiny | zh |" in out, out
+    assert "longest still run:" in out and "(over" not in out
+    over = run_bench(
+        "still_runs.py", "--scenes", "tiny", "--langs", "zh", "--fps", "5", "--most", "0.1"
+    )
+    assert over.returncode == 1 and "(over 0.1 s)" in over.stdout, over.stdout
+    wrong = run_bench("still_runs.py", "--scenes", "tiny", "--langs", "fr")
+    assert wrong.returncode == 2
+    assert wrong.stderr.strip() == "error: --langs 'fr': give en, zh or en,zh"

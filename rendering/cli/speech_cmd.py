@@ -122,15 +122,23 @@ def script(slugs: tuple[str, ...], all_: bool, opts: JobOptions, table_format: s
 @voice_dir_option("Folder of your recordings: <voice-dir>/<lang>/<scene>/<beat>.wav.")
 @output_option("Output root; its .speech/ folder caches the synthesised speech used for timing.")
 @param_options
+@click.option(
+    "--pixels",
+    is_flag=True,
+    help="Measure the rendered frames (drawn silent, timed by the voice): a frame is "
+    "still when no pixel changes by more than 8 grey levels over 0.2 s. Slower.",
+)
 @into_job_options
-def motion(slugs: tuple[str, ...], all_: bool, opts: JobOptions) -> None:
+def motion(slugs: tuple[str, ...], all_: bool, pixels: bool, opts: JobOptions) -> None:
     """Where each clip holds still while the voice talks: its still share and longest run."""
     import tempfile
 
     from rendering.draw import motion as measured
+    from rendering.draw import pixel_stills
 
     chosen = resolve_slugs(slugs, all_)
-    table = Table("scene", "still while speaking", "longest still", "in beat")
+    share = "still in the frames" if pixels else "still while speaking"
+    table = Table("scene", share, "longest still", "in beat")
     worst = 0.0
     with tempfile.TemporaryDirectory(prefix="pe-motion-") as tmp:
         for job in dataclasses.replace(opts, fmt=formats.MAIN, voice="auto").jobs(
@@ -138,7 +146,12 @@ def motion(slugs: tuple[str, ...], all_: bool, opts: JobOptions) -> None:
         ):
             if job.narration is None:
                 continue
-            found = measured.measure(job, Path(tmp))
+            if pixels:
+                found = pixel_stills.measure(job, Path(tmp) / job.info.stem)
+                beat = " > ".join(found.longest.beats) if found.longest else ""
+            else:
+                found = measured.measure(job, Path(tmp))
+                beat = found.longest.beat if found.longest else ""
             longest = found.longest
             seconds = longest.seconds if longest else 0.0
             worst = max(worst, seconds)
@@ -147,7 +160,7 @@ def motion(slugs: tuple[str, ...], all_: bool, opts: JobOptions) -> None:
                 job.info.stem,
                 f"{found.still_share:.0%}",
                 f"{seconds:.1f} s{mark}",
-                longest.beat if longest else "-",
+                beat or "-",
             )
     console.print(table)
     console.print(
