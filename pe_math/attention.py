@@ -1,4 +1,5 @@
-"""Scaled dot-product self-attention and its permutation equivariance."""
+"""Scaled dot-product self-attention, its permutation equivariance, and the causal mask
+that breaks it."""
 
 from __future__ import annotations
 
@@ -23,11 +24,27 @@ def attention_scores(X: np.ndarray, W_q: np.ndarray, W_k: np.ndarray) -> np.ndar
     return Q @ K.T / np.sqrt(K.shape[1])
 
 
+def causal_mask(n: int) -> np.ndarray:
+    """The additive causal mask of n tokens (query i, key j): 0 where j <= i, -inf where the
+    key comes later, so softmax gives a later key no weight."""
+    i, j = np.arange(n)[:, None], np.arange(n)[None, :]
+    return np.where(j <= i, 0.0, -np.inf)
+
+
+def keys_seen(n: int) -> np.ndarray:
+    """How many keys each query may attend to under the causal mask: 1, 2, ..., n."""
+    return np.isfinite(causal_mask(n)).sum(axis=1)
+
+
 def self_attention(
-    X: np.ndarray, W_q: np.ndarray, W_k: np.ndarray, W_v: np.ndarray
+    X: np.ndarray, W_q: np.ndarray, W_k: np.ndarray, W_v: np.ndarray, causal: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Single-head self-attention: (weights = softmax(QK^T/sqrt(d)), output = weights V)."""
-    weights = softmax(attention_scores(X, W_q, W_k), axis=-1)
+    """Single-head self-attention: (weights = softmax(QK^T/sqrt(d)), output = weights V);
+    with `causal`, each query attends only to its own and earlier keys."""
+    scores = attention_scores(X, W_q, W_k)
+    if causal:
+        scores = scores + causal_mask(len(scores))
+    weights = softmax(scores, axis=-1)
     return weights, weights @ (np.asarray(X, dtype=np.float64) @ W_v)
 
 
@@ -75,22 +92,22 @@ class AttentionCase:
         return float(np.max(np.abs(self.output_perm - self.P @ self.output)))
 
 
-def attention_case(X, W_q, W_k, W_v, order) -> AttentionCase:
-    """Attention on X and on P X for the permutation `order`."""
+def attention_case(X, W_q, W_k, W_v, order, causal: bool = False) -> AttentionCase:
+    """Attention on X and on P X for the permutation `order` (under the causal mask if asked)."""
     X = np.asarray(X, dtype=np.float64)
     P = permutation_matrix(order)
-    weights, output = self_attention(X, W_q, W_k, W_v)
-    weights_p, output_p = self_attention(P @ X, W_q, W_k, W_v)
+    weights, output = self_attention(X, W_q, W_k, W_v, causal)
+    weights_p, output_p = self_attention(P @ X, W_q, W_k, W_v, causal)
     return AttentionCase(
         X, W_q, W_k, W_v, P, attention_scores(X, W_q, W_k), weights, output, weights_p, output_p
     )
 
 
-def attention_for(params: Params) -> AttentionCase:
+def attention_for(params: Params, causal: bool = False) -> AttentionCase:
     """The shuffle experiment for the lesson's X, seeded projections and swap."""
     X = np.asarray(params.X, dtype=np.float64)
     W_q, W_k, W_v = projection_matrices(X.shape[1], params.proj_seed, params.proj_scale)
-    return attention_case(X, W_q, W_k, W_v, swap_order(len(X), *params.swap))
+    return attention_case(X, W_q, W_k, W_v, swap_order(len(X), *params.swap), causal)
 
 
 def equivariance_report(X, W_q, W_k, W_v, order) -> dict[str, float]:

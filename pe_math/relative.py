@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from .attention import causal_mask
 from .encodings import frequencies
 from .geometry import rotation_2d
 
@@ -97,8 +98,7 @@ def alibi_bias(n_heads: int, seq_len: int) -> np.ndarray:
     """Causal ALiBi bias (heads, query i, key j): slope·-(i-j) for j ≤ i, -inf above the diagonal."""
     i, j = np.arange(seq_len)[:, None], np.arange(seq_len)[None, :]
     dist = (i - j).astype(np.float64)
-    bias = -alibi_slopes(n_heads)[:, None, None] * dist
-    return np.where(j <= i, bias, -np.inf)
+    return -alibi_slopes(n_heads)[:, None, None] * dist + causal_mask(seq_len)
 
 
 def t5_bucket(

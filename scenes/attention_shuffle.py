@@ -18,20 +18,31 @@ from manim import (
     FadeOut,
     LaggedStart,
     Mobject,
+    Rectangle,
     ReplacementTransform,
     RoundedRectangle,
     SurroundingRectangle,
     Transform,
     TransformFromCopy,
+    ValueTracker,
     VGroup,
     Write,
+    always_redraw,
 )
 
 import pe_math as pm
 from pe_math import Params
 from scenes import theme
 from scenes.base import LessonScene
-from scenes.components import Checklist, HeatGrid, VectorColumn, arrow, formula
+from scenes.components import (
+    Checklist,
+    HeatGrid,
+    LiveNumber,
+    VectorColumn,
+    arrow,
+    bind_number,
+    formula,
+)
 
 CELL = 0.55  # height of one matrix row, shared by the X rows, the weight grid and the outputs
 CELL_W = 0.8  # width of one weight-grid cell
@@ -45,6 +56,10 @@ OUT_DIGITS = 2  # decimals of weights and outputs on the stage
 # "nearly even" weights: each within this share of the even weight 1/n (0.25 → 1/3 ± 1/12)
 EVEN_TOLERANCE = 0.25
 SWAP_ARC = PI  # the swapped rows and columns of weights pass each other on half circles
+# under the causal mask, a swap that moves the outputs by more than this changes them
+# (float64 rounding alone leaves about 1e-16)
+LEAK_TOLERANCE = 1e-9
+MASK_TEXT_WIDTH = 7.0  # the mask beat's lines wrap at this width
 
 
 def sci_tex(x: float) -> str:
@@ -87,6 +102,12 @@ class AttentionShuffleNumbers:
     # every weight within EVEN_TOLERANCE of 1/n: what the random projections give at small scale
     nearly_even: bool
     n_tokens: int  # words in the sentence
+    # under a causal mask, on the swapped sentence PX: what each slot may see and weigh
+    keys_seen: list[int]
+    even_weights: list[float]  # equal scores under the mask: one over the keys seen
+    masked_weights_perm: list[list[float]]
+    masked_error: float  # max |out(PX) − P out(X)| under the mask: order leaks in when > 0
+    lines: dict[str, str]  # beat → the narration alternative these numbers make true
 
 
 QK_TEX = r"\tfrac{QK^{\top}}{\sqrt{d}}"
@@ -104,6 +125,9 @@ class AttentionShuffle(LessonScene):
         case = pm.attention_for(params)
         order = pm.swap_order(len(case.X), *params.swap)
         n = len(case.X)
+        masked = pm.attention_for(params, causal=True)
+        even = pm.softmax(np.zeros((n, n)) + pm.causal_mask(n))
+        leaks = masked.equivariance_error > LEAK_TOLERANCE
         return AttentionShuffleNumbers(
             n_tokens=len(case.X),
             X=case.X.tolist(),
@@ -121,6 +145,11 @@ class AttentionShuffle(LessonScene):
             weight_min=float(np.min(case.weights)),
             weight_max=float(np.max(case.weights)),
             nearly_even=bool(np.all(np.abs(case.weights - 1 / n) <= EVEN_TOLERANCE / n)),
+            keys_seen=[int(k) for k in pm.keys_seen(n)],
+            even_weights=[float(even[i, 0]) for i in range(n)],
+            masked_weights_perm=masked.weights_perm.tolist(),
+            masked_error=float(masked.equivariance_error),
+            lines={"causal_mask": "leaks" if leaks else "all_alike"},
         )
 
     # ------------------------------------------------------------------ story
@@ -135,6 +164,7 @@ class AttentionShuffle(LessonScene):
         self.compute_attention()
         self.swap_tokens()
         self.compare_outputs()
+        self.causal_mask()
         self.inject_position()
         self.requirements()
         self.takeaway()
@@ -355,6 +385,113 @@ class AttentionShuffle(LessonScene):
         self.play(FadeIn(rounding), run_time=theme.SHORT)
         self.play(Write(identity), run_time=theme.NORMAL)
         self.play(FadeIn(order_lost, shift=0.1 * UP), run_time=theme.NORMAL)
+        self.wait(theme.READ)
+
+    def causal_mask(self) -> None:
+        """The one exception: a causal mask hides later keys, so a token can count the ones
+        before it, and the same swap now changes the outputs."""
+        self.beat("causal_mask")
+        n = self.n
+        order, rows = n.order, range(n.n_tokens)
+        plain = self._grid(n.weights_perm, order, theme.sequential, 0.0, 1.0)
+        masked = self._grid(n.masked_weights_perm, order, theme.sequential, 0.0, 1.0)
+        hidden = [(i, j) for i in rows for j in rows if j > i]
+        tiles = VGroup(
+            *[
+                Rectangle(
+                    width=plain.cell(i, j).width,
+                    height=plain.cell(i, j).height,
+                    stroke_color=theme.BACKGROUND,
+                    stroke_width=1,
+                    fill_color=theme.MUTED,
+                    fill_opacity=1,
+                ).move_to(plain.cell(i, j))
+                for i, j in hidden
+            ]
+        )
+        width = min(self.stage_width(), MASK_TEXT_WIDTH)  # words wrap so the grid can grow
+        head = self.label("mask_head", theme.LABEL_SIZE, theme.ACCENT, max_width=width)
+        # beside each row: how many keys it sees (counted up), and the even weight 1/k
+        seen = [self.text("0", theme.LABEL_SIZE, theme.ACCENT) for _ in rows]
+        even = [self.text(f"1/{k}" if k > 1 else "1", theme.LABEL_SIZE) for k in n.keys_seen]
+        seen_head = self.label("seen_head", theme.SMALL_SIZE, theme.MUTED)
+        even_head = self.label("even_head", theme.SMALL_SIZE, theme.MUTED)
+        table = VGroup(plain, tiles)
+        columns = VGroup(VGroup(seen_head, *seen), VGroup(even_head, *even))
+        left = plain.cells.get_right()[0] + 0.5
+        for column in columns:
+            column[0].next_to(plain.cells, UP, buff=0.12)
+            for i, m in enumerate(column[1:]):
+                m.match_y(plain.row(i))
+            column.set_x(left + column.width / 2)
+            for m in column[1:]:
+                m.match_x(column[0])
+            left += column.width + 0.5
+        error = formula(
+            r"\max\left|\,\mathrm{out}(PX)-P\,\mathrm{out}(X)\,\right| = "
+            + theme.fmt(n.masked_error, OUT_DIGITS),
+            size=36,
+        )
+        verdict = "mask_leak" if n.lines["causal_mask"] == "leaks" else "mask_same"
+        leak = self.label(verdict, theme.LABEL_SIZE, theme.ACCENT, max_width=width)
+        board = VGroup(head, VGroup(table, columns), error, leak)
+        board.arrange(DOWN, buff=0.7 if self.shape == "tall" else 0.45)  # a tall frame has rows
+        self.fill_below(self.sentence, board, 0.75)
+        masked.scale(plain.cells.height / masked.cells.height)
+        masked.shift(plain.cells.get_center() - masked.cells.get_center())
+        self.play(*[FadeOut(m) for m in self.stage_mobjects(self.sentence)], run_time=theme.SHORT)
+        self.play(FadeIn(plain), FadeIn(head), run_time=theme.NORMAL)
+        # the mask slides over the later keys; the weights left visible share out each row again
+        self.while_saying(
+            "mask",
+            LaggedStart(*[FadeIn(t, shift=0.3 * LEFT) for t in tiles], lag_ratio=0.3),
+            *[
+                ReplacementTransform(plain.cell(i, j), masked.cell(i, j))
+                for i in rows
+                for j in rows
+                if j <= i
+            ],
+            run_time=theme.LONG,
+        )
+        # each token counts the keys it sees: a bar runs along its visible cells
+        count = ValueTracker(0.0)
+        first = plain.cell(0, 0)
+        cell_w, cell_h = first.width, first.height
+
+        def bar(i: int) -> Mobject:
+            reach = min(count.get_value(), n.keys_seen[i])
+            frame = Rectangle(
+                width=max(reach, 1e-3) * cell_w,
+                height=cell_h,
+                stroke_color=theme.ACCENT,
+                stroke_width=4 if reach > 0 else 0,
+            )
+            return frame.move_to(plain.cell(i, 0), aligned_edge=LEFT)
+
+        bars = VGroup(*[always_redraw(lambda i=i: bar(i)) for i in rows])
+        counters = VGroup()
+        for i, m in enumerate(seen):
+            number = LiveNumber(
+                0, num_decimal_places=0, font_size=theme.LABEL_SIZE, color=theme.ACCENT
+            )
+            number.match_height(m).move_to(m)
+            bind_number(number, lambda i=i: min(int(count.get_value()), n.keys_seen[i]))
+            counters.add(number)
+        self.add(bars, counters)  # at 0; their digits change as they count, so no fade
+        self.while_saying(
+            "count",
+            FadeIn(seen_head),
+            count.animate.set_value(n.n_tokens),
+            run_time=theme.LONG,
+        )
+        for m in (*bars, *counters):  # counted: they hold still, and fade out as they are
+            m.clear_updaters()
+        self.play(
+            FadeIn(even_head),
+            LaggedStart(*[FadeIn(m, shift=0.2 * RIGHT) for m in even], lag_ratio=0.3),
+            run_time=theme.NORMAL,
+        )
+        self.while_saying("swap", Write(error), FadeIn(leak, shift=0.1 * UP), run_time=theme.NORMAL)
         self.wait(theme.READ)
 
     def inject_position(self) -> None:

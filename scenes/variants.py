@@ -37,6 +37,7 @@ from manim import (
 
 import pe_math as pm
 from pe_math import Params
+from pe_math.requirements import EXACT, shift_residual
 from scenes import REGISTRY, theme
 from scenes.base import LessonScene
 from scenes.components import (
@@ -104,6 +105,9 @@ class VariantsNumbers:
     rope_theta: float
     learned_misses: list[str]  # the requirements a learned table misses at these knobs
     learned_missed: int  # how many
+    # when the table ticks the fixed map: the rows it would need for no linear map to fit
+    # (None when it misses the map, or when even that many rows still fit)
+    learned_map_breaks: int | None
     lines: dict[str, str]  # beat → the narration alternative these numbers make true
 
 
@@ -120,6 +124,21 @@ def slope_text(slope: float) -> str:
     if frac.numerator == 1 and float(frac) == slope:
         return f"1/{frac.denominator}"
     return compact(slope)
+
+
+def map_breaks(n_rows: int, d: int, seed: int) -> int | None:
+    """The rows a learned table of width d needs before no linear map takes each row to the
+    next: d + 2 (d + 1 rows or fewer can always be fitted), checked on the same table grown
+    to that length; None if it still fits there."""
+    rows = max(n_rows + 1, d + 2)
+    grown = pm.learned_table(rows, d, seed=seed)
+    return rows if shift_residual(grown) >= EXACT else None
+
+
+def takeaway_line(misses: list[str], breaks: int | None) -> str:
+    if "shift_map" in misses:
+        return "misses_map"
+    return "few_rows" if breaks is not None else "fits_anyway"
 
 
 def t5_samples(max_distance: int) -> list[int]:
@@ -143,6 +162,7 @@ class Variants(LessonScene):
         table = pm.learned_table(n_rows, d, seed=seed)
         checks = pm.verdict("learned", params).checks
         misses = [r for r in pm.REQUIREMENTS if not checks[r]]
+        breaks = None if "shift_map" in misses else map_breaks(n_rows, d, seed)
         rows = shown_rows(n_rows)
         dims = min(d, MAX_DIMS)
         values = pm.learned_lookup(table, rows)[:, :dims]
@@ -200,7 +220,8 @@ class Variants(LessonScene):
             rope_theta=float(pm.frequencies(d, base)[0]),
             learned_misses=misses,
             learned_missed=len(misses),
-            lines={"takeaway": "few_rows" if "shift_map" not in misses else "misses_map"},
+            learned_map_breaks=breaks,
+            lines={"takeaway": takeaway_line(misses, breaks)},
         )
 
     # ---------------------------------------------------------------- construct

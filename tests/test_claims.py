@@ -25,26 +25,73 @@ def said(slug: str, beat: str) -> str:
     return caption("en", slug, beat)
 
 
+def attend(rows: np.ndarray, params: Params, causal: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Attention weights and outputs by hand, each query blind to later keys if `causal`."""
+    W_q, W_k, W_v = pm.projection_matrices(rows.shape[1], params.proj_seed, params.proj_scale)
+    scores = (rows @ W_q) @ (rows @ W_k).T / np.sqrt(rows.shape[1])
+    if causal:
+        scores = np.where(np.tril(np.ones_like(scores)) > 0, scores, -np.inf)
+    weights = np.exp(scores - scores.max(axis=1, keepdims=True))
+    weights /= weights.sum(axis=1, keepdims=True)
+    return weights, weights @ (rows @ W_v)
+
+
+def swapped_order(params: Params) -> list[int]:
+    order = list(range(len(params.X)))
+    i, j = params.swap
+    order[i], order[j] = order[j], order[i]
+    return order
+
+
 def test_a_causal_mask_alone_lets_attention_tell_the_swapped_sentences_apart():
     # attention-shuffle: "with no causal mask, [attention] cannot see order"
     assert "without a causal mask" in said("attention-shuffle", "inject_position")
-    X = np.asarray(P.X[: len(P.tokens)], dtype=float)
-    W_q, W_k, W_v = pm.projection_matrices(X.shape[1], P.proj_seed, P.proj_scale)
-    order = list(range(len(X)))
+    X = np.asarray(P.X, dtype=float)
+    order = swapped_order(P)
     i, j = P.swap
-    order[i], order[j] = order[j], order[i]
-
-    def outputs(rows: np.ndarray, causal: bool) -> np.ndarray:
-        scores = (rows @ W_q) @ (rows @ W_k).T / np.sqrt(X.shape[1])
-        if causal:
-            scores = np.where(np.tril(np.ones_like(scores)) > 0, scores, -np.inf)
-        weights = np.exp(scores - scores.max(axis=1, keepdims=True))
-        return (weights / weights.sum(axis=1, keepdims=True)) @ (rows @ W_v)
-
     for causal, same in ((False, True), (True, False)):
-        plain, swapped = outputs(X, causal), outputs(X[order], causal)
+        plain, swapped = attend(X, P, causal)[1], attend(X[order], P, causal)[1]
         # the token that moved from slot i to slot j: its output, before and after
         assert np.allclose(plain[i], swapped[j], atol=1e-12) is same
+
+
+MASK_CASES = [
+    P,
+    Params(X=[[1, 2, 3], [-4, 5, 6]], tokens=["你", "好"], tokens_en=["hi", "there"], swap=[0, 1]),
+    Params(X=[[0.5, 0.1], [0.3, -0.2], [0.5, 0.1]], swap=[0, 2], proj_seed=3),
+    Params(X=[[0.5, 0.1]] * 3, swap=[0, 2]),
+    Params(
+        X=[[0.2, -0.1], [0.9, 0.3], [-0.3, 0.6], [1.5, -2.25]],
+        tokens=["a", "b", "c", "d"],
+        tokens_en=["a", "b", "c", "d"],
+        swap=[1, 3],
+        proj_scale=2.0,
+    ),
+]
+
+
+@pytest.mark.parametrize("params", MASK_CASES, ids=lambda p: p.digest()[:6])
+def test_under_a_causal_mask_a_token_counts_what_came_before_and_the_swap_shows(params):
+    # attention-shuffle say.causal_mask: each token sees itself and the ones before it;
+    # spread evenly, a weight is one over that count; the same swap changes the outputs
+    X = np.asarray(params.X, dtype=float)
+    n = len(X)
+    weights, out = attend(X, params, causal=True)
+    for i in range(n):
+        assert np.all(weights[i, i + 1 :] == 0) and np.all(weights[i, : i + 1] > 0)
+    even = np.tril(np.ones((n, n))) / np.arange(1, n + 1)[:, None]
+    nums = scenes.get("attention-shuffle").load().numbers(params)
+    assert nums.keys_seen == list(range(1, n + 1))
+    np.testing.assert_allclose(nums.even_weights, even[:, 0])
+    order = swapped_order(params)
+    moved = np.abs(attend(X[order], params, causal=True)[1] - out[order]).max()
+    assert nums.masked_error == pytest.approx(moved, abs=1e-12)
+    want = "leaks" if moved > 1e-9 else "all_alike"
+    assert nums.lines["causal_mask"] == want
+    leak = {"en": "changes the outputs", "zh": "改变输出"}
+    for lang in ("en", "zh"):
+        line = caption(lang, "attention-shuffle", "causal_mask", params)
+        assert (leak[lang] in line) is (want == "leaks"), line
 
 
 def test_the_shifted_dot_product_depends_on_the_gap_but_is_no_ruler():
@@ -302,7 +349,7 @@ def test_every_knob_dependent_line_says_what_its_numbers_show(params):
         else:
             this, other = base_line.split("GPT-2", 1)  # this base's lap, then the other's
             assert (f"{lap:,.0f}" if en else f"{lap:.0f}") in this, base_line
-            never = ("never comes round" if en else "转不回原处") in base_line
+            never = ("never comes round" if en else "个位置还长") in base_line
             assert never == (round(lap) >= 1024)
             assert (f"{lap_other:,.0f}" if en else f"{lap_other:.0f}") in other, base_line
             # a shared reading is only ever claimed for the slowest hand, not the whole code
@@ -385,14 +432,53 @@ def test_the_requirement_verdicts_the_narration_states_hold_at_every_knob(params
         assert numbers_in(recap)[:3] == [len(missed[s]) for s in ("integer", "binary", "learned")]
 
 
-def test_a_few_learned_rows_can_be_fitted_by_one_linear_map_and_the_narration_says_so():
-    # variants' takeaway: with no more rows than the width plus one, lstsq fits them exactly
-    few = Params(learned_max_len=4)
-    assert pm.verdict("learned", few).checks["shift_map"]
-    assert not pm.verdict("learned", P).checks["shift_map"]
-    assert "happens to fit" in caption("en", "variants", "takeaway", few)
-    assert "misses 5, among them no fixed map" in caption("en", "variants", "takeaway", P)
-    # the recap gives the same reason for its count, in both languages
+@pytest.mark.parametrize(
+    "params",
+    [
+        Params(learned_max_len=4),
+        Params(d_model=16),
+        Params(d_model=16, learned_max_len=17),
+        Params(d_model=16, learned_max_len=18),
+        Params(d_model=64, learned_seed=5),
+        Params(d_model=128, learned_max_len=129),
+    ],
+    ids=lambda p: f"d{p.d_model}-rows{p.learned_max_len}",
+)
+def test_a_few_learned_rows_fit_one_linear_map_only_because_they_are_few(params):
+    # variants' takeaway: with no more rows than the width plus one, lstsq fits them
+    # exactly; the line says so with the rows, the width, and the rows at which it stops
+    N, d = params.learned_max_len, params.d_model
+
+    def fits(rows: int) -> bool:
+        table = np.random.default_rng(params.learned_seed).normal(0.0, 0.02, size=(rows, d))
+        M, *_ = np.linalg.lstsq(table[:-1], table[1:], rcond=None)
+        return bool(np.linalg.norm(table[:-1] @ M - table[1:]) < 1e-9 * np.linalg.norm(table[1:]))
+
+    nums = scenes.get("variants").load().numbers(params)
+    assert fits(N) is (N <= d + 1) is ("shift_map" not in nums.learned_misses)
+    en, zh = (caption(lang, "variants", "takeaway", params) for lang in ("en", "zh"))
+    missed = len(nums.learned_misses)
+    assert f"misses {missed}, among them" in en and f"缺 {missed} 条" in zh
+    if not fits(N):
+        assert nums.learned_map_breaks is None and "no fixed map" in en
+        return
+    assert nums.learned_map_breaks == d + 2 and not fits(d + 2) and fits(d + 1)
+    said_en = f"only because {N} rows are few for {d} dims: at {d + 2} rows, no linear map fits"
+    assert said_en in en
+    assert f"{d} 维的表只有 {N} 行；到 {d + 2} 行" in zh
+
+
+def test_t5_learns_its_bucket_bias_once_and_every_layer_shares_it():
+    # variants say.table and the T5 row: T5 computes its bucket bias in the first layer and
+    # passes it to the rest (not a fresh bias per layer), unlike RoPE's turn in each layer
+    en, zh = (caption(lang, "variants", "table") for lang in ("en", "zh"))
+    assert "fresh" not in en and "in the first layer, and every layer reuses them" in en
+    assert "重新" not in zh and "只在第一层学一次，之后各层共用" in zh
+    for lang, shared in (("en", "learned in the first layer"), ("zh", "只在第一层学出")):
+        assert shared in catalogue(lang, "variants")["ui"]["t5_bias"]
+
+
+def test_the_recap_gives_the_same_reason_for_a_learned_tables_fixed_map():
     assert "fluke of size" in caption("en", "recap", "checklist", Params(d_model=16))
     assert "恰好" in caption("zh", "recap", "checklist", Params(d_model=16))
     assert "fluke" not in caption("en", "recap", "checklist", P)

@@ -95,6 +95,30 @@ def test_seed_attention_demo_equivariance():
     np.testing.assert_allclose(W_q, np.random.RandomState(7).randn(4, 4) * 0.5)
 
 
+@pytest.mark.parametrize("n", [1, 2, 3, 7])
+def test_the_causal_mask_hides_later_keys_and_even_weights_count_the_earlier_ones(n):
+    mask = pm.causal_mask(n)
+    for i in range(n):
+        assert np.all(mask[i, : i + 1] == 0) and np.all(np.isneginf(mask[i, i + 1 :]))
+    np.testing.assert_array_equal(pm.keys_seen(n), np.arange(1, n + 1))
+    # equal scores under the mask: query i splits its weight evenly over its i + 1 keys
+    even = pm.softmax(np.zeros((n, n)) + mask)
+    for i in range(n):
+        np.testing.assert_allclose(even[i, : i + 1], 1 / (i + 1))
+        assert np.all(even[i, i + 1 :] == 0)
+
+
+def test_under_the_causal_mask_a_swap_changes_the_outputs():
+    plain, masked = pm.attention_for(pm.Params()), pm.attention_for(pm.Params(), causal=True)
+    assert plain.equivariance_error < 1e-12 < 0.5 < masked.equivariance_error
+    # the first token sees only itself: its output is its own value vector
+    np.testing.assert_allclose(masked.weights[0], [1, 0, 0])
+    np.testing.assert_allclose(masked.output[0], (masked.X @ masked.W_v)[0])
+    # the last sees every token, so its row is the unmasked one
+    np.testing.assert_allclose(masked.weights[-1], plain.weights[-1])
+    np.testing.assert_allclose(np.triu(masked.weights, 1), 0)
+
+
 def test_permutation_matrix_rejects_non_permutations():
     np.testing.assert_array_equal(pm.permutation_matrix([2, 1, 0]) @ np.arange(3), [2, 1, 0])
     with pytest.raises(ValueError, match="not a permutation"):

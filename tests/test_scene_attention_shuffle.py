@@ -11,9 +11,9 @@ import pe_math as pm
 from pe_math import Params
 from pe_math.params import MAX_TOKEN_CHARS
 from scenes import theme
-from scenes.attention_shuffle import EVEN_TOLERANCE, AttentionShuffle, sci_tex
+from scenes.attention_shuffle import EVEN_TOLERANCE, LEAK_TOLERANCE, AttentionShuffle, sci_tex
 from scenes.base import LessonScene
-from tests.scene_tools import build_scene
+from tests.scene_tools import build_scene, catalogue_ui, squash
 
 BEATS = [
     "show_tokens",
@@ -21,6 +21,7 @@ BEATS = [
     "compute_attention",
     "swap_tokens",
     "compare_outputs",
+    "causal_mask",
     "inject_position",
     "requirements",
     "takeaway",
@@ -114,7 +115,7 @@ def test_builds_clean_and_shows_the_swapped_tokens_digits(params, lang):
     # when the comparison ends, the moved token's output is on screen twice, digit for digit
     n = AttentionShuffle.numbers(params)
     i, j = params.swap
-    shown = report.words_at_start["inject_position"]
+    shown = report.words_at_start["causal_mask"]
     for before, after in zip(n.output[i], n.output_perm[j], strict=True):
         assert theme.fmt(before, 4) == theme.fmt(after, 4)
         assert shown.count(theme.fmt(before, 4)) >= 2
@@ -124,6 +125,24 @@ def test_builds_clean_and_shows_the_swapped_tokens_digits(params, lang):
     glue = "" if lang == "zh" else " "
     swapped = glue.join(words[t] for t in n.order)
     assert any(swapped in s for s in shown)
+    check_the_mask(report, n, lang)
+
+
+def check_the_mask(report, n, lang: str) -> None:
+    """When the mask beat ends: the masked weights of PX, each slot's count of the keys it
+    sees (counted up to its end), the even weight 1/k and the swap's masked error."""
+    shown = report.words_at_start["inject_position"]
+    k = len(n.masked_weights_perm)
+    for r in range(k):
+        for c in range(r + 1):
+            assert theme.fmt(n.masked_weights_perm[r][c], 2) in shown
+    assert report.values_at_start["inject_position"] == n.keys_seen == list(range(1, k + 1))
+    for seen, even in zip(n.keys_seen, n.even_weights, strict=True):
+        assert even == pytest.approx(1 / seen)
+        assert ("1" if seen == 1 else f"1/{seen}") in shown
+    assert any(theme.fmt(n.masked_error, 2) in s for s in shown)
+    verdict = "mask_leak" if n.masked_error > LEAK_TOLERANCE else "mask_same"
+    assert squash(catalogue_ui(AttentionShuffle.slug)(lang, verdict)) in squash("".join(shown))
 
 
 def test_each_word_of_the_sentence_is_coloured_on_its_own_glyphs():
@@ -224,7 +243,7 @@ def test_each_token_keeps_its_output_wherever_it_stands(params):
 def test_the_comparison_says_why_order_is_lost(lang):
     scene, report = build_scene(AttentionShuffle, Params(), lang)
     # ... under the identity it explains, once the comparison is over
-    shown = report.words_at_start["inject_position"]
+    shown = report.words_at_start["causal_mask"]
     assert scene.ui("order_lost") in shown
     assert r"\mathrm{out}(PX) = P\,\mathrm{out}(X)" in shown
 
@@ -311,3 +330,18 @@ def test_the_swap_moves_the_same_cells_rows_then_columns(params, tmp_path):
         assert row is before["rows"][t]
         assert after["row_y"][t] == pytest.approx(before["row_y"][slot_of[t]])
         assert after["row_digits"][t] == [theme.fmt(v, 2) for v in n.output_perm[slot_of[t]]]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_tokens_all_alike_leak_nothing_even_under_the_mask_and_the_line_says_so(lang):
+    # two equal tokens swapped still leak (the first sees itself, the last sees all) ...
+    pair = AttentionShuffle.numbers(Params(X=[[0.5, 0.1], [0.3, -0.2], [0.5, 0.1]], swap=[0, 2]))
+    assert pair.masked_error > 0.01 and pair.lines["causal_mask"] == "leaks"
+    # ... only tokens all alike give every slot the same output
+    twins = Params(X=[[0.5, 0.1]] * 3, swap=[0, 2])
+    n = AttentionShuffle.numbers(twins)
+    assert n.masked_error < LEAK_TOLERANCE and n.lines["causal_mask"] == "all_alike"
+    assert AttentionShuffle.numbers(Params()).lines["causal_mask"] == "leaks"
+    scene, report = build_scene(AttentionShuffle, twins, lang)
+    report.assert_clean()
+    check_the_mask(report, n, lang)
