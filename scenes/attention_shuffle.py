@@ -82,6 +82,44 @@ def _luminance(color) -> float:
 
 
 @dataclass(frozen=True)
+class Layout:
+    """Where the sentence, the attention pipeline and the boards go in one frame shape."""
+
+    cell: tuple[float, float]  # a matrix row's height and a weight cell's width
+    # how the pipeline runs: "_line_up_blocks" across, "_stack_blocks" down the frame,
+    # "_turn_blocks" across to the weights, then down to the outputs
+    pipeline: str
+    corner: bool  # the seed (then P) fills the corner left of the outputs; heads wrap to blocks
+    notes_wrap: bool  # the notes wrap to the pipeline's width, so they never set the scale
+    seed_buff: float  # between the pipeline and the notes under it
+    sentence_buff: float  # under the sentence (a square is short of height)
+    labels_above: bool  # each label above its row (else left of it)
+    mask_buff: float  # a tall frame has rows to spare
+    grow: bool  # the bag and the needs grow to fill the stage
+    needs_size: float
+    needs_spread: bool  # rows to spare: the needs spread down the stage
+
+
+LAYOUTS = {
+    "wide": Layout(
+        cell=(CELL, CELL_W), pipeline="_line_up_blocks", corner=False, notes_wrap=False,
+        seed_buff=1.1, sentence_buff=0.7, labels_above=False, mask_buff=0.45, grow=True,
+        needs_size=theme.BODY_SIZE, needs_spread=True,
+    ),
+    "tall": Layout(
+        cell=(CELL, CELL_W), pipeline="_stack_blocks", corner=False, notes_wrap=True,
+        seed_buff=0.5, sentence_buff=0.7, labels_above=True, mask_buff=0.7, grow=False,
+        needs_size=theme.HEADING_SIZE, needs_spread=True,
+    ),
+    "square": Layout(
+        cell=(SQUARE_CELL, SQUARE_CELL_W), pipeline="_turn_blocks", corner=True,
+        notes_wrap=False, seed_buff=0.5, sentence_buff=0.5, labels_above=True, mask_buff=0.45,
+        grow=False, needs_size=theme.BODY_SIZE, needs_spread=False,
+    ),
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
 class AttentionShuffleNumbers:
     """Every number AttentionShuffle shows, computed by pe_math (JSON-ready)."""
 
@@ -118,7 +156,8 @@ class AttentionShuffle(LessonScene):
     """猫咬狗 → 狗咬猫: the weight grid permutes and the outputs travel with their tokens."""
 
     slug = "attention-shuffle"
-    SHAPES = frozenset({"wide", "tall", "square"})
+    SHAPES = frozenset(LAYOUTS)
+    LAYOUTS = LAYOUTS
 
     @classmethod
     def numbers(cls, params: Params) -> AttentionShuffleNumbers:
@@ -259,7 +298,7 @@ class AttentionShuffle(LessonScene):
         slot_of = {t: k for k, t in enumerate(order)}  # where token t sits after the swap
         i, j = n.swap
         p_tex = formula("P = " + bmatrix(n.P), size=34)
-        if self.shape == "square":  # P over its note, in the corner the seed leaves
+        if self.layout.corner:  # P over its note, in the corner the seed leaves
             p_note = self.label(
                 "swap_note", theme.LABEL_SIZE, theme.ACCENT, max_width=self.corner_width, i=i, j=j
             )
@@ -333,7 +372,7 @@ class AttentionShuffle(LessonScene):
             pos=j,
             sentence=self._says(n.order),
         )
-        if self.shape != "wide":  # each label above its row
+        if self.layout.labels_above:
             pairs = [
                 VGroup(lab, row).arrange(DOWN, buff=0.15)
                 for lab, row in ((before_lab, before_row), (after_lab, after_row))
@@ -435,7 +474,7 @@ class AttentionShuffle(LessonScene):
         verdict = "mask_leak" if n.lines["causal_mask"] == "leaks" else "mask_same"
         leak = self.label(verdict, theme.LABEL_SIZE, theme.ACCENT, max_width=width)
         board = VGroup(head, VGroup(table, columns), error, leak)
-        board.arrange(DOWN, buff=0.7 if self.shape == "tall" else 0.45)  # a tall frame has rows
+        board.arrange(DOWN, buff=self.layout.mask_buff)
         self.fill_below(self.sentence, board, 0.75)
         masked.scale(plain.cells.height / masked.cells.height)
         masked.shift(plain.cells.get_center() - masked.cells.get_center())
@@ -514,7 +553,7 @@ class AttentionShuffle(LessonScene):
             slots.add(VGroup(self.sentence[t].copy(), tag).arrange(DOWN, buff=0.3))
         slots.arrange(RIGHT, buff=0.9, aligned_edge=DOWN)
         board = VGroup(slots, pieces).arrange(DOWN, buff=0.9)
-        self.fit(board, 1.0, 0.75, grow=self.shape == "wide").move_to(ORIGIN)
+        self.fit(board, 1.0, 0.75, grow=self.layout.grow).move_to(ORIGIN)
         self.play(
             *[Transform(self.sentence[t], slots[k][0]) for k, t in enumerate(self.n.order)],
             run_time=theme.NORMAL,
@@ -532,15 +571,13 @@ class AttentionShuffle(LessonScene):
         self.play(*[FadeOut(m) for m in self.stage_mobjects()], run_time=theme.SHORT)
         heading = self.text(self.common("needs"), size=theme.HEADING_SIZE, color=theme.ACCENT)
         width = self.stage_width() - 0.8
-        size = (
-            theme.HEADING_SIZE if self.shape == "tall" else theme.BODY_SIZE
-        )  # a tall frame has rows to spare
+        size = self.layout.needs_size
         names = [self.lines(n, width, size=size) for n in self.requirement_names()]
         needs = Checklist(names)
-        if self.shape != "square":  # rows to spare: the needs spread down the stage
+        if self.layout.needs_spread:
             needs.arrange(DOWN, buff=0.5, aligned_edge=LEFT)
         board = VGroup(heading, needs).arrange(DOWN, buff=0.5)
-        self.fit_to_stage(board, grow=self.shape == "wide")
+        self.fit_to_stage(board, grow=self.layout.grow)
         self.play(Write(heading), run_time=theme.NORMAL)
         # each need as it is said: the line marks every need of the one list, by its name
         for need, row in zip(pm.REQUIREMENTS, needs, strict=True):
@@ -591,7 +628,7 @@ class AttentionShuffle(LessonScene):
     @property
     def cell_size(self) -> tuple[float, float]:
         """A matrix row's height and a weight cell's width in this frame."""
-        return (SQUARE_CELL, SQUARE_CELL_W) if self.shape == "square" else (CELL, CELL_W)
+        return self.layout.cell
 
     def _color(self, token: int):
         return theme.TOKEN_COLORS[token % len(theme.TOKEN_COLORS)]
@@ -668,20 +705,16 @@ class AttentionShuffle(LessonScene):
             "weights_perm" if perm else "weights",
             "out_perm_header" if perm else "out_header",
         )
-        if self.shape == "square":  # X's head and the grid's share a row: each wraps to its block
+        layout = self.layout
+        if layout.corner:  # X's head and the grid's share a row: each wraps to its block
             heads = [
                 self.label(key, theme.LABEL_SIZE, theme.MUTED, max_width=block.width)
                 for key, block in zip(keys, (x_rows, grid, out_rows), strict=True)
             ]
         else:
             heads = [self.label(key, size=theme.LABEL_SIZE, color=theme.MUTED) for key in keys]
-        if self.shape == "tall":  # the pipeline runs down the frame: X, weights, outputs
-            qk, mix = self._stack_blocks(heads, x_rows, grid, out_rows)
-        elif self.shape == "square":  # across to the weights, then down to the outputs
-            qk, mix = self._turn_blocks(heads, x_rows, grid, out_rows)
-        else:  # it runs across, each token's row level with its row of the grid
-            qk, mix = self._line_up_blocks(heads, x_rows, grid, out_rows)
-        if self.shape == "square":  # the seed fills the corner left of the outputs
+        qk, mix = getattr(self, layout.pipeline)(heads, x_rows, grid, out_rows)
+        if layout.corner:  # the seed fills the corner left of the outputs
             left, right = x_rows.get_left()[0], out_rows.get_left()[0]
             self.corner_width = right - left - SQUARE_CORNER_BUFF
             seed = self._seed(stacked=True, width=self.corner_width)
@@ -693,12 +726,10 @@ class AttentionShuffle(LessonScene):
             seed.add(even)
         else:
             # a tall frame's notes wrap to the pipeline's width, so they never set the scale
-            wrap = VGroup(x_rows, grid, out_rows).width if self.shape == "tall" else None
+            wrap = VGroup(x_rows, grid, out_rows).width if layout.notes_wrap else None
             seed = self._seed(stacked=False, width=wrap)
             seed.add(self._weights_note(wrap)).arrange(DOWN, buff=0.2)
-            seed.next_to(
-                VGroup(x_rows, grid, out_rows), DOWN, buff=1.1 if self.shape == "wide" else 0.5
-            )
+            seed.next_to(VGroup(x_rows, grid, out_rows), DOWN, buff=layout.seed_buff)
             if seed.width > self.stage_width():
                 seed[0].next_to(seed[1], UP, buff=0.2)
         parts = {
@@ -714,10 +745,9 @@ class AttentionShuffle(LessonScene):
         }
         whole = VGroup(*parts.values())
         width = whole.width
-        # a square is short of height (most with burned captions): a tighter gap under the sentence
-        self.fill_below(self.sentence, whole, 0.8, buff=0.5 if self.shape == "square" else 0.7)
+        self.fill_below(self.sentence, whole, 0.8, buff=layout.sentence_buff)
         self.stage_scale = whole.width / width
-        if self.shape == "square":  # the corner grew or shrank with the stage
+        if layout.corner:  # the corner grew or shrank with the stage
             self.corner_width *= self.stage_scale
         return parts
 

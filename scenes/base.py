@@ -6,7 +6,7 @@ import functools
 import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -81,6 +81,9 @@ class LessonScene(Scene):
     # Frame shapes the scene composes its stage for. In the others it keeps its 16:9
     # layout, whole and smaller, inside the frame.
     SHAPES: ClassVar[frozenset[str]] = frozenset({"wide"})
+    # Where the scene's groups go, one record per shape it composes for: sizes, directions
+    # and gaps chosen once, so its beats read `self.layout` instead of asking the shape.
+    LAYOUTS: ClassVar[Mapping[str, Any]] = {}
     # Whether the pipeline may draw the scene in ranges of animations on several workers.
     # A range skips the plays before it (they end without drawing), so a scene whose state
     # depends on drawn frames (an updater that integrates dt) must set this False.
@@ -454,6 +457,11 @@ class LessonScene(Scene):
         scene composes for it, else "wide" (the 16:9 layout, whole inside the frame)."""
         shape = theme.frame_shape(config.frame_width, config.frame_height)
         return shape if shape in self.SHAPES else "wide"
+
+    @property
+    def layout(self) -> Any:
+        """The scene's layout record (from LAYOUTS) for the shape it lays out for."""
+        return self.LAYOUTS[self.shape]
 
     def caption_band(self) -> float:
         """Height kept free at the bottom for burned-in captions (none without them)."""

@@ -50,6 +50,36 @@ def bit_color(k: int):
 
 
 @dataclass(frozen=True)
+class Layout:
+    """How big the bits, the traces and the charts are in one frame shape."""
+
+    big_cells: bool  # height to spare: bigger cells, while the row still fits
+    trace_scale: float  # of TRACE_HEIGHT
+    traces_fill_room: bool  # resize the trace rows, not the words, to the room under the bits
+    cliff_cell_scale: float  # two rows only: in 16:9 they can take bigger cells
+    cliff_drop: float  # long arrows: every bit falls
+    chart_height: float  # a tall frame has height to spare; a square one keeps the words' room
+    points_buff: float
+    evidence_stays: bool  # room enough to keep the evidence above the verdict
+
+
+LAYOUTS = {
+    "wide": Layout(
+        big_cells=False, trace_scale=1.15, traces_fill_room=False, cliff_cell_scale=1.5,
+        cliff_drop=2.4, chart_height=3.2, points_buff=0.9, evidence_stays=False,
+    ),
+    "tall": Layout(
+        big_cells=True, trace_scale=2.8, traces_fill_room=False, cliff_cell_scale=1.0,
+        cliff_drop=3.0, chart_height=5.0, points_buff=0.5, evidence_stays=True,
+    ),
+    "square": Layout(
+        big_cells=True, trace_scale=1.0, traces_fill_room=True, cliff_cell_scale=1.0,
+        cliff_drop=2.2, chart_height=4.0, points_buff=0.9, evidence_stays=False,
+    ),
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
 class BinaryBitsNumbers:
     """Every number BinaryBits shows, computed by pe_math (JSON-ready)."""
 
@@ -72,7 +102,8 @@ class BinaryBitsNumbers:
 
 class BinaryBits(LessonScene):
     slug = "binary-bits"
-    SHAPES = frozenset({"wide", "tall", "square"})
+    SHAPES = frozenset(LAYOUTS)
+    LAYOUTS = LAYOUTS
 
     @classmethod
     def numbers(cls, params: pm.Params) -> BinaryBitsNumbers:
@@ -124,9 +155,8 @@ class BinaryBits(LessonScene):
         self.position = ValueTracker(0)
         table = nums.table
 
-        # A phone or square frame has height to spare: bigger cells, while the row still fits.
         big = CELL * 1.5
-        roomy = self.shape != "wide" and BitRow(table[0], cell=big).width <= self.stage_width()
+        roomy = self.layout.big_cells and BitRow(table[0], cell=big).width <= self.stage_width()
         self.cell = big if roomy else CELL
         self.bits = BitRow(table[0], cell=self.cell)
         index = VGroup(
@@ -259,12 +289,12 @@ class BinaryBits(LessonScene):
         nums = self.n
         shown, table = nums.positions, nums.table
         trace_width = min(TRACE_WIDTH, self.stage_width() - 1.7)  # room for names and ticks
-        trace_height = TRACE_HEIGHT * {"tall": 2.8, "wide": 1.15}.get(self.shape, 1.0)
+        trace_height = TRACE_HEIGHT * self.layout.trace_scale
         block = self.staged.saved_state[0]  # where the bits go: the traces fill the room below
         self.traces = self.trace_panel(trace_width, trace_height)
         # Fit the traces into the room left under the bits (and above a caption band).
         room = block.get_bottom()[1] - 0.35 - self.stage_bottom()
-        if self.shape == "square":  # resize the rows, not the words, to the room
+        if self.layout.traces_fill_room:
             spare = (room - self.traces.height) / nums.trace_bits
             self.traces = self.trace_panel(trace_width, max(trace_height + spare, TRACE_HEIGHT / 2))
         self.traces.scale(
@@ -331,13 +361,11 @@ class BinaryBits(LessonScene):
         self.play(FadeOut(self.traces), FadeOut(self.bit_block), FadeOut(self.counter))
 
         rows = VGroup()
-        wide = self.shape == "wide"  # two rows only: in 16:9 they can take bigger cells
         for p, bits in zip(nums.cliff, nums.cliff_bits, strict=True):
-            row = BitRow(bits, cell=self.cell * (1.5 if wide else 1.0))
+            row = BitRow(bits, cell=self.cell * self.layout.cliff_cell_scale)
             name = self.label("counter", theme.BODY_SIZE, theme.FOREGROUND, p=p)
             rows.add(VGroup(row, name.next_to(row, LEFT, buff=0.4)))
-        drop = {"tall": 3.0, "square": 2.2}.get(self.shape, 2.4)  # long arrows: every bit falls
-        rows.arrange(DOWN, buff=drop, aligned_edge=RIGHT)
+        rows.arrange(DOWN, buff=self.layout.cliff_drop, aligned_edge=RIGHT)
         top, bottom = rows[0][0], rows[1][0]
         flips = VGroup(
             *[
@@ -375,8 +403,7 @@ class BinaryBits(LessonScene):
         gap = len(steps) > 1 and steps[-1] != steps[-2] + 1
         top = int(np.ceil(max(heights)))
         width = min(10.0, self.stage_width() - 0.8)
-        # A tall frame has height to spare; a square one keeps what the words around need.
-        height = {"wide": 3.2, "square": 4.0}.get(self.shape, 5.0)
+        height = self.layout.chart_height
         slots = len(steps) + (1 if gap else 0)
         pitch = width / slots
         unit = height / top
@@ -488,8 +515,8 @@ class BinaryBits(LessonScene):
         for key, color in points:
             words = self.label(key, theme.HEADING_SIZE, max_width=self.stage_width() - 0.6)
             lines.add(VGroup(Dot(radius=0.11, color=color), words).arrange(RIGHT, buff=0.3))
-        lines.arrange(DOWN, buff=0.5 if self.shape == "tall" else 0.9, aligned_edge=LEFT)
-        if self.shape == "tall":  # room enough to keep the evidence above the verdict
+        lines.arrange(DOWN, buff=self.layout.points_buff, aligned_edge=LEFT)
+        if self.layout.evidence_stays:
             chart = self.chart_group.generate_target().to_edge(UP, buff=theme.MARGIN)
             self.fill_below(chart, lines, 0.8)
             self.play(MoveToTarget(self.chart_group), run_time=theme.SHORT)

@@ -66,6 +66,26 @@ NEAR_MISS_DEG = 30  # the fastest hand "nearly repeats" when it ends this close 
 
 
 @dataclass(frozen=True)
+class Layout:
+    """Where the clocks, the readout and the counter go in one frame shape."""
+
+    grid: bool  # the clocks two to a row (else all in one row)
+    stacked: bool  # the readout under the clocks (else beside them)
+    counter_under_readout: bool  # saves a row of height (else the counter is under the clocks)
+    biggest_radius: float  # what the height allows a clock
+    left_buff: float  # between the clocks, their note and the counter
+    page_buff: float  # between the convention, the body and the notes
+
+
+LAYOUTS = {
+    # in 16:9 the row of clocks leaves height to spare: spread the page into it
+    "wide": Layout(False, False, False, biggest_radius=1.2, left_buff=0.55, page_buff=0.6),
+    "tall": Layout(True, True, False, biggest_radius=0.8, left_buff=0.3, page_buff=0.35),
+    "square": Layout(True, False, True, biggest_radius=0.5, left_buff=0.3, page_buff=0.25),
+}
+
+
+@dataclass(frozen=True)
 class ClockHandsNumbers:
     """Every number ClockHands shows, computed by pe_math (JSON-ready)."""
 
@@ -97,7 +117,8 @@ class ClockHands(LessonScene):
     """d/2 clocks, one per sin/cos pair; a position counter turns them all."""
 
     slug: ClassVar[str] = "clock-hands"
-    SHAPES: ClassVar[frozenset[str]] = frozenset({"wide", "tall", "square"})
+    SHAPES: ClassVar[frozenset[str]] = frozenset(LAYOUTS)
+    LAYOUTS = LAYOUTS
 
     # ------------------------------------------------------------------ numbers
     @classmethod
@@ -180,10 +201,7 @@ class ClockHands(LessonScene):
         n = self.n
         shown = n.shown
         self.colors = [theme.SERIES_COLORS[j % len(theme.SERIES_COLORS)] for j in range(len(shown))]
-        # wide: clocks in a row beside the readout; square: a 2-wide grid beside it;
-        # tall: the grid above the readout
-        grid = self.shape != "wide"
-        stacked = self.shape == "tall"
+        grid, stacked = self.layout.grid, self.layout.stacked
         line_w = self.stage_width() if grid else None
         self.convention = self.label("convention", theme.LABEL_SIZE, max_width=line_w)
 
@@ -201,8 +219,7 @@ class ClockHands(LessonScene):
         label_w = max(d.width for d in deltas)
         per_row = min(2, len(shown)) if grid else len(shown)
         usable = self.stage_width() - (0 if stacked else right.width + 0.6)
-        biggest = {"wide": 1.2, "tall": 0.8, "square": 0.5}[self.shape]  # what the height allows
-        radius = float(np.clip(usable / per_row / 2 - 0.25, 0.45, biggest))
+        radius = float(np.clip(usable / per_row / 2 - 0.25, 0.45, self.layout.biggest_radius))
         gap = 0.3 if 2 * radius + 0.3 > label_w + 0.2 else 0.2
         self.faces, self.omegas, self.deltas, self.cells = [], [], [], VGroup()
         for j, i in enumerate(shown):
@@ -272,21 +289,19 @@ class ClockHands(LessonScene):
             DOWN, buff=0.15, aligned_edge=LEFT
         )
 
-        if self.shape == "square":  # the counter under the readout saves a row of height
-            left = VGroup(self.cells, self.shown_note).arrange(DOWN, buff=0.3)
+        if self.layout.counter_under_readout:
+            left = VGroup(self.cells, self.shown_note).arrange(DOWN, buff=self.layout.left_buff)
             counter.next_to(self.pe_column, DOWN, buff=0.35)
             right = VGroup(self.pe_column, self.table, counter)
-        else:  # in 16:9 the row of clocks leaves height to spare: spread the page into it
+        else:
             left = VGroup(self.cells, self.shown_note, counter).arrange(
-                DOWN, buff=0.55 if self.shape == "wide" else 0.3
+                DOWN, buff=self.layout.left_buff
             )
         if stacked:  # the readout (later the lap table) under the clocks
             body = VGroup(left, right).arrange(DOWN, buff=0.45)
         else:
             body = VGroup(left, right).arrange(RIGHT, buff=0.6, aligned_edge=UP)
-        page = VGroup(self.convention, body, notes).arrange(
-            DOWN, buff={"square": 0.25, "wide": 0.6}.get(self.shape, 0.35)
-        )
+        page = VGroup(self.convention, body, notes).arrange(DOWN, buff=self.layout.page_buff)
         # each clock's angle gap (ambiguity beat) later takes its ω label's slot
         for delta, omega in zip(self.deltas, self.omegas, strict=True):
             delta.move_to(omega)

@@ -40,6 +40,49 @@ HEADROOM = 0.08  # share of the data span kept free above and below the bars
 COS_DIGITS = 8  # cosine readout: truncated, so 0.99999987 never shows as 1.00000000
 
 
+@dataclass(frozen=True)
+class Layout:
+    """Where the table, the chart and the readouts go in one frame shape."""
+
+    word_blocks: bool  # the table as one block per word (else one grid with a header row)
+    block_buff: float  # between the word blocks
+    facts_stacked: bool  # the cosine and the ratio one under the other (else side by side)
+    board_buff: float  # between the table's title, its rows and its facts
+    board_share: float | None  # of the frame's height the table may take; None: all the stage
+    grow: bool  # the table and the concat page grow to fill the frame
+    readouts_in_row: bool  # the live readouts side by side (else stacked)
+    recipe_dir: np.ndarray  # the recipe's words after its formula
+    recipe_may_stack: bool  # a recipe wider than the stage goes under its formula
+    top_dir: np.ndarray  # the recipe after the legend
+    top_buff: float
+    note_under_top: bool  # the sliver note goes between the recipe and the plot box
+    stage_buff: float  # between the chart and the readouts
+    chart_scale: float | None  # of CHART_H; None: the height the words leave
+    stage_dir: np.ndarray  # the readouts after the chart
+
+
+LAYOUTS = {
+    "wide": Layout(
+        word_blocks=False, block_buff=0.0, facts_stacked=False, board_buff=0.6,
+        board_share=0.85, grow=True, readouts_in_row=False, recipe_dir=RIGHT,
+        recipe_may_stack=False, top_dir=RIGHT, top_buff=1.0, note_under_top=False,
+        stage_buff=0.8, chart_scale=1.2, stage_dir=RIGHT,
+    ),
+    "tall": Layout(  # a tall frame gives the bars more height
+        word_blocks=True, block_buff=0.6, facts_stacked=True, board_buff=0.7,
+        board_share=0.85, grow=False, readouts_in_row=False, recipe_dir=DOWN,
+        recipe_may_stack=False, top_dir=DOWN, top_buff=0.5, note_under_top=False,
+        stage_buff=0.8, chart_scale=1.5, stage_dir=DOWN,
+    ),
+    "square": Layout(  # a stage only as tall as it is wide: the blocks need all of it
+        word_blocks=True, block_buff=0.45, facts_stacked=False, board_buff=0.5,
+        board_share=None, grow=False, readouts_in_row=True, recipe_dir=RIGHT,
+        recipe_may_stack=True, top_dir=DOWN, top_buff=0.5, note_under_top=True,
+        stage_buff=0.5, chart_scale=None, stage_dir=DOWN,
+    ),
+}  # fmt: skip
+
+
 def truncate(x: float, digits: int) -> float:
     """x cut (not rounded) towards zero at `digits` decimals: 0.99999987 stays below 1."""
     scale = 10**digits
@@ -85,7 +128,8 @@ class IntegerScale(LessonScene):
     """cat and dog plus p·1: the axis stretches, the meaning shrinks to a sliver, cos → 1."""
 
     slug = "integer-scale"
-    SHAPES = frozenset({"wide", "tall", "square"})
+    SHAPES = frozenset(LAYOUTS)
+    LAYOUTS = LAYOUTS
 
     @classmethod
     def numbers(cls, params: Params) -> IntegerScaleNumbers:
@@ -208,8 +252,8 @@ class IntegerScale(LessonScene):
                     self.text(self._vec(combined, self.digits), size=size, color=theme.FOREGROUND),
                 ]
             )
-        wide, tall = self.shape == "wide", self.shape == "tall"
-        if not wide:  # one block per word: column names at the left, values right
+        layout = self.layout
+        if layout.word_blocks:  # column names at the left, values right
             blocks = []
             for row in rows[1:]:
                 names = [head[i].copy() for i in range(1, len(head))]
@@ -221,7 +265,7 @@ class IntegerScale(LessonScene):
                 block = VGroup(*pairs).arrange_in_grid(cols=2, buff=(0.4, 0.3), col_alignments="lr")
                 row += names  # shown with the row's values
                 blocks.append(VGroup(row[0], block).arrange(DOWN, buff=0.25, aligned_edge=LEFT))
-            grid = VGroup(*blocks).arrange(DOWN, buff=0.6 if tall else 0.45, aligned_edge=LEFT)
+            grid = VGroup(*blocks).arrange(DOWN, buff=layout.block_buff, aligned_edge=LEFT)
             head[0].set_opacity(0)  # the word names head their blocks; no header row
             rule = VGroup(*head[1:]).set_opacity(0)
         else:
@@ -236,17 +280,17 @@ class IntegerScale(LessonScene):
             self._fact("cosine", truncated(t["cosine"], COS_DIGITS)),
             self._fact("ratio", theme.fmt(t["ratio"], 1)),
         ).arrange(RIGHT, buff=1.0)
-        if tall:
+        if layout.facts_stacked:
             facts.arrange(DOWN, buff=0.4, aligned_edge=LEFT)
-        if wide:
-            board = VGroup(title, VGroup(grid, rule), facts).arrange(DOWN, buff=0.6)
-        else:
-            board = VGroup(title, grid, facts).arrange(DOWN, buff=0.7 if tall else 0.5)
+        if layout.word_blocks:
+            board = VGroup(title, grid, facts).arrange(DOWN, buff=layout.board_buff)
             board.add(rule)  # the unused header row rides along, invisible
-        if self.shape == "square":  # a stage only as tall as it is wide: the blocks need all of it
+        else:
+            board = VGroup(title, VGroup(grid, rule), facts).arrange(DOWN, buff=layout.board_buff)
+        if layout.board_share is None:
             self.fit_to_stage(board)
         else:
-            self.fit(board, 1.0, 0.85, grow=wide).move_to(ORIGIN)
+            self.fit(board, 1.0, layout.board_share, grow=layout.grow).move_to(ORIGIN)
         self.play(FadeIn(title, shift=0.2 * DOWN), run_time=theme.SHORT)
         self.play(FadeIn(VGroup(*head)), FadeIn(rule), run_time=theme.SHORT)
         for row in rows[1:]:
@@ -280,7 +324,7 @@ class IntegerScale(LessonScene):
             s=theme.fmt(n.paper_scale, 1), r=theme.fmt(n.paper_pe_norm, 1),
         )  # fmt: skip
         board = VGroup(question, VGroup(identity, check).arrange(DOWN, buff=0.25), cosines, scale)
-        self.fit_to_stage(board.arrange(DOWN, buff=0.55), grow=self.shape == "wide")
+        self.fit_to_stage(board.arrange(DOWN, buff=0.55), grow=self.layout.grow)
         self.play(FadeIn(question, shift=0.2 * DOWN), run_time=theme.NORMAL)
         self.play(Write(identity), run_time=theme.LONG)
         self.play(FadeIn(check), run_time=theme.SHORT)
@@ -307,7 +351,7 @@ class IntegerScale(LessonScene):
         left, the live readouts at the right (in tall and square frames: under the plot box);
         then fit everything into the frame."""
         d = len(self.n.word_a)
-        tall, wide, square = (self.shape == s for s in ("tall", "wide", "square"))
+        layout = self.layout
         # the words first: a square frame gives the plot box the height they leave
         cos = [truncate(c, COS_DIGITS) for c in self.n.cosine]
         self.readouts = VGroup(
@@ -315,7 +359,7 @@ class IntegerScale(LessonScene):
             self._live("cosine", cos, COS_DIGITS, theme.ACCENT),
             self._live("ratio", self.n.ratio, 1, theme.ACCENT),
         )
-        if square:  # one row, as wide as the stage allows
+        if layout.readouts_in_row:  # as wide as the stage allows
             self.fit(self.readouts.arrange(RIGHT, buff=0.45, aligned_edge=UP))
         else:  # a label above a live value, stacked
             self.readouts.arrange(DOWN, buff=0.5, aligned_edge=LEFT)
@@ -328,16 +372,13 @@ class IntegerScale(LessonScene):
         self.recipe = VGroup(
             formula(rf"x = w + [\,{entries}\,]", size=38),
             self.label("recipe", size=theme.LABEL_SIZE, color=theme.MUTED),
-        ).arrange(DOWN if tall else RIGHT, buff=0.35)
-        if square and self.recipe.width > self.stage_width():  # many dims: a long formula
+        ).arrange(layout.recipe_dir, buff=0.35)
+        if layout.recipe_may_stack and self.recipe.width > self.stage_width():  # many dims
             self.recipe.arrange(DOWN, buff=0.35)
-        top = VGroup(self.legend, self.recipe).arrange(
-            RIGHT if wide else DOWN, buff=1.0 if wide else 0.5
-        )
+        top = VGroup(self.legend, self.recipe).arrange(layout.top_dir, buff=layout.top_buff)
         self.note = self.label("sliver", size=theme.LABEL_SIZE, color=theme.ACCENT)
-        # square: the sliver note goes between the recipe and the plot box, so keep it room
-        gap = self.note.height + 0.4 if square else 0.5
-        stage_buff = 0.5 if square else 0.8  # between the chart and the readouts
+        gap = self.note.height + 0.4 if layout.note_under_top else 0.5  # room for the note
+        stage_buff = layout.stage_buff
         chart_w = min(CHART_W, self.stage_width() - TICK_ZONE - 0.2)
         group_w = chart_w / d
         self.bar_w = min(0.5, group_w / 3)
@@ -345,12 +386,11 @@ class IntegerScale(LessonScene):
         for k in range(d):
             lab = self.label("dim", size=theme.SMALL_SIZE, color=theme.MUTED, k=k)
             dims.add(lab.scale_to_fit_width(min(lab.width, 0.9 * group_w)))
-        if square:
+        if layout.chart_scale is None:
             words = top.height + gap + dims.height + DIM_BUFF + stage_buff + self.readouts.height
             chart_h = self.stage_height() - words
         else:
-            # a tall frame gives the bars more height, and a wide one some of its own
-            chart_h = CHART_H * (1.5 if tall else 1.2)
+            chart_h = CHART_H * layout.chart_scale
 
         self.plot_box = Rectangle(width=chart_w, height=chart_h, stroke_opacity=0)
         tick_zone = Rectangle(width=TICK_ZONE, height=chart_h, stroke_opacity=0)
@@ -359,8 +399,7 @@ class IntegerScale(LessonScene):
             lab.next_to(self.plot_box.get_corner(DOWN + LEFT), DOWN, buff=DIM_BUFF)
             lab.set_x(self.plot_box.get_left()[0] + (k + 0.5) * group_w)
         chart_area = VGroup(tick_zone, self.plot_box, dims)
-        # wide: the readouts beside the chart; tall and square: under it
-        stage = VGroup(chart_area, self.readouts).arrange(RIGHT if wide else DOWN, buff=stage_buff)
+        stage = VGroup(chart_area, self.readouts).arrange(layout.stage_dir, buff=stage_buff)
         whole = VGroup(top, stage).arrange(DOWN, buff=gap)
         self.fit_to_stage(whole)  # above any burned-in caption band
 

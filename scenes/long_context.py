@@ -19,6 +19,7 @@ import numpy as np
 from manim import (
     DOWN,
     LEFT,
+    ORIGIN,
     RIGHT,
     UP,
     AnimationGroup,
@@ -98,6 +99,37 @@ def frequencies(rule: str, params: Params) -> tuple[np.ndarray, float]:
 
 
 @dataclass(frozen=True)
+class Layout:
+    """Where the ladder, the dials and the notes go in one frame shape."""
+
+    ladder: tuple[float, float]  # its width and height (a phone has height to spare)
+    dials_dir: np.ndarray  # the fast dial after the slow one
+    dials_edge: np.ndarray
+    body_dir: np.ndarray  # the dials after the ladder
+    body_buff: float
+    body_edge: np.ndarray
+    note_spans_stage: bool  # a note as wide as the stage (else as the ladder and dials)
+    dial_radius: float
+    table_col_gap: float  # between the columns of the configurations table
+
+
+LAYOUTS = {
+    "wide": Layout(
+        ladder=(7.4, 4.2), dials_dir=DOWN, dials_edge=LEFT, body_dir=RIGHT, body_buff=0.5,
+        body_edge=UP, note_spans_stage=False, dial_radius=0.75, table_col_gap=0.45,
+    ),
+    "tall": Layout(
+        ladder=(6.4, 5.4), dials_dir=RIGHT, dials_edge=UP, body_dir=DOWN, body_buff=0.4,
+        body_edge=ORIGIN, note_spans_stage=True, dial_radius=0.7, table_col_gap=0.16,
+    ),
+    "square": Layout(
+        ladder=(6.4, 3.6), dials_dir=RIGHT, dials_edge=UP, body_dir=DOWN, body_buff=0.4,
+        body_edge=ORIGIN, note_spans_stage=True, dial_radius=0.7, table_col_gap=0.16,
+    ),
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
 class LongContextNumbers:
     """Every number LongContext shows, computed by pe_math (JSON-ready)."""
 
@@ -143,7 +175,8 @@ class LongContext(LessonScene):
     """The ladder of RoPE's turns against the training length, and what each remedy does."""
 
     slug: ClassVar[str] = "long-context"
-    SHAPES: ClassVar[frozenset[str]] = frozenset({"wide", "tall", "square"})
+    SHAPES: ClassVar[frozenset[str]] = frozenset(LAYOUTS)
+    LAYOUTS = LAYOUTS
 
     # ------------------------------------------------------------------ numbers
     @classmethod
@@ -243,18 +276,14 @@ class LongContext(LessonScene):
     # ------------------------------------------------------------------- layout
     def build_stage(self) -> None:
         n = self.n
-        wide = self.shape == "wide"
+        layout = self.layout
         self.heading = self.label("rule_rope", theme.BODY_SIZE, theme.ACCENT)
-        height = {"wide": 4.2, "tall": 5.4, "square": 3.6}[self.shape]  # a phone has room to spare
-        self.ladder = self.build_ladder(7.4 if wide else 6.4, height)
+        self.ladder = self.build_ladder(*layout.ladder)
         self.dials = self.build_dials()
-        self.dials.arrange(DOWN if wide else RIGHT, buff=0.35, aligned_edge=LEFT if wide else UP)
+        self.dials.arrange(layout.dials_dir, buff=0.35, aligned_edge=layout.dials_edge)
         body = VGroup(self.ladder, self.dials)
-        if wide:
-            body.arrange(RIGHT, buff=0.5, aligned_edge=UP)
-        else:
-            body.arrange(DOWN, buff=0.4)
-        width = body.width if wide else self.stage_width()
+        body.arrange(layout.body_dir, buff=layout.body_buff, aligned_edge=layout.body_edge)
+        width = self.stage_width() if layout.note_spans_stage else body.width
         self.note = self.label("note_rope", theme.LABEL_SIZE, max_width=width, n=n.unfinished)
         self.page = VGroup(self.heading, body, self.note).arrange(DOWN, buff=0.35)
         self.marks = VGroup()  # what the current remedy draws on the ladder
@@ -309,7 +338,7 @@ class LongContext(LessonScene):
 
     def build_dials(self) -> VGroup:
         n = self.n
-        radius = 0.75 if self.shape == "wide" else 0.7
+        radius = self.layout.dial_radius
         self.slow_dial, self.fast_dial = AngleDial(radius), AngleDial(radius)
         self.seen = ValueTracker(0.0)  # radians the slowest pair covered in training
         self.reach = ValueTracker(0.0)  # ... and reaches at the target length
@@ -410,7 +439,7 @@ class LongContext(LessonScene):
         self.wait(theme.SHORT)
 
     def swap_note(self, key: str, **values) -> AnimationGroup:
-        width = self.note.width if self.shape == "wide" else self.stage_width()
+        width = self.stage_width() if self.layout.note_spans_stage else self.note.width
         new = self.label(key, theme.LABEL_SIZE, max_width=max(width, self.ladder.width), **values)
         new.move_to(self.note)
         old, self.note = self.note, new
@@ -532,7 +561,7 @@ class LongContext(LessonScene):
                 ]
             )
         grid = VGroup(*head, *[cell for row in rows for cell in row]).arrange_in_grid(
-            cols=5, buff=(0.45 if self.shape == "wide" else 0.16, 0.22), col_alignments="lrlrr"
+            cols=5, buff=(self.layout.table_col_gap, 0.22), col_alignments="lrlrr"
         )
         source = self.label("sources", theme.LABEL_SIZE, theme.MUTED, max_width=self.stage_width())
         table = VGroup(grid, source).arrange(DOWN, buff=0.3)

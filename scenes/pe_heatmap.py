@@ -69,18 +69,26 @@ DIM_COLORS = (theme.WORD_C, theme.ACCENT, ManimColor("#f7a8d8"), theme.WORD_A)
 
 
 @dataclass(frozen=True)
-class Sizes:
+class Layout:
     """Scene-unit sizes for one frame shape: the heat image (width, height), and whether
     the slot sits under the heat map (else beside it). The bars take the rest of the width."""
 
     image: tuple[float, float]
     stacked: bool
+    curve_note_size: float
+    base_columns: bool  # the base panel's two lists side by side (else one under the other)
 
 
-SIZES = {
-    "wide": Sizes(image=(5.4, 5.5), stacked=False),
-    "tall": Sizes(image=(2.9, 6.2), stacked=True),
-    "square": Sizes(image=(3.1, 1.95), stacked=True),
+LAYOUTS = {
+    "wide": Layout(
+        image=(5.4, 5.5), stacked=False, curve_note_size=theme.LABEL_SIZE, base_columns=False
+    ),
+    "tall": Layout(
+        image=(2.9, 6.2), stacked=True, curve_note_size=theme.LABEL_SIZE, base_columns=False
+    ),
+    "square": Layout(
+        image=(3.1, 1.95), stacked=True, curve_note_size=theme.SMALL_SIZE, base_columns=True
+    ),
 }
 
 
@@ -187,7 +195,8 @@ class PeHeatmap(LessonScene):
     """The PE matrix as a heat map, its chosen dims as curves, their first steps, base's lap."""
 
     slug: ClassVar[str] = "pe-heatmap"
-    SHAPES: ClassVar[frozenset[str]] = frozenset({"wide", "tall", "square"})
+    SHAPES: ClassVar[frozenset[str]] = frozenset(LAYOUTS)
+    LAYOUTS = LAYOUTS
 
     # ------------------------------------------------------------------ numbers
     @classmethod
@@ -268,7 +277,6 @@ class PeHeatmap(LessonScene):
     # ---------------------------------------------------------------- construct
     def construct(self) -> None:
         self.n = self.numbers(self.params)
-        self.sizes = SIZES[self.shape]
         self.colors = [DIM_COLORS[k % len(DIM_COLORS)] for k in range(len(self.n.dims))]
         self.pos = ValueTracker(0)
         self.title_card()
@@ -287,7 +295,7 @@ class PeHeatmap(LessonScene):
         steps always sits right of the image, one bar per heat-map row.
         """
         self.heat = self.build_heat()
-        if self.sizes.stacked:
+        if self.layout.stacked:
             slot_w = self.stage_width()
             slot_h = self.stage_height() - self.heat.height - GAP
         else:
@@ -301,7 +309,7 @@ class PeHeatmap(LessonScene):
         for other in panels[1:]:
             other.move_to(panels[0])
         slot = VGroup(*panels)
-        if self.sizes.stacked:  # the bars go right of the image: keep the heat map left
+        if self.layout.stacked:  # the bars go right of the image: keep the heat map left
             page = VGroup(self.heat, slot).arrange(DOWN, buff=GAP)
             self.heat.align_to(slot, LEFT)
         else:
@@ -317,7 +325,7 @@ class PeHeatmap(LessonScene):
 
     def build_heat(self) -> VGroup:
         n = self.n
-        width, height = self.sizes.image
+        width, height = self.layout.image
         self.image = PixelMap(np.asarray(n.table).T, width, height)  # dims down
         self.row_h = height / len(n.rows)
         last = n.shown_len - 1
@@ -424,7 +432,7 @@ class PeHeatmap(LessonScene):
             VGroup(high, high_v).arrange(RIGHT, buff=0.2),
         ).arrange(RIGHT, buff=0.6)
         self.range_values = row
-        size = theme.LABEL_SIZE if self.sizes.stacked else theme.BODY_SIZE
+        size = theme.LABEL_SIZE if self.layout.stacked else theme.BODY_SIZE
         bounded = self.label("bounded", size, theme.ACCENT, max_width=w)
         integer = self.label(
             "integer",
@@ -450,7 +458,7 @@ class PeHeatmap(LessonScene):
             hi=theme.fmt(n.dim_hi[k], DIGITS),
         )
         key = "curve_fast" if laps >= 1 else "curve_slow"
-        size = theme.SMALL_SIZE if self.shape == "square" else theme.LABEL_SIZE
+        size = self.layout.curve_note_size
         return self.label(key, size, self.colors[k], max_width=width, **values)
 
     def build_curves(self, slot_w: float, slot_h: float) -> VGroup:
@@ -557,7 +565,7 @@ class PeHeatmap(LessonScene):
     def build_base(self, slot_w: float) -> VGroup:
         n = self.n
         w = self.text_width(slot_w)
-        across = self.sizes.stacked and self.shape == "square"
+        across = self.layout.base_columns
         col_w = (w - GAP) / 2 if across else w - 2.2
         head = self.label("base_title", theme.LABEL_SIZE, theme.ACCENT, max_width=w)
         context = self.label(
@@ -687,7 +695,7 @@ class PeHeatmap(LessonScene):
     def show_movement(self) -> None:
         self.beat("movement")
         leaving = [self.scale]
-        if not self.sizes.stacked:
+        if not self.layout.stacked:
             leaving += [self.curve_labels, self.curve_frame, *self.waves]
         self.play(*[FadeOut(m) for m in leaving], run_time=theme.SHORT)
         grid, marks, bars, leaders, tags = self.bar_parts
@@ -699,7 +707,7 @@ class PeHeatmap(LessonScene):
     def show_base(self) -> None:
         self.beat("base")
         leaving = [self.bars, self.outlines, self.tags]
-        if self.sizes.stacked:
+        if self.layout.stacked:
             leaving += [self.curve_labels, self.curve_frame, *self.waves]
         self.play(*[FadeOut(m) for m in leaving], FadeIn(self.covered_ends), run_time=theme.SHORT)
         self.play(*[Create(o) for o in self.slow_outline], run_time=theme.SHORT)

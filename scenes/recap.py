@@ -70,11 +70,24 @@ PAD = 0.18  # inside the picture's panel
 LINE_BUFF = 0.1  # between the lines of a picture
 GROW = 1.25  # at most this much larger than built, to fill the panel
 
-# Per frame shape: the picture's panel before the stage is fitted to the frame.
-SIZES = {
-    "wide": dict(w=5.6, h=4.6, side=True),
-    "tall": dict(w=6.4, h=4.4, side=False),
-    "square": dict(w=5.8, h=4.0, side=False),  # the legend waits for the count
+
+@dataclass(frozen=True)
+class Layout:
+    """Where the table, its legend and the picture's panel go in one frame shape."""
+
+    w: float  # the picture's panel, before the stage is fitted to the frame
+    h: float
+    side: bool  # the panel beside the table (else above it)
+    roomy: bool  # a picture has room for its second lines
+    legend_first: bool  # the legend stands under the table from the start (else with the count)
+    legend_cols: int
+
+
+LAYOUTS = {
+    "wide": Layout(w=5.6, h=4.6, side=True, roomy=True, legend_first=True, legend_cols=1),
+    "tall": Layout(w=6.4, h=4.4, side=False, roomy=True, legend_first=True, legend_cols=2),
+    # the room goes to the pictures; the heading names each need, the legend waits for the count
+    "square": Layout(w=5.8, h=4.0, side=False, roomy=False, legend_first=False, legend_cols=2),
 }
 
 
@@ -158,7 +171,8 @@ class Recap(LessonScene):
     """The needs one at a time, each with its picture in motion, marked on one table."""
 
     slug: ClassVar[str] = "recap"
-    SHAPES: ClassVar[frozenset[str]] = frozenset({"wide", "tall", "square"})
+    SHAPES: ClassVar[frozenset[str]] = frozenset(LAYOUTS)
+    LAYOUTS = LAYOUTS
 
     # ------------------------------------------------------------------ numbers
     @classmethod
@@ -257,7 +271,6 @@ class Recap(LessonScene):
     # ---------------------------------------------------------------- construct
     def construct(self) -> None:
         self.n = self.numbers(self.params)
-        self.size = SIZES[self.shape]
         self.pictures: dict[str, Callable[[float, float], tuple[VGroup, list, Callable]]] = {
             "unique": self.unique_picture,
             "bounded": self.bounded_picture,
@@ -276,45 +289,33 @@ class Recap(LessonScene):
         self.takeaway()
 
     # ------------------------------------------------------------------- layout
-    @property
-    def roomy(self) -> bool:
-        """Whether a picture has room for its second lines (not in a square frame)."""
-        return self.shape != "square"
-
     def inner_width(self) -> float:
-        return self.size["w"] - 2 * PAD
+        return self.layout.w - 2 * PAD
 
     def inner_height(self) -> float:
-        return self.size["h"] - 2 * PAD
+        return self.layout.h - 2 * PAD
 
     def build_stage(self) -> None:
         """The table and its legend, with the picture's panel beside it (or above it)."""
         self.table, self.legend = self.checklist_table()
         board = VGroup(self.table, self.legend).arrange(DOWN, buff=0.4)
-        if not self.legend_first:
+        if not self.layout.legend_first:
             board.remove(self.legend)
-        self.frame = panel(self.size["w"], self.size["h"])
-        if self.size["side"]:
+        self.frame = panel(self.layout.w, self.layout.h)
+        if self.layout.side:
             stage = VGroup(board, self.frame).arrange(RIGHT, buff=0.5)
         else:
             stage = VGroup(self.frame, board).arrange(DOWN, buff=0.35)
         self.fit_to_stage(stage, grow=True)
-        self.scale_factor = self.frame.width / self.size["w"]
+        self.scale_factor = self.frame.width / self.layout.w
         cols = len(pm.REQUIREMENTS) + 1
         self.play(
             FadeIn(self.frame),
             FadeIn(self.table[:cols]),
             FadeIn(VGroup(*[self.table[r * cols] for r in range(1, len(pm.SCHEMES) + 1)])),
-            *([FadeIn(self.legend)] if self.legend_first else []),
+            *([FadeIn(self.legend)] if self.layout.legend_first else []),
             run_time=theme.NORMAL,
         )
-
-    @property
-    def legend_first(self) -> bool:
-        """Whether the legend stands under the table from the start (a square frame keeps
-        its room for the pictures, the heading names each need, and the legend comes with
-        the count)."""
-        return self.shape != "square"
 
     def checklist_table(self) -> tuple[VGroup, Checklist]:
         """Schemes down, the numbered needs across, a mark in every cell (shown as each
@@ -335,7 +336,7 @@ class Recap(LessonScene):
             col_alignments="l" + "c" * len(numbers),
         )
         names = [self.text(t, size=theme.LABEL_SIZE) for t in self.requirement_names(short=True)]
-        legend = Checklist(names, cols=1 if self.shape == "wide" else 2)
+        legend = Checklist(names, cols=self.layout.legend_cols)
         return table, legend
 
     def column(self, i: int) -> VGroup:
@@ -397,7 +398,7 @@ class Recap(LessonScene):
         values = [self.text(text, theme.SMALL_SIZE, color) for _, _, color, text in rows]
         name_w = max(m.width for m in names)
         track = w - name_w - max(m.width for m in values) - 0.3
-        bar_h = 0.3 if self.roomy else 0.2
+        bar_h = 0.3 if self.layout.roomy else 0.2
         group, bars = VGroup(), []
         for name, value_mob, (_, value, color, _) in zip(names, values, rows, strict=True):
             bar = Rectangle(
@@ -412,9 +413,9 @@ class Recap(LessonScene):
             value_mob.next_to(bar, RIGHT, buff=0.15)
             group.add(VGroup(name, bar, value_mob))
             bars.append(bar)
-        group.arrange(DOWN, buff=0.3 if self.roomy else 0.15, aligned_edge=LEFT)
+        group.arrange(DOWN, buff=0.3 if self.layout.roomy else 0.15, aligned_edge=LEFT)
         parts = [group]
-        if self.roomy:
+        if self.layout.roomy:
             parts.append(self.line("bounded_int_at", w, theme.MUTED, p=n.int_position))
         parts.append(
             self.line(
@@ -521,7 +522,7 @@ class Recap(LessonScene):
         def x(p: float) -> float:
             return name_w + p * scale
 
-        strip_h, gap = 0.22, (0.4 if self.roomy else 0.28)
+        strip_h, gap = 0.22, (0.4 if self.layout.roomy else 0.28)
         ys = (0.0, -gap)
         sin_strip = Rectangle(
             width=x(end) - x(0),
@@ -570,7 +571,7 @@ class Recap(LessonScene):
                 )
             ]
         )
-        ticks.set_y(low - (0.1 if self.roomy else 0.05) - ticks.height / 2)
+        ticks.set_y(low - (0.1 if self.layout.roomy else 0.05) - ticks.height / 2)
         ticks[0].align_to(sin_strip, LEFT)
         # the probe's tick moves right of the table's when they would touch
         if ticks[2].get_left()[0] < ticks[1].get_right()[0] + 0.1:
@@ -580,7 +581,7 @@ class Recap(LessonScene):
         more = ", …" if len(n.pe_probe) > 2 else ""
         value = self.line("extra_value", w, p=n.probe, v=head + more)
         parts = [visual, value]
-        if self.roomy:  # in a square frame the cross on the learned strip says it
+        if self.layout.roomy:  # in a square frame the cross on the learned strip says it
             parts.append(self.line("extra_fails", w, theme.WORD_B, p=n.probe))
         picture = VGroup(*parts).arrange(DOWN, buff=LINE_BUFF, aligned_edge=LEFT)
         still = [*names, sin_strip, learned_strip, missing, edge, ticks[0], ticks[1], dot]
@@ -646,7 +647,7 @@ class Recap(LessonScene):
         fill in one by one as if trained."""
         n = self.n
         rows, cols = min(n.learned_max_len, MAX_GRID), min(n.d_model, MAX_GRID)
-        cell = (1.4 if self.roomy else 0.8) / max(rows, cols)
+        cell = (1.4 if self.layout.roomy else 0.8) / max(rows, cols)
         grid = VGroup(
             *[
                 Rectangle(
@@ -683,7 +684,7 @@ class Recap(LessonScene):
             ),
         ).arrange(DOWN, buff=LINE_BUFF, aligned_edge=LEFT)
         picture = VGroup(visual, lines).arrange(
-            DOWN, buff=0.2 if self.roomy else 0.12, aligned_edge=LEFT
+            DOWN, buff=0.2 if self.layout.roomy else 0.12, aligned_edge=LEFT
         )
         return (
             picture,
@@ -705,7 +706,7 @@ class Recap(LessonScene):
         self.shown = self.place(picture, heading)
         self.remove(picture)  # only what is played in stays on stage
         legend_row = self.legend[i][1]  # the need's name; its number keeps its colour
-        lit = [legend_row.animate.set_color(theme.ACCENT)] if self.legend_first else []
+        lit = [legend_row.animate.set_color(theme.ACCENT)] if self.layout.legend_first else []
         self.play(
             FadeIn(heading),
             *[FadeIn(m) for m in still],
@@ -720,7 +721,7 @@ class Recap(LessonScene):
             LaggedStart(*[FadeIn(m, scale=1.6) for m in self.column(i)], lag_ratio=0.5),
             run_time=theme.NORMAL,
         )
-        unlit = [legend_row.animate.set_color(theme.FOREGROUND)] if self.legend_first else []
+        unlit = [legend_row.animate.set_color(theme.FOREGROUND)] if self.layout.legend_first else []
         self.play(*unlit, self.table[i + 1].animate.scale(1 / 1.4), run_time=theme.SHORT)
 
     def misses_text(self, scheme: str) -> Mobject:
@@ -733,13 +734,13 @@ class Recap(LessonScene):
         self.beat("checklist")
         self.play(FadeOut(self.shown), FadeOut(self.frame), run_time=theme.SHORT)
         self.shown = None
-        if not self.legend_first:  # at the table's scale, under it
+        if not self.layout.legend_first:  # at the table's scale, under it
             self.legend.scale(self.scale_factor).next_to(self.table, DOWN, buff=0.4)
         board = VGroup(self.table, self.legend)
         # the board grows to the stage with each row's count beside it (shown as it is said)
         target = VGroup(board.copy(), *[self.misses_text(s) for s in pm.SCHEMES])
         self.fit_to_stage(target, grow=True)
-        if self.legend_first:
+        if self.layout.legend_first:
             self.play(Transform(board, target[0]), run_time=theme.NORMAL)
         else:
             self.play(

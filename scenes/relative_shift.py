@@ -55,6 +55,42 @@ TURN = 3.0  # seconds for the hands to turn by k·ω_i
 
 
 @dataclass(frozen=True)
+class Layout:
+    """Where the clocks, the slot of panels and the matrix go in one frame shape."""
+
+    slot_under: bool  # the slot under the clocks, as wide as the stage (else beside them)
+    # where the matrix goes: "" the slot; "body" over the clocks and the slot, so the clocks
+    # can be bigger; "page" over the whole page, when the slot is too small for it
+    matrix_covers: str
+    clock_column: bool  # small dials in a column, each with its words to the right
+    clock_radius: float
+    note_beside_counter: bool  # the shown note and the counter share a row under the clocks
+    foot_edge: np.ndarray  # how a clock's ω sits on its foot's slot
+    narrow_slot: bool  # panel text breaks at the slot's width; tables run one row per dim
+    table_tex_scale: float  # TeX sets small
+    bridge_size: float
+
+
+LAYOUTS = {
+    "wide": Layout(
+        slot_under=False, matrix_covers="", clock_column=False, clock_radius=0.85,
+        note_beside_counter=False, foot_edge=ORIGIN, narrow_slot=False, table_tex_scale=1.3,
+        bridge_size=theme.BODY_SIZE,
+    ),
+    "tall": Layout(
+        slot_under=True, matrix_covers="body", clock_column=False, clock_radius=1.1,
+        note_beside_counter=True, foot_edge=ORIGIN, narrow_slot=True, table_tex_scale=1.1,
+        bridge_size=theme.LABEL_SIZE,
+    ),
+    "square": Layout(
+        slot_under=False, matrix_covers="page", clock_column=True, clock_radius=0.42,
+        note_beside_counter=False, foot_edge=LEFT, narrow_slot=True, table_tex_scale=1.1,
+        bridge_size=theme.LABEL_SIZE,
+    ),
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
 class RelativeShiftNumbers:
     """Every number RelativeShift shows, computed by pe_math (JSON-ready)."""
 
@@ -98,7 +134,8 @@ class RelativeShift(LessonScene):
     """PE(p) as clocks; turning every hand by k·ω_i lands on PE(p+k)."""
 
     slug: ClassVar[str] = "relative-shift"
-    SHAPES: ClassVar[frozenset[str]] = frozenset({"wide", "tall", "square"})
+    SHAPES: ClassVar[frozenset[str]] = frozenset(LAYOUTS)
+    LAYOUTS = LAYOUTS
 
     # ------------------------------------------------------------------ numbers
     @classmethod
@@ -162,13 +199,12 @@ class RelativeShift(LessonScene):
         ]
         self.header = self.build_header()
         self.clocks = self.build_clocks()
-        if self.shape == "tall":
+        layout = self.layout
+        if layout.slot_under:
             self.slot_width = self.stage_width()
         else:
             self.slot_width = self.stage_width() - self.clocks.width - GAP
-        # where the matrix goes: the slot (16:9); over the clocks and the slot (9:16), so
-        # the clocks can be bigger; over the whole page (1:1), whose slot is too small
-        self.matrix_covers = {"wide": "", "tall": "body", "square": "page"}[self.shape]
+        self.matrix_covers = layout.matrix_covers
         self.table = self.build_table()
         self.matrix = self.build_matrix()
         self.dots = self.build_dots()
@@ -179,17 +215,14 @@ class RelativeShift(LessonScene):
         for other in panels[1:]:
             other.move_to(panels[0])
         slot = VGroup(*panels)
-        if self.shape == "tall":
-            body = VGroup(self.clocks, slot).arrange(DOWN, buff=GAP)
-        else:
-            body = VGroup(self.clocks, slot).arrange(RIGHT, buff=GAP)
+        body = VGroup(self.clocks, slot).arrange(DOWN if layout.slot_under else RIGHT, buff=GAP)
         page = VGroup(self.header, body).arrange(DOWN, buff=GAP)
         if self.matrix_covers == "page":
             page.add(self.matrix.move_to(page))
         elif self.matrix_covers == "body":
             page.add(self.matrix.move_to(body))
         # each clock's foot (its ω, after the turn how far it turned) sits on its slot
-        edge = LEFT if self.shape == "square" else ORIGIN
+        edge = layout.foot_edge
         for slot_mark, omega, turned in zip(self.foot_slots, self.omegas, self.turned, strict=True):
             omega.move_to(slot_mark, aligned_edge=edge)
             turned.move_to(slot_mark, aligned_edge=edge)
@@ -198,7 +231,7 @@ class RelativeShift(LessonScene):
 
     def text_width(self) -> float | None:
         """How wide a panel's text may run (None: one line in 16:9)."""
-        return None if self.shape == "wide" else self.slot_width - 0.4
+        return self.slot_width - 0.4 if self.layout.narrow_slot else None
 
     def build_header(self) -> VGroup:
         n = self.n
@@ -234,8 +267,7 @@ class RelativeShift(LessonScene):
         ]
         foot_w = max(m.width for m in turned + omegas)
         self.faces, self.omegas, self.turned, self.foot_slots = [], omegas, turned, []
-        column = self.shape == "square"  # small dials, each with its words to the right
-        radius = {"wide": 0.85, "tall": 1.1, "square": 0.42}[self.shape]
+        column, radius = self.layout.clock_column, self.layout.clock_radius
         cells = VGroup()
         for j, i in enumerate(n.shown):
             face = ClockFace(radius=radius, color=self.colors[j])
@@ -269,7 +301,7 @@ class RelativeShift(LessonScene):
         )
         self.counter_row = VGroup(self.counter_label, self.counter).arrange(RIGHT, buff=0.2)
         bind_number(self.counter, lambda: round(self.pos.get_value()))
-        if self.shape == "tall":  # the note and the counter share a row under the grid
+        if self.layout.note_beside_counter:
             foot = VGroup(self.shown_note, self.counter_row).arrange(RIGHT, buff=0.6)
             return VGroup(cells, foot).arrange(DOWN, buff=0.25)
         return VGroup(cells, self.shown_note, self.counter_row).arrange(DOWN, buff=0.25)
@@ -277,7 +309,7 @@ class RelativeShift(LessonScene):
     def build_table(self) -> VGroup:
         """PE(p), M_k·PE(p) and PE(p+k) at the shown clocks' dims, one column per dim."""
         n = self.n
-        size = theme.LABEL_SIZE * (1.3 if self.shape == "wide" else 1.1)  # TeX sets small
+        size = theme.LABEL_SIZE * self.layout.table_tex_scale
         dim_head = self.label("dim", theme.SMALL_SIZE, theme.MUTED)
         names = [
             self.text(f"{dim} {('sin', 'cos')[r % 2]}", theme.SMALL_SIZE, self.colors[r // 2])
@@ -296,7 +328,7 @@ class RelativeShift(LessonScene):
         numeric = dict(p=str(n.p), k=str(n.k), q=str(n.p + n.k))
         symbolic = dict(p="p", k="k", q="p+k")
         layouts = [(across, heads) for heads in (numeric, symbolic) for across in (True, False)]
-        if self.shape != "wide":
+        if self.layout.narrow_slot:
             layouts = [(False, numeric), (False, symbolic)]
         for across, slots in layouts:
             heads = [
@@ -448,7 +480,7 @@ class RelativeShift(LessonScene):
         grid = VGroup(*heads, *values).arrange_in_grid(
             rows=2, buff=(0.35, 0.22), col_alignments="l" + "r" * len(n.dots)
         )
-        if self.shape != "wide" or grid.width > self.slot_width - 0.4:
+        if self.layout.narrow_slot or grid.width > self.slot_width - 0.4:
             cells = [m for pair in zip(heads, values, strict=True) for m in pair]
             grid = VGroup(*cells).arrange_in_grid(cols=2, buff=(0.4, 0.12), col_alignments="rr")
         self.dot_columns = [VGroup(heads[c], values[c]) for c in range(len(heads))]
@@ -463,13 +495,13 @@ class RelativeShift(LessonScene):
         )
         self.dot_total = VGroup(same, total).arrange(DOWN, buff=0.15)
         # a narrow slot drops the title: the formula heading the values says as much
-        parts = [title, grid, self.dot_total] if self.shape == "wide" else [grid, self.dot_total]
+        parts = [grid, self.dot_total] if self.layout.narrow_slot else [title, grid, self.dot_total]
         body = VGroup(*parts).arrange(DOWN, buff=0.25)
         return VGroup(panel(body.width + 0.4, body.height + 0.4).move_to(body), body)
 
     def build_bridge(self) -> VGroup:
         line_w = self.text_width()
-        size = (theme.BODY_SIZE if self.shape == "wide" else theme.LABEL_SIZE) * 1.3
+        size = self.layout.bridge_size * 1.3
         pe = VGroup(
             self.label("bridge_pe", theme.LABEL_SIZE, max_width=line_w),
             formula(r"\mathrm{PE}(p+k) = M_k\,\mathrm{PE}(p)", size=size),

@@ -24,6 +24,7 @@ from manim import (
     DOWN,
     DR,
     LEFT,
+    ORIGIN,
     RIGHT,
     UP,
     UR,
@@ -90,6 +91,36 @@ def overlap(a: Mobject, b: Mobject) -> bool:
 
 
 @dataclass(frozen=True)
+class Layout:
+    """Where the plane, its header, the readouts, the formulas and the strip go in one
+    frame shape."""
+
+    break_lines: bool  # long labels break under the stage's width; wide dials close up
+    one_slot: bool  # readouts, formulas and strip take turns in one slot under the plane
+    body_dir: np.ndarray  # the readouts after the plane (when they have a slot of their own)
+    plane_note_size: float  # 16:9: small, to stay one line
+    header_buff: float
+    header_edge: np.ndarray  # beside the plane, its lines start at one edge
+    term_cols: int  # the four terms of an added code, in rows of this many
+
+
+LAYOUTS = {
+    "wide": Layout(
+        break_lines=False, one_slot=False, body_dir=RIGHT, plane_note_size=theme.SMALL_SIZE,
+        header_buff=0.12, header_edge=ORIGIN, term_cols=4,
+    ),
+    "tall": Layout(
+        break_lines=True, one_slot=False, body_dir=DOWN, plane_note_size=theme.LABEL_SIZE,
+        header_buff=0.12, header_edge=ORIGIN, term_cols=2,
+    ),
+    "square": Layout(
+        break_lines=True, one_slot=True, body_dir=RIGHT, plane_note_size=theme.LABEL_SIZE,
+        header_buff=0.25, header_edge=LEFT, term_cols=2,
+    ),
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
 class RopeRotationNumbers:
     """Every number RopeRotation shows, computed by pe_math (JSON-ready)."""
 
@@ -119,7 +150,8 @@ class RopeRotation(LessonScene):
     """q and k in one RoPE plane: a common shift keeps the score, a new gap changes it."""
 
     slug: ClassVar[str] = "rope-rotation"
-    SHAPES: ClassVar[frozenset[str]] = frozenset({"wide", "tall", "square"})
+    SHAPES: ClassVar[frozenset[str]] = frozenset(LAYOUTS)
+    LAYOUTS = LAYOUTS
 
     # ------------------------------------------------------------------ numbers
     @classmethod
@@ -277,13 +309,13 @@ class RopeRotation(LessonScene):
     # ------------------------------------------------------------------- layout
     def line_width(self) -> float | None:
         """Outside 16:9 long labels break at a little under the stage's width."""
-        return None if self.shape == "wide" else self.stage_width() - 0.6
+        return self.stage_width() - 0.6 if self.layout.break_lines else None
 
     def build_stage(self) -> None:
         self.readouts = self.build_readouts()
         self.strip = self.build_strip()
         self.formulas = self.build_formulas()
-        if self.shape == "square":
+        if self.layout.one_slot:
             # The plane with the header beside it, over one slot that shows the readouts,
             # then the formulas, then the strip: the plane gets what the slot leaves.
             slot = VGroup(self.readouts, self.strip, self.formulas)
@@ -300,10 +332,7 @@ class RopeRotation(LessonScene):
             slot = VGroup(self.readouts, self.strip)
             self.strip.move_to(self.readouts, aligned_edge=UP)
             right = VGroup(slot, self.formulas).arrange(DOWN, buff=0.35)
-            # wide: the plane beside its readouts; tall: the plane above them
-            body = VGroup(self.plane, right).arrange(
-                DOWN if self.shape == "tall" else RIGHT, buff=0.5
-            )
+            body = VGroup(self.plane, right).arrange(self.layout.body_dir, buff=0.5)
             page = VGroup(self.header, body).arrange(DOWN, buff=GAP)
         before = self.origin_mob.width
         self.fit_to_stage(page)
@@ -312,12 +341,11 @@ class RopeRotation(LessonScene):
     def build_header(self, line_w: float | None) -> VGroup:
         """The pairing in use and the plane's pair, dims and θ."""
         n = self.n
-        wide = self.shape == "wide"
         header = VGroup(
             self.label(f"pairing_{n.pairing}", theme.LABEL_SIZE, max_width=line_w),
             self.label(
                 "plane_note",
-                theme.SMALL_SIZE if wide else theme.LABEL_SIZE,  # 16:9: small, to stay one line
+                self.layout.plane_note_size,
                 theme.MUTED,
                 max_width=line_w,
                 pair=n.pair,
@@ -326,9 +354,9 @@ class RopeRotation(LessonScene):
                 theta=compact(n.theta),
             ),
         )
-        if self.shape == "square":  # a column beside the plane: its lines start at one edge
-            return header.arrange(DOWN, buff=0.25, aligned_edge=LEFT)
-        return header.arrange(DOWN, buff=0.12)
+        return header.arrange(
+            DOWN, buff=self.layout.header_buff, aligned_edge=self.layout.header_edge
+        )
 
     def build_plane(self, radius: float = PLANE_RADIUS) -> VGroup:
         n = self.n
@@ -579,7 +607,7 @@ class RopeRotation(LessonScene):
             dials.add(VGroup(head, face, foot).arrange(DOWN, buff=0.1))
             self.dial_hands.append((face, float(n.dial_theta[j]), color))
         dials.arrange(RIGHT, buff=0.3)
-        if self.shape != "wide" and dials.width > self.stage_width() - 0.4:
+        if self.layout.break_lines and dials.width > self.stage_width() - 0.4:
             # six dials with long θs close up rather than shrink; every other θ drops a
             # line so that neighbouring θs do not run together
             dials.arrange(RIGHT, buff=0.1)
@@ -590,7 +618,7 @@ class RopeRotation(LessonScene):
         # in 16:9 (beside the plane), as wide as the title may be elsewhere (few lines, so
         # the strip stays short and the plane keeps its room)
         note_w = max(dials.width, title.width)
-        if self.shape != "wide":
+        if self.layout.break_lines:
             note_w = max(note_w, self.line_width() - 0.4)  # the panel's padding
         self.clocks_note = self.label(
             "clocks_note", theme.SMALL_SIZE, theme.MUTED, max_width=note_w
@@ -638,7 +666,7 @@ class RopeRotation(LessonScene):
                     value,
                 ).arrange(DOWN, buff=0.15)
             )
-        cols = 4 if self.shape == "wide" else 2
+        cols = self.layout.term_cols
         cells.arrange_in_grid(cols=cols, buff=(0.5, 0.45))
         self.term_cells = cells
         self.total_value = self.text(
@@ -743,7 +771,7 @@ class RopeRotation(LessonScene):
         self.beat("formula")
         general = self.formulas[0]
         example, full = self.example
-        if self.shape == "square":  # the formulas take the readouts' slot
+        if self.layout.one_slot:  # the formulas take the readouts' slot
             self.play(FadeOut(self.readouts), run_time=theme.SHORT)
         self.play(Write(general), run_time=theme.NORMAL)
         self.play(FadeIn(example, shift=0.1 * UP), run_time=theme.NORMAL)
@@ -777,7 +805,7 @@ class RopeRotation(LessonScene):
             self.n_at.animate.set_value(swapped[1]),
             run_time=MOVE,
         )
-        shown = [] if self.shape == "square" else [Indicate(self.dot_row)]  # square: no readouts
+        shown = [] if self.layout.one_slot else [Indicate(self.dot_row)]  # the readouts are gone
         self.play(FadeIn(self.signed[0]), *shown, run_time=theme.NORMAL)
         self.play(FadeIn(self.signed[1], shift=0.1 * UP), run_time=theme.NORMAL)
         self.play(Indicate(self.signed[1]), run_time=theme.NORMAL)
@@ -785,7 +813,8 @@ class RopeRotation(LessonScene):
     def show_dials(self) -> None:
         self.beat("dials")
         # the strip takes the slot from the readouts (the formulas in a square frame)
-        leaving = VGroup(self.formulas[0], self.signed) if self.shape == "square" else self.readouts
+        one_slot = self.layout.one_slot
+        leaving = VGroup(self.formulas[0], self.signed) if one_slot else self.readouts
         self.play(FadeOut(leaving), run_time=theme.SHORT)
         self.hands = VGroup(*[self.dial_hand(*h) for h in self.dial_hands])
         self.play(FadeIn(self.strip), FadeIn(self.hands), run_time=theme.NORMAL)
@@ -814,10 +843,10 @@ class RopeRotation(LessonScene):
 
     def show_why_it_won(self) -> None:
         self.beat("won")
-        square = self.shape == "square"
-        area = self.strip if square else VGroup(self.strip, self.formulas)
+        one_slot = self.layout.one_slot  # the formulas have already left the slot
+        area = self.strip if one_slot else VGroup(self.strip, self.formulas)
         board = self.build_reasons(area)
-        leaving = [self.strip, self.hands] + ([] if square else [self.formulas[0], self.signed])
+        leaving = [self.strip, self.hands] + ([] if one_slot else [self.formulas[0], self.signed])
         self.play(
             *[FadeOut(m) for m in leaving],
             FadeIn(board[0]),

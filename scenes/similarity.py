@@ -47,10 +47,36 @@ STEP_DIGITS = 3
 BIN_DIGITS = 2
 
 # per shape: heat-map side, row-plot size, bar-chart size
-MAP_SIDE = {"wide": 4.9, "tall": 5.0, "square": 2.8}
-MAP_SIDE_ALONE = 3.8  # 1:1: map A on its own, over its notes
-PLOT = {"wide": (5.6, 2.1), "tall": (6.3, 2.3), "square": (6.3, 1.9)}
-BARS = {"wide": (11.0, 1.55), "tall": (6.3, 4.0), "square": (6.3, 1.45)}
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where the maps, the notes, the rows and the bars go in one frame shape."""
+
+    map_side: float
+    plot: tuple[float, float]  # the rows' plot, width and height
+    bars: tuple[float, float]
+    slot_under: bool  # the slot under map A, as wide as the stage (else beside it)
+    # map A first stands alone over its notes (this side), the rows then take the page,
+    # and a smaller map A comes back beside map B; else map A stays beside the slot
+    map_a_alone: float | None
+    notes_buff: float
+
+
+LAYOUTS = {
+    "wide": Layout(
+        map_side=4.9, plot=(5.6, 2.1), bars=(11.0, 1.55), slot_under=False, map_a_alone=None,
+        notes_buff=0.3,
+    ),
+    "tall": Layout(
+        map_side=5.0, plot=(6.3, 2.3), bars=(6.3, 4.0), slot_under=True, map_a_alone=None,
+        notes_buff=0.3,
+    ),
+    "square": Layout(
+        map_side=2.8, plot=(6.3, 1.9), bars=(6.3, 1.45), slot_under=False, map_a_alone=3.8,
+        notes_buff=0.15,
+    ),
+}  # fmt: skip
 
 FAR_FROM_ZERO = 0.1  # a lowest similarity above this is "still far from 0"
 # A row "decays" when it climbs back at most this share of how far it has fallen; the
@@ -183,7 +209,8 @@ class Similarity(LessonScene):
     """The similarity matrix of PE at two widths, row 0 as curves, and the step lengths."""
 
     slug: ClassVar[str] = "similarity"
-    SHAPES: ClassVar[frozenset[str]] = frozenset({"wide", "tall", "square"})
+    SHAPES: ClassVar[frozenset[str]] = frozenset(LAYOUTS)
+    LAYOUTS = LAYOUTS
 
     # ------------------------------------------------------------------ numbers
     @classmethod
@@ -264,14 +291,15 @@ class Similarity(LessonScene):
         n = self.n
         self.color_a, self.color_b = theme.WORD_A, theme.WORD_C
         self.header = self.build_header()
-        square = self.shape == "square"
-        self.map_a, self.scale_bar, left = self.map_and_scale(MAP_SIDE_ALONE if square else None)
-        if self.shape == "tall":
+        layout = self.layout
+        square = layout.map_a_alone is not None
+        self.map_a, self.scale_bar, left = self.map_and_scale(layout.map_a_alone)
+        if layout.slot_under:
             self.slot_w = self.stage_width()
         else:
             self.slot_w = self.stage_width() - self.map_and_scale()[2].width - GAP
         self.notes = self.build_notes(self.stage_width() if square else self.slot_w)
-        self.map_b = self.heat_block(n.matrix_wide, n.wide_d, self.color_b, MAP_SIDE[self.shape])
+        self.map_b = self.heat_block(n.matrix_wide, n.wide_d, self.color_b, layout.map_side)
         self.floor = self.label(
             "floor_above" if n.lines["wider"] == "above" else "floor",
             theme.LABEL_SIZE,
@@ -290,9 +318,9 @@ class Similarity(LessonScene):
         for other in slot_parts[1:]:
             other.move_to(slot_parts[0])
         slot = VGroup(*slot_parts)
-        direction = DOWN if self.shape == "tall" else RIGHT
+        direction = DOWN if layout.slot_under else RIGHT
         body = VGroup(left_beside, slot).arrange(direction, buff=GAP)
-        if self.shape != "tall":
+        if not layout.slot_under:
             slot.align_to(left_beside, UP)
         page = VGroup(self.header, body).arrange(DOWN, buff=GAP)
         if square:
@@ -310,7 +338,7 @@ class Similarity(LessonScene):
     def map_and_scale(self, side: float | None = None) -> tuple[VGroup, ColorScale, VGroup]:
         """Map A (d_model) with the colour scale at its right."""
         block = self.heat_block(
-            self.n.matrix, self.n.d_model, self.color_a, side or MAP_SIDE[self.shape]
+            self.n.matrix, self.n.d_model, self.color_a, side or self.layout.map_side
         )
         scale = ColorScale(-1.0, 1.0, height=block.image.height * 0.8, digits=0)
         group = VGroup(block, scale).arrange(RIGHT, buff=0.25)
@@ -362,14 +390,14 @@ class Similarity(LessonScene):
         )
         colors = self.label("colors", theme.LABEL_SIZE, max_width=w)
         row0 = self.label("row0", theme.LABEL_SIZE, max_width=w)
-        buff = 0.15 if self.shape == "square" else 0.3
+        buff = self.layout.notes_buff
         return VGroup(diagonal, colors, row0).arrange(DOWN, buff=buff, aligned_edge=LEFT)
 
     def build_rows(self) -> VGroup:
         """Row 0 at both widths on one plot, what each does, its first values, the verdict."""
         n = self.n
-        width, height = PLOT[self.shape]
-        if self.shape != "square":
+        width, height = self.layout.plot
+        if self.layout.map_a_alone is None:  # the rows share the slot
             width = min(width, self.slot_w - 0.6)
         rows = (np.asarray(n.row), np.asarray(n.row_wide))
         lo = min(0.0, math.floor(min(r.min() for r in rows) * 2) / 2)
@@ -419,7 +447,7 @@ class Similarity(LessonScene):
         xname.next_to(at(x_max / 2, lo), DOWN, buff=0.1)
         chart = VGroup(plot, grid, yticks, curves, brackets, x0, x1, xname)
         title = self.label("rows_title", theme.LABEL_SIZE, max_width=width)
-        line_w = self.stage_width() if self.shape == "square" else self.slot_w
+        line_w = self.slot_w if self.layout.map_a_alone is None else self.stage_width()
         notes = VGroup(
             *[
                 self.label(
@@ -467,7 +495,7 @@ class Similarity(LessonScene):
     def build_steps(self) -> VGroup:
         """One step's length at every p: sinusoidal bars over binary's, on the same scale."""
         n = self.n
-        width, height = BARS[self.shape]
+        width, height = self.layout.bars
         width = min(width, self.stage_width() - 0.8)
         top = max(max(n.sin_steps, default=0), max(n.bin_steps, default=0), 1e-6)
         unit = height / top
@@ -563,7 +591,7 @@ class Similarity(LessonScene):
     def show_rows(self) -> None:
         self.beat("rows")
         leaving = [self.notes]
-        if self.shape == "square":
+        if self.layout.map_a_alone is not None:
             leaving += [self.map_a, self.scale_bar, self.row_box]
         self.play(*[FadeOut(m) for m in leaving], run_time=theme.SHORT)
         title, chart, notes, table, verdict = self.row_parts
@@ -578,7 +606,7 @@ class Similarity(LessonScene):
     def show_wider(self) -> None:
         self.beat("wider")
         self.play(FadeOut(self.rows), run_time=theme.SHORT)
-        if self.shape == "square":
+        if self.layout.map_a_alone is not None:
             self.play(FadeIn(self.map_a_beside), FadeIn(self.scale_beside), run_time=theme.SHORT)
         title, image, ticks = self.map_b
         self.play(FadeIn(title), FadeIn(ticks), FadeIn(image), run_time=theme.NORMAL)

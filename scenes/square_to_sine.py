@@ -8,7 +8,6 @@ import numpy as np
 from manim import (
     DOWN,
     LEFT,
-    ORIGIN,
     RIGHT,
     UP,
     Circumscribe,
@@ -37,21 +36,36 @@ ROW_SAMPLES = 400
 
 
 @dataclass(frozen=True)
-class Sizes:
-    """Scene-unit sizes of the big plot, a family row and the heat map for one frame shape.
-    A width of None means the stage's width less the labels beside the shape."""
+class Layout:
+    """Scene-unit sizes of the big plot, a family row and the heat map for one frame shape,
+    and how the family and the heat map sit on the stage. A width of None means the
+    stage's width less the labels beside the shape."""
 
     plot: tuple[float | None, float]
     row: tuple[float | None, float]
     heat: tuple[float | None, float]
+    stacked: bool  # labels above the rows (else beside them)
+    tag_buff: float
+    rows_buff: float  # between the family's rows
+    family_share: float  # of the frame's height the family may take
+    family_lift: float  # how far above the centre the family sits
+    heat_share: float  # of the frame's height the heat map and its labels may take
 
 
-# In 16:9 labels sit beside the rows; in tall and square frames they sit above them.
-SIZES = {
-    "wide": Sizes(plot=(10.0, 4.0), row=(8.5, 1.0), heat=(8.5, 4.4)),
-    "tall": Sizes(plot=(None, 6.5), row=(None, 2.0), heat=(None, 7.5)),
-    "square": Sizes(plot=(None, 2.8), row=(None, 0.7), heat=(None, 2.9)),
-}
+LAYOUTS = {
+    "wide": Layout(
+        plot=(10.0, 4.0), row=(8.5, 1.0), heat=(8.5, 4.4), stacked=False, tag_buff=0.3,
+        rows_buff=0.25, family_share=0.82, family_lift=0.25, heat_share=0.82,
+    ),
+    "tall": Layout(
+        plot=(None, 6.5), row=(None, 2.0), heat=(None, 7.5), stacked=True, tag_buff=0.6,
+        rows_buff=0.45, family_share=1.0, family_lift=0.0, heat_share=0.72,
+    ),
+    "square": Layout(
+        plot=(None, 2.8), row=(None, 0.7), heat=(None, 2.9), stacked=True, tag_buff=0.3,
+        rows_buff=0.25, family_share=1.0, family_lift=0.0, heat_share=0.62,
+    ),
+}  # fmt: skip
 
 
 def series(k: int):
@@ -94,7 +108,8 @@ class SquareToSineNumbers:
 
 class SquareToSine(LessonScene):
     slug = "square-to-sine"
-    SHAPES = frozenset({"wide", "tall", "square"})
+    SHAPES = frozenset(LAYOUTS)
+    LAYOUTS = LAYOUTS
 
     @classmethod
     def layout_sizes(cls, params: pm.Params) -> dict[str, int]:
@@ -158,11 +173,11 @@ class SquareToSine(LessonScene):
     # ----------------------------------------------------------------- layout
     def size(self, part: str, beside: float) -> tuple[float, float]:
         """A part's (width, height) for this frame; `beside` is the room its side labels take."""
-        width, height = getattr(self.sizes, part)
+        width, height = getattr(self.layout, part)
         return (self.stage_width() - beside if width is None else width), height
 
     def tag_buff(self) -> float:
-        return 0.6 if self.shape == "tall" else 0.3
+        return self.layout.tag_buff
 
     def exponent(self) -> str:
         """TeX for the exponent of ω_i = base^(−exponent) under this lesson's variant."""
@@ -179,15 +194,13 @@ class SquareToSine(LessonScene):
     def beside_row(self, plot: WavePlot, label: Mobject, side: np.ndarray) -> Mobject:
         """Put `label` at the `side` (LEFT or RIGHT) of a family row: beside its plot in
         16:9, above its plot's end in tall and square frames."""
-        if self.stacked:
+        if self.layout.stacked:
             return label.next_to(plot, UP, buff=0.1).align_to(plot, side)
         return label.next_to(plot, side, buff=0.3)
 
     # ------------------------------------------------------------------ beats
     def construct(self) -> None:
         self.n = self.numbers(self.params)
-        self.stacked = self.shape != "wide"  # labels above the rows, not beside them
-        self.sizes = SIZES[self.shape]
         self.title_card()
         self.show_square()
         self.show_fourier()
@@ -300,7 +313,7 @@ class SquareToSine(LessonScene):
             self.fundamentals.add(smooth)
             self.names.add(name)
             self.right_tags.add(tag)
-        rows.arrange(DOWN, buff=0.45 if self.shape == "tall" else 0.25)
+        rows.arrange(DOWN, buff=self.layout.rows_buff)
         for row in rows[1:]:  # line the plots up whatever the label widths
             row.shift((rows[0][0].get_x() - row[0].get_x()) * RIGHT)
         footer = VGroup()
@@ -308,8 +321,8 @@ class SquareToSine(LessonScene):
             footer = self.label("more_bits", theme.SMALL_SIZE, shown=m, total=nums.n_bits)
             footer.next_to(rows, DOWN, buff=0.3)
         self.family = VGroup(rows, footer)
-        self.fit(self.family, 1.0, 0.82 if self.shape == "wide" else 1.0)
-        self.family.move_to(0.25 * UP if self.shape == "wide" else ORIGIN)
+        self.fit(self.family, 1.0, self.layout.family_share)
+        self.family.move_to(self.layout.family_lift * UP)
         self.play(FadeOut(self.board), FadeOut(self.square), FadeOut(self.tag), FadeOut(self.wave))
         self.play(FadeIn(self.family), run_time=theme.NORMAL)
         self.wait(theme.READ)
@@ -409,7 +422,7 @@ class SquareToSine(LessonScene):
         names = VGroup(
             *[
                 self.label("pair", theme.LABEL_SIZE, series(i), i=i).move_to(
-                    self.names[i], aligned_edge=LEFT if self.stacked else RIGHT
+                    self.names[i], aligned_edge=LEFT if self.layout.stacked else RIGHT
                 )
                 for i in range(R)
             ]
@@ -488,7 +501,7 @@ class SquareToSine(LessonScene):
         labels = VGroup(first, last, start, end, axis, scale)
         title.next_to(VGroup(image, labels), UP, buff=0.3)
         group = VGroup(title, image, labels)
-        self.fit(group, 1.0, {"wide": 0.82, "tall": 0.72}.get(self.shape, 0.62))
+        self.fit(group, 1.0, self.layout.heat_share)
         group.to_edge(UP, buff=theme.MARGIN + 0.1)
         return group, image
 

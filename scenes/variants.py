@@ -73,6 +73,43 @@ COLORS = {
 
 
 @dataclass(frozen=True)
+class Layout:
+    """Where each variant's picture and notes go in one frame shape."""
+
+    learned_cell_h: float
+    notes_beside: bool  # the learned table's notes beside it (else under it)
+    swap_notes: bool  # no room for both: the paper's lines take the table's notes' place
+    alibi_dir: np.ndarray  # the heads' grids side by side or one over the other
+    alibi_swap: bool  # two grids do not fit: the last head takes the first one's place
+    t5_area: tuple[float, float]
+    rope_radius: float
+    rope_dir: np.ndarray  # the readouts after the dial
+    cards: bool  # the closing table as one card per variant (else rows under their groups)
+    grid_size: float  # the closing table's text
+    grid_widths: tuple[float, ...]  # its columns
+    grid_gap: float
+
+
+LAYOUTS = {
+    "wide": Layout(
+        learned_cell_h=0.42, notes_beside=True, swap_notes=False, alibi_dir=RIGHT,
+        alibi_swap=False, t5_area=(8.0, 3.0), rope_radius=2.0, rope_dir=RIGHT, cards=False,
+        grid_size=theme.LABEL_SIZE, grid_widths=(2.1, 3.0, 3.6, 3.0), grid_gap=0.35,
+    ),
+    "tall": Layout(
+        learned_cell_h=0.42, notes_beside=False, swap_notes=False, alibi_dir=DOWN,
+        alibi_swap=False, t5_area=(6.2, 5.5), rope_radius=2.6, rope_dir=DOWN, cards=True,
+        grid_size=theme.SMALL_SIZE, grid_widths=(), grid_gap=0.0,
+    ),
+    "square": Layout(
+        learned_cell_h=0.36, notes_beside=False, swap_notes=True, alibi_dir=RIGHT,
+        alibi_swap=True, t5_area=(5.6, 2.6), rope_radius=1.5, rope_dir=RIGHT, cards=False,
+        grid_size=theme.SMALL_SIZE, grid_widths=(1.3, 1.7, 1.9, 1.6), grid_gap=0.2,
+    ),
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
 class VariantsNumbers:
     """Every number Variants shows, computed by pe_math (JSON-ready; None marks a masked cell)."""
 
@@ -152,7 +189,8 @@ class Variants(LessonScene):
     """A learned table, ALiBi, T5 buckets and RoPE, then all five ways side by side."""
 
     slug: ClassVar[str] = "variants"
-    SHAPES: ClassVar[frozenset[str]] = frozenset({"wide", "tall", "square"})
+    SHAPES: ClassVar[frozenset[str]] = frozenset(LAYOUTS)
+    LAYOUTS = LAYOUTS
 
     # ------------------------------------------------------------------ numbers
     @classmethod
@@ -280,7 +318,7 @@ class Variants(LessonScene):
         values = np.asarray(n.learned_values)
         sample = [self.text(theme.fmt(v, TABLE_DIGITS), theme.SMALL_SIZE) for v in (-0.99, 0.99)]
         cell_w = max(m.width for m in sample) + 0.16
-        cell_h = 0.36 if self.shape == "square" else 0.42
+        cell_h = self.layout.learned_cell_h
         split = len(n.learned_rows) if n.learned_max_len <= MAX_ROWS else MAX_ROWS - 2
         parts = [
             self.value_grid(
@@ -329,9 +367,8 @@ class Variants(LessonScene):
         self.table_grid = grids
         column = VGroup(grids, self.missing, self.sin_row)
 
-        notes_w = (
-            self.text_width() if self.shape != "wide" else self.text_width() - column.width - 0.5
-        )
+        beside = self.layout.notes_beside
+        notes_w = self.text_width() - column.width - 0.5 if beside else self.text_width()
         notes = [
             self.label(
                 "learned_note",
@@ -371,8 +408,7 @@ class Variants(LessonScene):
             ),
         ).arrange(DOWN, buff=0.12, aligned_edge=LEFT)
         self.missing_note = missing_note
-        # a square frame has no room for both: the paper's lines take the table's notes' place
-        self.swap_notes = self.shape == "square"
+        self.swap_notes = self.layout.swap_notes
         if self.swap_notes:
             first = VGroup(self.learned_notes, missing_note).arrange(
                 DOWN, buff=0.25, aligned_edge=LEFT
@@ -383,7 +419,7 @@ class Variants(LessonScene):
             notes = VGroup(self.learned_notes, missing_note, self.paper_lines).arrange(
                 DOWN, buff=0.4, aligned_edge=LEFT
             )
-        if self.shape == "wide":
+        if beside:
             body = VGroup(column, notes).arrange(RIGHT, buff=0.5)
         else:
             body = VGroup(column, notes).arrange(DOWN, buff=GAP)
@@ -447,10 +483,8 @@ class Variants(LessonScene):
         n = self.n
         grids = [self.alibi_grid(k) for k in range(len(n.alibi_shown))]
         axes = self.label("alibi_axes", theme.SMALL_SIZE, theme.MUTED, self.text_width())
-        # side by side (16:9), one over the other (9:16), or the last head taking the first
-        # one's place (1:1, where two grids do not fit)
-        self.alibi_swap = self.shape == "square" and len(grids) > 1
-        row = VGroup(*grids).arrange(DOWN if self.shape == "tall" else RIGHT, buff=0.6)
+        self.alibi_swap = self.layout.alibi_swap and len(grids) > 1
+        row = VGroup(*grids).arrange(self.layout.alibi_dir, buff=0.6)
         if self.alibi_swap:
             grids[1].move_to(grids[0], aligned_edge=UP)
         self.alibi_grids = grids
@@ -501,8 +535,7 @@ class Variants(LessonScene):
     # ---------------------------------------------------------------------- t5
     def build_t5(self) -> VGroup:
         n = self.n
-        width = {"wide": 8.0, "tall": 6.2, "square": 5.6}[self.shape]
-        height = {"wide": 3.0, "tall": 5.5, "square": 2.6}[self.shape]
+        width, height = self.layout.t5_area
         top = max(n.t5_last, 1)
         area = Rectangle(width=width, height=height, stroke_width=0)
 
@@ -600,7 +633,7 @@ class Variants(LessonScene):
     def build_rope(self) -> VGroup:
         n = self.n
         self.m = ValueTracker(0)
-        radius = {"wide": 2.0, "tall": 2.6, "square": 1.5}[self.shape]
+        radius = self.layout.rope_radius
         dial = Circle(radius=radius, stroke_color=theme.MUTED, stroke_width=2)
         self.dial = dial
 
@@ -651,7 +684,7 @@ class Variants(LessonScene):
         readouts.arrange(DOWN, buff=0.2, aligned_edge=LEFT)
         theta = self.label("rope_theta", theme.SMALL_SIZE, theme.MUTED, theta=compact(n.rope_theta))
         side = VGroup(readouts, theta).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
-        picture = VGroup(dial, side).arrange(DOWN if self.shape == "tall" else RIGHT, buff=0.6)
+        picture = VGroup(dial, side).arrange(self.layout.rope_dir, buff=0.6)
         rule = formula(
             r"\langle R_m\mathbf{q},\, R_n\mathbf{k}\rangle = \langle \mathbf{q},\, R_{n-m}\mathbf{k}\rangle",
             size=theme.BODY_SIZE * 1.3,
@@ -693,13 +726,11 @@ class Variants(LessonScene):
     def build_table(self) -> VGroup:
         """One row per variant under its group (16:9, 1:1), or one card per variant (9:16)."""
         title = self.label("table_title", theme.HEADING_SIZE)
-        body = self.build_cards() if self.shape == "tall" else self.build_grid()
+        body = self.build_cards() if self.layout.cards else self.build_grid()
         return self.page(title, body)
 
     def build_grid(self) -> VGroup:
-        size = theme.LABEL_SIZE if self.shape == "wide" else theme.SMALL_SIZE
-        widths = {"wide": (2.1, 3.0, 3.6, 3.0), "square": (1.3, 1.7, 1.9, 1.6)}[self.shape]
-        gap = {"wide": 0.35, "square": 0.2}[self.shape]
+        size, widths, gap = self.layout.grid_size, self.layout.grid_widths, self.layout.grid_gap
         heads = [
             Rectangle(width=widths[0], height=0.05, stroke_width=0),
             *[
@@ -782,7 +813,7 @@ class Variants(LessonScene):
         self.clear()
         title, body = self.build_table()
         self.play(FadeIn(title), run_time=theme.SHORT)
-        if self.shape != "tall":
+        if not self.layout.cards:  # the grid's header row
             self.play(FadeIn(body[0]), run_time=theme.SHORT)
         for part in self.table_parts:
             self.play(FadeIn(part, shift=0.1 * RIGHT), run_time=0.5)

@@ -1,5 +1,6 @@
 """The shape of the code: rooms that import downwards only, and no cycles."""
 
+import ast
 from pathlib import Path
 
 from rendering.core import keys
@@ -99,3 +100,46 @@ def test_pe_math_imports_neither_manim_nor_the_rest_of_the_project():
         source = path.read_text(encoding="utf-8")
         for banned in ("manim", "scenes", "rendering"):
             assert f"import {banned}" not in source and f"from {banned}" not in source, path
+
+
+def shape_questions(source: str) -> list[int]:
+    """Lines that compare `self.shape` to something (==, !=, in), ternaries included."""
+
+    def is_shape(node: ast.AST) -> bool:
+        return (
+            isinstance(node, ast.Attribute)
+            and node.attr == "shape"
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "self"
+        )
+
+    return sorted(
+        node.lineno
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Compare) and any(map(is_shape, [node.left, *node.comparators]))
+    )
+
+
+def test_chapters_read_their_layout_from_one_table_not_from_shape_tests():
+    """A scene says where its groups go per frame shape in its LAYOUTS and reads
+    `self.layout`; only the shared stage helpers of the base scene ask the shape."""
+    asking = {
+        str(path.relative_to(ROOT)): lines
+        for path in (ROOT / "scenes").rglob("*.py")
+        if path.name != "base.py" and (lines := shape_questions(path.read_text(encoding="utf-8")))
+    }
+    assert asking == {}
+
+
+def test_the_shape_test_finder_finds_each_spelling():
+    source = """
+class S:
+    def f(self):
+        a = 1 if self.shape == "wide" else 2
+        if "tall" != self.shape:
+            pass
+        b = self.shape in ("wide", "square")
+        c = self.layout.wide == 1
+        d = {"wide": 1}[self.shape]
+"""
+    assert shape_questions(source) == [4, 5, 7]
