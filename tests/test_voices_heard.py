@@ -23,11 +23,12 @@ from rendering.speech.base import VoiceError
 from rendering.speech.engines import fastspeech2
 from scenes.text_layout import sentences
 
-# Three of the longest scenes of the lesson (nearest to the 100 s a clip may last); every
+# Three of the longest scenes of the lesson (nearest to the 130 s a clip may last); every
 # scene is listened to by `make bench` (bench_voice.py runs `listen --all`).
 ROUND_TRIP = ("square-to-sine", "relative-shift", "rope-rotation")
 LINE_LIMIT = 0.25  # no line far off, whatever the recogniser mishears
 MEAN_LIMIT = 0.08  # under 8% of syllables or words wrong over a scene
+LONGEST = 130.0  # seconds a chapter may last, in either language
 
 
 @pytest.fixture(scope="module")
@@ -132,15 +133,15 @@ def test_every_line_is_heard_as_written(slug, lang, speech_cache, tmp_path):
         errors[key] = listen.error_rate(narration.spoken(line, lang), heard.text, lang)
         assert errors[key] <= LINE_LIMIT, (key, line, heard.text)
     assert sum(errors.values()) / len(errors) < MEAN_LIMIT, errors
-    if lang == "zh":  # the speech is cached now: these long scenes still fit in 100 s
-        # (the estimate runs about 5% short: 72.3 s against a rendered 75.8 s)
-        assert clip_seconds(slug, speech_cache, tmp_path) <= 100.0 / 1.1
+    if lang == "zh":  # the speech is cached now: these long scenes still fit in 130 s
+        # (the estimate may run about 5% short: 72.3 s against a rendered 75.8 s once)
+        assert clip_seconds(slug, speech_cache, tmp_path) <= LONGEST / 1.05
 
 
-def test_the_longest_chinese_clip_outside_the_round_trips_fits_in_100_s(speech_cache, tmp_path):
-    # as long as the round-trip scenes, which check their own fit (about 88 s measured)
+def test_the_longest_chinese_clip_outside_the_round_trips_fits(speech_cache, tmp_path):
+    # as long as the round-trip scenes, which check their own fit (about 113 s measured)
     assert set(ROUND_TRIP).isdisjoint({"attention-shuffle"})
-    assert clip_seconds("attention-shuffle", speech_cache, tmp_path) <= 100.0 / 1.1
+    assert clip_seconds("attention-shuffle", speech_cache, tmp_path) <= LONGEST / 1.05
 
 
 def clip_seconds(slug: str, speech_cache: Path, work: Path) -> float:
