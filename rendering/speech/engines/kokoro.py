@@ -235,7 +235,7 @@ class Kokoro(Engine):
     rank = 0
     terms = "Apache-2.0"
     # the voices chosen by the recogniser's error over the lesson (README, "Voices");
-    # zf_xiaobei at 1.1: at 1.0 the longest Chinese scenes would outlast 100 s
+    # zf_xiaobei at 1.1: at 1.0 the longest Chinese chapters would outlast their 130 s
     voices = {
         "en": VoiceSpec(engine_name, "af_bella"),
         "zh": VoiceSpec(engine_name, "zf_xiaobei", 1.1),
