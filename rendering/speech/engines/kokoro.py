@@ -234,7 +234,7 @@ class Kokoro(Engine):
     engine_name = "kokoro"
     rank = 0
     terms = "Apache-2.0"
-    # the voices chosen by the recogniser's error over the lesson (docs/guide.md, "Voices");
+    # the voices chosen by the recogniser's error over the lesson (docs/guide.md, "Voices and recordings");
     # zf_xiaobei at 1.1: at 1.0 the longest Chinese chapters would outlast their 130 s
     voices = {
         "en": VoiceSpec(engine_name, "af_bella"),
