@@ -312,8 +312,10 @@ def hand_angle(params: Params, position: float, i: int) -> float:
 
 
 def formula(tex: str, size: float = 40, color=theme.FOREGROUND, **values: str) -> MathTex:
-    """A LaTeX formula with `{name}` slots filled from computed values (use {{ }} for TeX braces)."""
-    return MathTex(tex.format(**values) if values else tex, font_size=size, color=color)
+    """A LaTeX formula with `{name}` slots filled from computed values (use {{ }} for TeX braces).
+    A value's Unicode minus, as theme.fmt writes it, becomes the ASCII one TeX reads."""
+    ascii_values = {k: str(v).replace("−", "-") for k, v in values.items()}
+    return MathTex(tex.format(**ascii_values) if values else tex, font_size=size, color=color)
 
 
 def panel(width: float, height: float, color=theme.MUTED) -> RoundedRectangle:

@@ -491,7 +491,7 @@ class RelativeShift(LessonScene):
             color=theme.ACCENT,
             last=str(n.n_clocks - 1),
             k=str(n.k),
-            value=theme.fmt(n.dot_sum, DIGITS).replace("−", "-"),
+            value=theme.fmt(n.dot_sum, DIGITS),
         )
         self.dot_total = VGroup(same, total).arrange(DOWN, buff=0.15)
         # a narrow slot drops the title: the formula heading the values says as much

@@ -541,7 +541,7 @@ class RopeRotation(LessonScene):
             m=str(r["m"]),
             n=str(r["n"]),
             g=str(r["n"] - r["m"]),
-            dot=theme.fmt(r["relative_dot"], 3).replace("−", "-"),  # TeX wants ASCII minus
+            dot=theme.fmt(r["relative_dot"], 3),
         )
         full = self.label(
             "full",
@@ -565,17 +565,14 @@ class RopeRotation(LessonScene):
         sign = self.n.sign
         said = sign["said"]
 
-        def tex_num(text: str) -> str:
-            return text.replace("−", "-")  # TeX wants ASCII minus
-
         rope_pm = formula(
             r"\langle q,\, R_{{{g}}}\, k \rangle = {plus} \qquad \langle q,\, R_{{{mg}}}\, k \rangle = {minus}",
             size=theme.LABEL_SIZE * 1.3,
             color=theme.ACCENT,
-            g=tex_num(said["gap"]),
-            mg=tex_num(said["minus_gap"]),
-            plus=tex_num(said["plus"]),
-            minus=tex_num(said["minus"]),
+            g=said["gap"],
+            mg=said["minus_gap"],
+            plus=said["plus"],
+            minus=said["minus"],
         )
         sinusoid = self.label(
             "sinusoid_sign",
