@@ -21,8 +21,8 @@ from manim import (
 
 import scenes
 from pe_math import Params
-from scenes import theme
-from scenes.base import LessonScene
+from scenes.kit import theme
+from scenes.kit.base import LessonScene
 
 
 @dataclass(frozen=True)

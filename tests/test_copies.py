@@ -26,8 +26,8 @@ from manim import (
 )
 
 import scenes
-from scenes import copies
-from scenes.components import text
+from scenes.kit import copies
+from scenes.kit.components import text
 from tests.scene_tools import build_scene
 
 

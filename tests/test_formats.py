@@ -16,11 +16,11 @@ from rendering.core.manifest import ClipEntry, Manifest
 from rendering.draw import encoders
 from rendering.draw.motion import MOST_STILL, pace_for, still_runs, with_pace
 from rendering.publish import gallery
-from scenes import theme
-from scenes.base import LessonScene
-from scenes.catalogue import catalogue
+from scenes.kit import theme
+from scenes.kit.base import LessonScene
+from scenes.kit.catalogue import catalogue
+from scenes.kit.timing import BREATH
 from scenes.lesson_cards import LessonIntro, LessonOutro
-from scenes.timing import BREATH
 from tests import test_lesson
 from tests.scene_tools import LayoutReport, build_in, build_scene, check_layout, estimated_speech
 from tests.test_lesson import render_clips

@@ -20,7 +20,7 @@ from pathlib import Path
 import av
 import pytest
 
-from scenes import catalogue
+from scenes.kit import catalogue
 
 pytestmark = pytest.mark.render
 ROOT = Path(__file__).resolve().parent.parent

@@ -28,7 +28,7 @@ from rendering.run.plan import plan
 from rendering.speech import audio, narration, voices
 from rendering.speech.engines import espeak
 from rendering.speech.engines.piper import Piper
-from scenes import catalogue as catalogue_mod
+from scenes.kit import catalogue as catalogue_mod
 from tests.scene_tools import build_scene
 from tests.videos import synthetic
 

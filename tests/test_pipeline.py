@@ -19,7 +19,7 @@ from pe_math import Params
 from render import cli
 from rendering.core.jobs import Job
 from rendering.run.plan import plan
-from scenes import text_store
+from scenes.kit import text_store
 
 pytestmark = pytest.mark.render
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,7 +96,7 @@ def test_planted_or_wrong_text_cache_entries_are_never_unpickled_and_are_set_aga
 ):
     from manim import Text
 
-    from scenes import sealed
+    from scenes.kit import sealed
 
     monkeypatch.delenv(text_store.CACHE_ENV)  # the render keeps words in <output>/.text
     out, marker = tmp_path / "out", tmp_path / "code-ran"

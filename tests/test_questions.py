@@ -10,8 +10,8 @@ import pytest
 
 import pe_math as pm
 from pe_math import Params
-from scenes import questions as qmod
-from scenes.catalogue import CatalogueError
+from scenes.kit import questions as qmod
+from scenes.kit.catalogue import CatalogueError
 
 KNOBS = [
     {},

@@ -4,8 +4,8 @@ import pytest
 from manim import RIGHT, Text, Write
 
 import scenes
-from scenes.base import LessonScene
-from scenes.catalogue import LANGS, CatalogueError, catalogue, lookup
+from scenes.kit.base import LessonScene
+from scenes.kit.catalogue import LANGS, CatalogueError, catalogue, lookup
 from tests.scene_tools import build_scene
 
 

@@ -23,8 +23,8 @@ from PIL import Image
 
 from rendering.core.manifest import Manifest
 from rendering.publish import lesson, slides
-from scenes import catalogue
-from scenes.say import line as caption
+from scenes.kit import catalogue
+from scenes.kit.say import line as caption
 from tests.test_lesson import render_clips
 from tests.test_presenter import SLUGS, expected_beats, tiny_scenes_for_module
 

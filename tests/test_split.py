@@ -32,11 +32,11 @@ from rendering.draw import join, packets, segments
 from rendering.draw.scene import draw
 from rendering.run import split
 from rendering.speech import audio
-from scenes import catalogue as catalogue_mod
-from scenes import reads
-from scenes.base import LessonScene
-from scenes.catalogue import catalogue
-from scenes.reads import PRELUDE
+from scenes.kit import catalogue as catalogue_mod
+from scenes.kit import reads
+from scenes.kit.base import LessonScene
+from scenes.kit.catalogue import catalogue
+from scenes.kit.reads import PRELUDE
 from tests.videos import synthetic
 
 TINY_FRAME = {"pixel_width": 256, "pixel_height": 144, "frame_rate": 10}

@@ -14,7 +14,7 @@ import click
 from rendering.cli import publish_cmd, render_cmd, scenes_cmd, speech_cmd, watch_cmd
 from rendering.cli.options import Fail, clipped
 from rendering.run import child
-from scenes.catalogue import CatalogueError
+from scenes.kit.catalogue import CatalogueError
 
 
 class OneLineErrors(click.Group):

@@ -63,9 +63,9 @@ class Job:
         """The digest of every file behind the scene code and behind the renderer."""
         info = self.info
         # only this language's words shape the clip; the other's subtitles are rewritten cheaply
-        catalogues = scenes.catalogue_files(info.slug, self.lang)
+        data = scenes.frame_files(info.slug, self.lang)
         return {
-            "code": keys.sources(info.module, extra_files=catalogues),
+            "code": keys.sources(info.module, extra_files=data),
             "renderer": keys.sources(*RENDERER_MODULES),
         }
 

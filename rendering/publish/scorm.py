@@ -29,7 +29,7 @@ from rendering.core.door import command
 from rendering.core.files import replacing
 from rendering.core.manifest import Manifest
 from rendering.publish import presenter, web
-from scenes.catalogue import lookup
+from scenes.kit.catalogue import lookup
 
 FORMATS = ("scorm12", "scorm2004")
 PLAYER = "player.html"
