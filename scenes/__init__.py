@@ -109,7 +109,9 @@ def discover(room: Path = CHAPTERS) -> tuple[SceneInfo, ...]:
     list leaves out still renders, after the listed ones; a listed slug without a folder
     is left out (tests/test_registry.py holds the two to each other)."""
     found = {}
-    for folder in sorted(p for p in room.iterdir() if (p / "chapter.toml").is_file()):
+    for folder in sorted(room.iterdir()):
+        if folder.name.startswith(".") or not (folder / "chapter.toml").is_file():
+            continue  # not a chapter, or one being made
         slug, class_name, fields = declared(folder)
         found[slug] = (f"scenes.chapters.{folder.name}.scene", class_name, fields)
     listed = [s for s in lesson_order(room) if s in found]
@@ -143,15 +145,16 @@ def ordered() -> list[SceneInfo]:
     return sorted(REGISTRY.values(), key=lambda i: (i.order, i.slug))
 
 
-def chapters() -> list[SceneInfo]:
-    """The lesson's chapters (every registered scene between the cards), in order."""
+def lesson_chapters() -> list[SceneInfo]:
+    """The lesson's chapters (every registered scene between the cards), in order. (Not
+    `chapters`: that name is the package of chapter folders.)"""
     first, last = (card.order for card in CARDS)
     return [info for info in ordered() if first < info.order < last]
 
 
 def next_chapter(slug: str) -> SceneInfo | None:
     """The chapter after `slug` in the lesson, or None after the last."""
-    lesson = chapters()
+    lesson = lesson_chapters()
     slugs = [info.slug for info in lesson]
     at = slugs.index(slug) + 1 if slug in slugs else len(slugs)
     return lesson[at] if at < len(slugs) else None

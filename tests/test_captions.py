@@ -124,12 +124,10 @@ def _intro_beats():
 
 
 def test_sidecars_parse_with_webvtt_and_srt_and_agree(tmp_path):
-    files = captions.write_sidecars(
-        tmp_path, "00-lesson-intro", "lesson-intro", _intro_beats(), 7.0
-    )
+    files = captions.write_sidecars(tmp_path, "lesson-intro", "lesson-intro", _intro_beats(), 7.0)
     assert files == {
-        "vtt": {"zh": "00-lesson-intro.zh.vtt", "en": "00-lesson-intro.en.vtt"},
-        "srt": {"zh": "00-lesson-intro.zh.srt", "en": "00-lesson-intro.en.srt"},
+        "vtt": {"zh": "lesson-intro.zh.vtt", "en": "lesson-intro.en.vtt"},
+        "srt": {"zh": "lesson-intro.zh.srt", "en": "lesson-intro.en.srt"},
     }
     for lang in ("zh", "en"):
         vtt = webvtt.read(str(tmp_path / files["vtt"][lang]))

@@ -144,10 +144,10 @@ def test_the_installed_command_renders_a_scene_from_a_folder_outside_the_checkou
     assert run.returncode == 0, run.stderr[-2000:]
 
     folder = work / "media" / "en" / "480p15"
-    with av.open(str(folder / "00-lesson-intro.mp4")) as container:
+    with av.open(str(folder / "lesson-intro.mp4")) as container:
         frames = [f for f in container.decode(video=0)]
     assert len(frames) > 10 and (frames[0].width, frames[0].height) == (854, 480)
-    subtitles = (folder / "00-lesson-intro.en.vtt").read_text("utf-8")
+    subtitles = (folder / "lesson-intro.en.vtt").read_text("utf-8")
     assert " ".join(subtitles.split()).count(OWN_LINE) == 1
     explorer = json.loads((folder / "explore.json").read_text("utf-8"))
     assert explorer["initial"]["layout"] == "concat"  # ./lesson.toml, not the default

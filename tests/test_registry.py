@@ -46,7 +46,7 @@ def test_every_chapter_folder_is_whole_and_in_the_lessons_list_once():
     assert {slug.replace("-", "_") for slug in listed} == folders
     for name in folders:
         assert CHAPTER_FILES <= {p.name for p in (scenes.CHAPTERS / name).iterdir()}, name
-    assert [info.slug for info in scenes.chapters()] == listed  # in the list's order
+    assert [info.slug for info in scenes.lesson_chapters()] == listed  # in the list's order
 
 
 def chapter(room, slug, cls="Thing"):

@@ -52,7 +52,7 @@ class Job:
 
     @property
     def filename(self) -> str:
-        """e.g. `05-clock-hands.mp4`, `05-clock-hands.alpha.webm`."""
+        """e.g. `clock-hands.mp4`, `clock-hands.alpha.webm`."""
         middle = self.variant.removeprefix(self.fmt)
         return f"{self.info.stem}{middle}.{self.fmt}"
 

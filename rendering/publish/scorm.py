@@ -85,7 +85,7 @@ class Contents:
 
 
 def package_name(folder: Path, fmt: str, contents: Contents) -> str:
-    """e.g. pe-explainer-en-720p30.scorm12.zip, or ...-720p30-05-clock-hands.scorm12.zip
+    """e.g. pe-explainer-en-720p30.scorm12.zip, or ...-720p30-clock-hands.scorm12.zip
     for one clip: the language, folder and clip it was made from."""
     clip = f"-{contents.name}" if contents.name else ""
     return f"pe-explainer-{folder.parent.name}-{folder.name}{clip}.{fmt}.zip"
