@@ -44,8 +44,8 @@ def tests_folder() -> Path:
     help="Place the chapter after this one in the lesson's list (default: at its end).",
 )
 def new(slug: str, after: str | None) -> None:
-    """Make a chapter from the template: scenes/chapters/<slug_>/ (scene.py, en.toml,
-    zh.toml, chapter.toml), a test in tests/, and its line in the lesson's list."""
+    """Make a chapter from the template: its folder in scenes/chapters/ (scene.py, en.toml,
+    zh.toml, chapter.toml), its test in tests/, and its line in the lesson's list."""
     folder, test, placed = make_chapter(slug, after, scenes.CHAPTERS, tests_folder())
     click.echo(f"made {shown_path(folder)}/ ({', '.join(FOLDER_FILES)}) and {shown_path(test)}")
     order = shown_path(scenes.CHAPTERS / scenes.ORDER)
