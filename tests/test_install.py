@@ -109,6 +109,9 @@ def test_the_wheel_carries_every_file_of_the_packages(installed):
     assert missing == [], f"package-data in pyproject.toml misses {missing}"
     assert "pe_math/lesson.toml" in names and not any(n.startswith("render.py") for n in names)
     assert any(n.startswith("scenes/captions/zh/") for n in names)
+    # a chapter's folder, the lesson's list and the template `new` makes chapters from
+    assert {"scenes/chapters/order.toml", "scenes/chapters/clock_hands/zh.toml"} <= names
+    assert "rendering/cli/templates/chapter/scene.py.tmpl" in names
 
 
 def test_the_installed_command_renders_a_scene_from_a_folder_outside_the_checkout(
