@@ -122,7 +122,7 @@ def discover(room: Path = CHAPTERS) -> tuple[SceneInfo, ...]:
     )
 
 
-MISSION = discover()
+MISSION = discover()  # the project's own chapters; plugins register() more
 
 # The lesson's opening and closing cards: lesson.mp4 starts and ends with them.
 CARDS = (

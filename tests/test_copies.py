@@ -1,4 +1,4 @@
-"""Mobject copies made by scenes/copies.py are what Manim's own deepcopy makes.
+"""Mobject copies made by scenes/kit/copies.py are what Manim's own deepcopy makes.
 
 Same types, values, array layouts and sharing: an object shared inside the original's
 family is shared inside the copy, and what Manim's copy shares with the original (its

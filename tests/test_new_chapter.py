@@ -75,6 +75,15 @@ def test_a_bad_or_taken_slug_is_one_line_and_writes_nothing(room, args, says):
     assert files(room) == before
 
 
+def test_outside_a_checkout_it_says_where_to_run_it(room):
+    (room / "tests").rmdir()  # an installed package has no tests/ beside it
+    before = files(room)
+    result = new("my-chapter")
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+    assert "is not a folder" in result.output and "in a clone" in result.output
+    assert files(room) == before
+
+
 def test_a_write_that_fails_takes_back_what_it_wrote(room, monkeypatch):
     before = files(room)
 

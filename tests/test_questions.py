@@ -105,7 +105,7 @@ def test_broken_question_words_are_one_line_naming_the_file(monkeypatch):
 
     monkeypatch.setattr(qmod, "catalogue", without_reason)
     with pytest.raises(
-        CatalogueError, match=r"binary-bits.toml: ask.codes needs a prompt and a reason"
+        CatalogueError, match=r"binary_bits/en.toml: ask.codes needs a prompt and a reason"
     ):
         qmod.questions("binary-bits", "en")
 

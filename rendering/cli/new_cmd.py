@@ -16,6 +16,7 @@ import scenes
 from pe_math.params import shown
 from rendering.cli.options import Fail
 from rendering.core import keys
+from rendering.core.door import command
 from rendering.core.files import atomic_write_text
 from scenes.kit import catalogue
 
@@ -50,7 +51,7 @@ def new(slug: str, after: str | None) -> None:
     click.echo(f"made {shown_path(folder)}/ ({', '.join(FOLDER_FILES)}) and {shown_path(test)}")
     order = shown_path(scenes.CHAPTERS / scenes.ORDER)
     click.echo(f"{order} lists it as chapter {placed}" if placed else f"{order} lists it already")
-    click.echo(f"render it: render.py render {slug} -q l --voice none")
+    click.echo(f"render it: {command()} render {slug} -q l --voice none")
 
 
 def shown_path(path: Path) -> str:
@@ -83,7 +84,7 @@ def check_slug(slug: str, room: Path, tests: Path) -> None:
     if not tests.is_dir():
         raise Fail(
             f"{tests} is not a folder: `new` writes a chapter and its test into a checkout "
-            "of the project; run it in a clone"
+            f"of the project; run `python render.py new {slug}` in a clone"
         )
 
 

@@ -6,7 +6,7 @@ In an LMS the player finds the runtime API the standard way (`API` for 1.2,
 `API_1484_11` for 2004, in its parent frames or its opener), keeps the play position
 and the chapters seen, resumes there on the next launch, and reports the lesson
 completed once every chapter has been seen. A chapter with checkpoint questions
-(scenes/questions.py) stops at its end to ask them; each answer is reported as an
+(scenes/kit/questions.py) stops at its end to ask them; each answer is reported as an
 interaction and the share answered right as the score. Without an LMS it still
 plays, asks, and says that progress is not being recorded.
 """

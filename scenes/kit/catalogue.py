@@ -143,7 +143,7 @@ def node(lang: str, slug: str, key: str) -> object:
     for part in key.split("."):
         if not isinstance(found, dict) or part not in found:
             raise CatalogueError(
-                f"{lang}/{slug}.toml has no {key!r}; add it to both zh and en catalogues"
+                f"{path_for(lang, slug)} has no {key!r}; add it to both zh and en catalogues"
             )
         found = found[part]
     return found
@@ -165,7 +165,7 @@ def lookup(lang: str, slug: str, key: str) -> str:
     """The text of a dotted key such as 'title', 'ui.swap' or 'say.intro'."""
     text = node(lang, slug, key)
     if not isinstance(text, str):
-        raise CatalogueError(f"{lang}/{slug}.toml: {key!r} is a table, not text")
+        raise CatalogueError(f"{path_for(lang, slug)}: {key!r} is a table, not text")
     return text
 
 
