@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 import scenes  # noqa: E402
 from rendering.core import settings  # noqa: E402
-from scenes import catalogue, say  # noqa: E402
+from scenes.kit import catalogue, say  # noqa: E402
 
 
 def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, str]:

@@ -1,5 +1,8 @@
 """The scene registry: slug → scene class, order, titles and the Params fields it reads.
 
+Chapters are found in their folders (scenes/chapters/<slug_>/chapter.toml); their
+order is the one list in scenes/chapters/order.toml.
+
 Scene modules are imported only when a scene is needed, so listing the lesson
 stays fast and never starts Manim.
 """
@@ -9,12 +12,14 @@ from __future__ import annotations
 import difflib
 import importlib
 import os
+import tomllib
 from dataclasses import dataclass
+from pathlib import Path
 
-from pe_math.params import shown
-from scenes.catalogue import COMMON, LANGS, has, lookup, path_for
-from scenes.catalogue import catalogue as parsed  # `scenes.catalogue` stays the module
-from scenes.reads import NEXT, word_read
+from pe_math.params import shown, toml_problem
+from scenes.kit.catalogue import COMMON, LANGS, has, lookup, path_for
+from scenes.kit.catalogue import catalogue as parsed  # `scenes.kit.catalogue` stays the module
+from scenes.kit.reads import NEXT, word_read
 
 
 class UnknownScene(KeyError):
@@ -25,11 +30,11 @@ class UnknownScene(KeyError):
 @dataclass(frozen=True)
 class SceneInfo:
     slug: str
-    module: str  # importable module, e.g. "scenes.clock_hands"
+    module: str  # importable module, e.g. "scenes.chapters.clock_hands.scene"
     class_name: str
-    order: int
+    order: int  # its place in the lesson (chapters: from chapters/order.toml)
     # the Params fields the scene reads at the defaults, for people (`render.py list`);
-    # a clip's key holds the fields its build read (scenes.reads), never this list
+    # a clip's key holds the fields its build read (scenes.kit.reads), never this list
     fields: tuple[str, ...]
 
     def fields_for(self, lang: str) -> tuple[str, ...]:
@@ -45,131 +50,79 @@ class SceneInfo:
 
     @property
     def stem(self) -> str:
-        """Output file stem, e.g. '05-clock-hands'."""
-        return f"{self.order:02d}-{self.slug}"
+        """Output file stem: the slug, e.g. 'clock-hands'. The place in the lesson is kept
+        in the manifest, so inserting a chapter renames no other chapter's files."""
+        return self.slug
 
 
-SINUSOID = ("d_model", "base", "layout", "variant")
 LANGUAGE_FIELDS = {"tokens": "zh", "tokens_en": "en"}  # words shown in one language only
+CHAPTERS = Path(__file__).resolve().parent / "chapters"
+ORDER = "order.toml"  # in CHAPTERS: the lesson's one list of chapters, in order
 
-MISSION = (
-    SceneInfo(
-        "attention-shuffle",
-        "scenes.attention_shuffle",
-        "AttentionShuffle",
-        1,
-        ("tokens", "tokens_en", "X", "swap", "proj_seed", "proj_scale"),
-    ),
-    SceneInfo(
-        "integer-scale",
-        "scenes.integer_scale",
-        "IntegerScale",
-        2,
-        # the verdict's integer codes and the concat beat's layer and paper-width PE too
-        (
-            "word_a",
-            "word_b",
-            "int_position",
-            "int_max_position",
-            "d_model",
-            "max_len",
-            "base",
-            "proj_seed",
-            "proj_scale",
-            "train_len",  # the verdict: integers past the training length were never seen
-        ),
-    ),
-    SceneInfo("binary-bits", "scenes.binary_bits", "BinaryBits", 3, ("n_bits",)),
-    SceneInfo(
-        "square-to-sine",
-        "scenes.square_to_sine",
-        "SquareToSine",
-        4,
-        ("n_bits", "fourier_terms", "max_len") + SINUSOID,
-    ),
-    SceneInfo(
-        "clock-hands",
-        "scenes.clock_hands",
-        "ClockHands",
-        5,
-        ("clock_max_position", "clocks_shown", "ambiguity_positions") + SINUSOID,
-    ),
-    SceneInfo(
-        "similarity",
-        "scenes.similarity",
-        "Similarity",
-        6,
-        ("max_len", "similarity_d_model", "n_bits") + SINUSOID,
-    ),
-    SceneInfo(
-        "pe-heatmap",
-        "scenes.pe_heatmap",
-        "PeHeatmap",
-        7,
-        ("max_len", "heat_d_model", "heat_dims", "base", "layout", "variant"),
-    ),
-    SceneInfo(
-        "relative-shift",
-        "scenes.relative_shift",
-        "RelativeShift",
-        8,
-        ("shift_p", "shift_k", "shift_dot_positions", "max_len", "train_len") + SINUSOID,
-    ),
-    SceneInfo(
-        "rope-rotation",
-        "scenes.rope_rotation",
-        "RopeRotation",
-        9,
-        (
-            "rope_q",
-            "rope_k",
-            "rope_m",
-            "rope_n",
-            "rope_shift",
-            "rope_pair",
-            "rope_pairing",
-            "d_model",
-            "base",
-            "max_len",
-            "train_len",
-            "layout",
-            "variant",
-            "proj_seed",
-            "proj_scale",
-        ),
-    ),
-    SceneInfo(
-        "variants",
-        "scenes.variants",
-        "Variants",
-        10,
-        (
-            "learned_max_len",
-            "learned_seed",
-            "alibi_heads",
-            "t5_num_buckets",
-            "t5_max_distance",
-            "t5_bidirectional",
-            "d_model",
-            "base",
-        ),
-    ),
-    SceneInfo(
-        "long-context",
-        "scenes.long_context",
-        "LongContext",
-        11,
-        ("train_len", "target_len", "rope_base", "rope_head_dim"),
-    ),
-    SceneInfo(
-        "recap",
-        "scenes.recap",
-        "Recap",
-        12,
-        ("max_len", "learned_max_len", "learned_seed", "n_bits", "int_position", "train_len")
-        + SINUSOID,
-    ),
-)
+
+class ChapterError(ValueError):
+    """A chapter folder's declaration or the lesson's list is broken."""
+
+
+def _toml(path: Path) -> dict:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ChapterError(
+            f"{path} is not valid TOML at {toml_problem(exc)}; fix it there"
+        ) from None
+
+
+def lesson_order(room: Path = CHAPTERS) -> list[str]:
+    """The slugs of the lesson's chapters, in the order it plays them."""
+    listed = _toml(room / ORDER).get("chapters")
+    if not isinstance(listed, list) or not all(isinstance(s, str) for s in listed):
+        raise ChapterError(
+            f'{room / ORDER} needs chapters = ["slug", ...]; write the list of slugs'
+        )
+    return listed
+
+
+def declared(folder: Path) -> tuple[str, str, tuple[str, ...]]:
+    """(slug, class name, fields) from a chapter folder's chapter.toml."""
+    decl = _toml(folder / "chapter.toml")
+    slug, class_name, fields = decl.get("slug"), decl.get("class"), decl.get("fields", [])
+    if not (
+        isinstance(slug, str)
+        and isinstance(class_name, str)
+        and isinstance(fields, list)
+        and all(isinstance(f, str) for f in fields)
+    ):
+        raise ChapterError(
+            f'{folder / "chapter.toml"} needs slug = "...", class = "..." and fields = [...]'
+        )
+    if slug.replace("-", "_") != folder.name:  # its catalogues are found by the slug
+        raise ChapterError(
+            f"{folder / 'chapter.toml'} declares slug {shown(slug)}; its folder must be named "
+            f"{shown(slug.replace('-', '_'), quoted=False)}, or the slug {folder.name.replace('_', '-')}"
+        )
+    return slug, class_name, tuple(fields)
+
+
+def discover(room: Path = CHAPTERS) -> tuple[SceneInfo, ...]:
+    """The chapters found in their folders, numbered by the lesson's list. A folder the
+    list leaves out still renders, after the listed ones; a listed slug without a folder
+    is left out (tests/test_registry.py holds the two to each other)."""
+    found = {}
+    for folder in sorted(room.iterdir()):
+        if folder.name.startswith(".") or not (folder / "chapter.toml").is_file():
+            continue  # not a chapter, or one being made
+        slug, class_name, fields = declared(folder)
+        found[slug] = (f"scenes.chapters.{folder.name}.scene", class_name, fields)
+    listed = [s for s in lesson_order(room) if s in found]
+    unlisted = sorted(set(found) - set(listed))
+    return tuple(
+        SceneInfo(slug, *found[slug][:2], order, found[slug][2])
+        for order, slug in enumerate([*listed, *unlisted], start=1)
+    )
+
+
+MISSION = discover()  # the project's own chapters; plugins register() more
 
 # The lesson's opening and closing cards: lesson.mp4 starts and ends with them.
 CARDS = (
@@ -192,15 +145,16 @@ def ordered() -> list[SceneInfo]:
     return sorted(REGISTRY.values(), key=lambda i: (i.order, i.slug))
 
 
-def chapters() -> list[SceneInfo]:
-    """The lesson's chapters (every registered scene between the cards), in order."""
+def lesson_chapters() -> list[SceneInfo]:
+    """The lesson's chapters (every registered scene between the cards), in order. (Not
+    `chapters`: that name is the package of chapter folders.)"""
     first, last = (card.order for card in CARDS)
     return [info for info in ordered() if first < info.order < last]
 
 
 def next_chapter(slug: str) -> SceneInfo | None:
     """The chapter after `slug` in the lesson, or None after the last."""
-    lesson = chapters()
+    lesson = lesson_chapters()
     slugs = [info.slug for info in lesson]
     at = slugs.index(slug) + 1 if slug in slugs else len(slugs)
     return lesson[at] if at < len(slugs) else None
@@ -213,6 +167,12 @@ def bridge_to(slug: str, lang: str) -> SceneInfo | None:
         return None
     word_read(lang, slug, NEXT)  # a chapter registered in between changes it
     return next_chapter(slug)
+
+
+def frame_files(slug: str, lang: str) -> tuple:
+    """The files besides code a scene's frames read in `lang`: its catalogues, and the
+    lesson's list, since a chapter shows its own number and others' (bridge, cards)."""
+    return (*catalogue_files(slug, lang), CHAPTERS / ORDER)
 
 
 def catalogue_files(slug: str, lang: str) -> tuple:

@@ -21,8 +21,8 @@ from manim import (
 
 import scenes
 from pe_math import Params
-from scenes import theme
-from scenes.base import LessonScene
+from scenes.kit import theme
+from scenes.kit.base import LessonScene
 
 
 @dataclass(frozen=True)
@@ -46,14 +46,14 @@ class LessonIntro(LessonScene):
 
     @classmethod
     def numbers(cls, params: Params) -> LessonIntroNumbers:
-        return LessonIntroNumbers(chapters=[info.order for info in scenes.chapters()])
+        return LessonIntroNumbers(chapters=[info.order for info in scenes.lesson_chapters()])
 
     def construct(self) -> None:
         self.beat("welcome")
         title = self.text(self.ui("heading"), size=theme.TITLE_SIZE)
         subtitle = self.label("subtitle", color=theme.MUTED)
         head = VGroup(title, subtitle).arrange(DOWN, buff=0.35)
-        stops = self.chapter_list(scenes.chapters())
+        stops = self.chapter_list(scenes.lesson_chapters())
         note = self.label("count", size=theme.LABEL_SIZE, color=theme.MUTED, n=len(stops))
         card = VGroup(head, stops, note).arrange(DOWN, buff=0.45)
         self.fit(card).move_to(ORIGIN)  # laid out whole first, so it sits centred in any frame

@@ -45,7 +45,7 @@ def private_media_dir(tmp_path_factory):
     from manim import config
 
     from rendering.core import settings
-    from scenes import text_store
+    from scenes.kit import text_store
 
     config.media_dir = str(tmp_path_factory.mktemp("manim-media"))
     # set words are kept for every worker of this run and the processes they start

@@ -45,8 +45,8 @@ from manim import DOWN, FadeIn, Square, Write
 
 import {helper} as look
 from scenes import SceneInfo, register
-from scenes.base import LessonScene
-from scenes.catalogue import add_root
+from scenes.kit.base import LessonScene
+from scenes.kit.catalogue import add_root
 
 add_root(Path(__file__).resolve().parent / "captions")
 
@@ -159,9 +159,9 @@ class World:
             "fuzz-card": json.loads(json.dumps(CARD_WORDS)),
         }
         if self.extra:
-            chapter = (ROOT / "scenes" / "captions" / "en" / f"{self.extra}.toml").read_text(
-                encoding="utf-8"
-            )
+            chapter = (
+                ROOT / "scenes" / "chapters" / self.extra.replace("-", "_") / "en.toml"
+            ).read_text(encoding="utf-8")
             self.words[self.extra] = tomllib.loads(chapter)
         self.looks = {name: values[0] for name, values in LOOKS.items()}
         self.config = {

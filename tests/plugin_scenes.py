@@ -10,9 +10,9 @@ from manim import DOWN, FadeIn, Square, Write
 
 import pe_math as pm
 from scenes import SceneInfo, register
-from scenes.base import LessonScene
-from scenes.catalogue import add_root
-from scenes.theme import fmt
+from scenes.kit.base import LessonScene
+from scenes.kit.catalogue import add_root
+from scenes.kit.theme import fmt
 
 add_root(Path(__file__).resolve().parent / "captions")
 

@@ -26,9 +26,9 @@ from manim import (
 
 import scenes
 from pe_math import Params
-from scenes import say, theme
-from scenes.base import LessonScene
-from scenes.catalogue import WORDS, catalogue, lookup
+from scenes.kit import say, theme
+from scenes.kit.base import LessonScene
+from scenes.kit.catalogue import WORDS, catalogue, lookup
 
 TEXT_TYPES = (Text, MarkupText, MathTex, Tex, SingleStringMathTex, DecimalNumber)
 EDGE_TOLERANCE = 0.02  # scene units a glyph may touch past the frame edge

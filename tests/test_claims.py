@@ -13,9 +13,9 @@ import pytest
 import pe_math as pm
 import scenes
 from pe_math import Params
-from scenes.catalogue import catalogue
-from scenes.say import line as caption
-from scenes.similarity import MAX_BAR_POSITIONS
+from scenes.chapters.similarity.scene import MAX_BAR_POSITIONS
+from scenes.kit.catalogue import catalogue
+from scenes.kit.say import line as caption
 from tests.scene_tools import bits
 
 P = Params()
@@ -254,7 +254,7 @@ def numbers_in(line: str) -> list[float]:
 
 @pytest.mark.parametrize("params", _sweep(), ids=lambda p: p.digest()[:6])
 def test_every_knob_dependent_line_says_what_its_numbers_show(params):
-    from scenes.say import line
+    from scenes.kit.say import line
 
     lines = {
         (lang, slug, beat): line(lang, slug, beat, params)
@@ -561,7 +561,7 @@ def test_the_fast_hand_is_called_a_near_miss_only_when_it_nearly_repeats(pair):
 
 
 def test_every_chapter_but_the_last_ends_with_a_bridge_to_the_next():
-    chapters = scenes.chapters()
+    chapters = scenes.lesson_chapters()
     for info, following in zip(chapters, chapters[1:], strict=False):
         for lang in ("en", "zh"):
             say_keys = list(catalogue(lang, info.slug)["say"])
@@ -608,9 +608,9 @@ def test_subtitles_say_the_line_at_the_clip_s_knobs():
 def test_a_bad_spoken_slot_or_choice_names_the_file_and_the_line(tmp_path):
     from dataclasses import dataclass
 
-    from scenes import catalogue as catalogue_mod
-    from scenes.catalogue import CatalogueError
-    from scenes.say import fill
+    from scenes.kit import catalogue as catalogue_mod
+    from scenes.kit.catalogue import CatalogueError
+    from scenes.kit.say import fill
 
     (tmp_path / "en").mkdir()
     (tmp_path / "en" / "say-probe.toml").write_text(
@@ -644,7 +644,7 @@ def test_no_narration_line_names_a_chapter_by_its_number():
     # chapters may move; a line points back by name or by "earlier", a label by {order}
     import re
 
-    from scenes.say import lines
+    from scenes.kit.say import lines
 
     numbered = re.compile(
         r"chapters? (\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b|第.{1,3}章"

@@ -134,11 +134,15 @@ def words(tmp_path, monkeypatch):
     """A copy of the project's catalogues, read instead of them: a test may break one."""
     import shutil
 
-    from scenes import catalogue
+    from scenes.kit import catalogue
 
     copy = tmp_path / "captions"
     shutil.copytree(catalogue.ROOT, copy)
+    shutil.copytree(
+        catalogue.CHAPTERS, tmp_path / "chapters", ignore=shutil.ignore_patterns("*.py")
+    )
     monkeypatch.setattr(catalogue, "ROOT", copy)
+    monkeypatch.setattr(catalogue, "CHAPTERS", tmp_path / "chapters")
     monkeypatch.setattr(catalogue, "ROOTS", [copy])
     monkeypatch.delenv(catalogue.OVERRIDE, raising=False)
     catalogue.catalogue.cache_clear()
@@ -161,7 +165,7 @@ def test_a_broken_or_missing_catalogue_is_one_line_naming_file_line_and_fix(
     words, tmp_path, command, damage
 ):
     if damage == "syntax":  # the teacher's likeliest slip, in the words of the other language
-        broken = words / "zh" / "clock-hands.toml"
+        broken = words.parent / "chapters" / "clock_hands" / "zh.toml"
         lines = broken.read_text(encoding="utf-8").count("\n")
         with broken.open("a", encoding="utf-8") as f:
             f.write("x = = 1\n")
@@ -184,7 +188,7 @@ def test_watch_reports_a_broken_catalogue_in_one_line_and_keeps_watching(
 ):
     from rendering.cli.options import JobOptions
     from rendering.cli.watch_cmd import Loop
-    from scenes import catalogue
+    from scenes.kit import catalogue
 
     own = tmp_path / "words" / "en"
     own.mkdir(parents=True)

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from scenes import theme
-from scenes.components import LiveNumber, ThemeGlyph
+from scenes.kit import theme
+from scenes.kit.components import LiveNumber, ThemeGlyph
 
 
 def test_live_digits_sit_in_fixed_slots_so_a_count_does_not_jitter():
@@ -28,8 +28,8 @@ def test_a_unit_follows_the_digits():
 def test_text_is_copied_from_words_set_before_and_each_copy_is_its_own():
     from manim import Text, tempconfig
 
-    from scenes import copies
-    from scenes.components import text
+    from scenes.kit import copies
+    from scenes.kit.components import text
 
     first, second = text("PE(p) · 位置"), text("PE(p) · 位置")
     fresh = Text("PE(p) · 位置", font=theme.FONT, font_size=theme.BODY_SIZE, disable_ligatures=True)
@@ -52,8 +52,8 @@ def test_text_is_copied_from_words_set_before_and_each_copy_is_its_own():
 
 
 def test_words_set_in_one_process_are_loaded_whole_by_the_next(tmp_path, monkeypatch):
-    from scenes import copies, text_store
-    from scenes.components import text
+    from scenes.kit import copies, text_store
+    from scenes.kit.components import text
 
     monkeypatch.setenv(text_store.CACHE_ENV, str(tmp_path))
     words = "位置 p = 4,096 · kept"

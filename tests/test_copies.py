@@ -1,4 +1,4 @@
-"""Mobject copies made by scenes/copies.py are what Manim's own deepcopy makes.
+"""Mobject copies made by scenes/kit/copies.py are what Manim's own deepcopy makes.
 
 Same types, values, array layouts and sharing: an object shared inside the original's
 family is shared inside the copy, and what Manim's copy shares with the original (its
@@ -26,8 +26,8 @@ from manim import (
 )
 
 import scenes
-from scenes import copies
-from scenes.components import text
+from scenes.kit import copies
+from scenes.kit.components import text
 from tests.scene_tools import build_scene
 
 

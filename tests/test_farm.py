@@ -110,7 +110,7 @@ def test_the_cluster_makes_the_same_outputs_and_manifest_as_a_local_run(
     assert "2 rendered, 0 cached, 0 failed" in remote.output
 
     here, there = files(tmp_path / "local" / FOLDER), files(tmp_path / "farm" / FOLDER)
-    assert {"90-tiny.mp4", "91-tiny-static.mp4", "90-tiny.png", "manifest.json"} <= set(there)
+    assert {"tiny.mp4", "tiny-static.mp4", "tiny.png", "manifest.json"} <= set(there)
     assert there == here  # every clip, poster, subtitle, the manifest and the gallery
     manifest = json.loads((tmp_path / "farm" / FOLDER / "manifest.json").read_text())
     assert manifest["clips"]["tiny"]["mp4"]["voice"] == "espeak-ng en-us"
@@ -147,7 +147,7 @@ def test_a_worker_with_another_manim_is_refused(farm, plugin_scenes, tmp_path):
     assert "error: tiny: refused by worker tcp://" in errors[0]
     assert f"its Manim (0.18.0; here {keys.manim_version()}) differs from this" in errors[0]
     assert "scripts/setup.sh" in errors[0]
-    assert not (tmp_path / FOLDER / "90-tiny.mp4").exists()
+    assert not (tmp_path / FOLDER / "tiny.mp4").exists()
     assert not (tmp_path / FOLDER / "manifest.json").exists()
 
 
@@ -214,14 +214,14 @@ def test_a_worker_killed_mid_job_is_retried_once_on_another_worker(
     assert "1 rendered, 0 cached, 0 failed" in stdout
     folder = out / FOLDER
     entry = json.loads((folder / "manifest.json").read_text())["clips"]["slow"]["mp4"]
-    assert entry["bytes"] == (folder / "92-slow.mp4").stat().st_size
-    assert {f.name for f in folder.iterdir() if f.name.startswith("92-slow")} == {
-        "92-slow.mp4",
-        "92-slow.png",
-        "92-slow.en.vtt",
-        "92-slow.zh.vtt",
-        "92-slow.en.srt",
-        "92-slow.zh.srt",
+    assert entry["bytes"] == (folder / "slow.mp4").stat().st_size
+    assert {f.name for f in folder.iterdir() if f.name.startswith("slow")} == {
+        "slow.mp4",
+        "slow.png",
+        "slow.en.vtt",
+        "slow.zh.vtt",
+        "slow.en.srt",
+        "slow.zh.srt",
     }
     assert not (out / ".work").exists()
     client.wait_for_workers(2, timeout=60)  # the nanny replaced the killed worker
@@ -234,7 +234,7 @@ def test_ctrl_c_cancels_the_cluster_jobs_and_keeps_the_published_files(
     out = tmp_path / "media"
     client.run(lambda: os.environ.pop("PE_TEST_SLOW", None))
     assert render(out, "slow", "--voice", "none", "--scheduler", address).exit_code == 0
-    clip, manifest = out / FOLDER / "92-slow.mp4", out / FOLDER / "manifest.json"
+    clip, manifest = out / FOLDER / "slow.mp4", out / FOLDER / "manifest.json"
     before = _digest(clip), manifest.read_bytes()
     client.run(lambda: os.environ.__setitem__("PE_TEST_SLOW", str(slow_on_the_workers)))
 
@@ -267,7 +267,7 @@ def test_an_unreachable_scheduler_is_one_line_and_exit_2(plugin_scenes, tmp_path
         f"error: cannot reach the Dask scheduler at tcp://127.0.0.1:{port} (Connection refused); "
         "start one with `dask scheduler`, or fix --scheduler / PE_DASK_SCHEDULER"
     ]
-    assert not (tmp_path / FOLDER / "90-tiny.mp4").exists()
+    assert not (tmp_path / FOLDER / "tiny.mp4").exists()
 
 
 def test_a_course_plan_renders_every_set_on_the_cluster(farm, plugin_scenes, tmp_path):
@@ -286,7 +286,7 @@ def test_a_course_plan_renders_every_set_on_the_cluster(farm, plugin_scenes, tmp
         folder = out / name / FOLDER
         entry = json.loads((folder / "manifest.json").read_text())["clips"]["tiny"]["mp4"]
         assert entry["params"]["base"] == base
-        assert (folder / "90-tiny.mp4").stat().st_size == entry["bytes"]
+        assert (folder / "tiny.mp4").stat().st_size == entry["bytes"]
         assert (folder / "index.html").is_file()
     started = [e for e in render_events(client)[seen:] if e["kind"] == "started"]
     assert len(started) == 2 and {e["worker"] for e in started} <= set(client.nthreads())
@@ -302,7 +302,7 @@ def test_a_long_scene_is_split_across_the_cluster_and_joined_frame_for_frame(
     monkeypatch.setattr(split, "MIN_PART_SECONDS", 0.0)  # the test scene is a few seconds
     args = ("tiny", "--voice", "espeak")
     assert render(tmp_path, *args, "--jobs", "1").exit_code == 0  # timings to split by
-    clip = tmp_path / FOLDER / "90-tiny.mp4"
+    clip = tmp_path / FOLDER / "tiny.mp4"
     whole = decoded(clip)
     seen = len(render_events(client))
     result = render(tmp_path, *args, "--force", "--scheduler", address)

@@ -16,11 +16,11 @@ from rendering.core.manifest import ClipEntry, Manifest
 from rendering.draw import encoders
 from rendering.draw.motion import MOST_STILL, pace_for, still_runs, with_pace
 from rendering.publish import gallery
-from scenes import theme
-from scenes.base import LessonScene
-from scenes.catalogue import catalogue
+from scenes.kit import theme
+from scenes.kit.base import LessonScene
+from scenes.kit.catalogue import catalogue
+from scenes.kit.timing import BREATH
 from scenes.lesson_cards import LessonIntro, LessonOutro
-from scenes.timing import BREATH
 from tests import test_lesson
 from tests.scene_tools import LayoutReport, build_in, build_scene, check_layout, estimated_speech
 from tests.test_lesson import render_clips
@@ -44,13 +44,13 @@ def test_webm_is_vp9_and_matches_the_mp4(tmp_path):
     mp4 = Manifest.load(folder.parent.parent / "mp4" / folder.relative_to(tmp_path)).entry(
         "tiny-a", "mp4"
     )
-    assert webm.file == "10-tiny-a.webm"
+    assert webm.file == "tiny-a.webm"
     with av.open(str(folder / webm.file)) as c:
         assert c.format.name.startswith("matroska")
         assert c.streams.video[0].codec_context.name == "vp9"
     assert (webm.width, webm.height, webm.fps) == (256, 144, 10)
     assert webm.frames == mp4.frames and webm.duration == mp4.duration
-    assert webm.captions["vtt"] == {"zh": "10-tiny-a.zh.vtt", "en": "10-tiny-a.en.vtt"}
+    assert webm.captions["vtt"] == {"zh": "tiny-a.zh.vtt", "en": "tiny-a.en.vtt"}
 
 
 def _alpha_frames(path):
@@ -70,7 +70,7 @@ def _alpha_frames(path):
 def test_transparent_webm_keeps_an_alpha_plane(tmp_path):
     folder = render_clips(tmp_path, ["tiny-a"], fmt="webm", transparent=True)
     entry = _entry(folder, "tiny-a", "webm.alpha")
-    assert entry.file == "10-tiny-a.alpha.webm" and entry.transparent is True
+    assert entry.file == "tiny-a.alpha.webm" and entry.transparent is True
     metadata, frames = _alpha_frames(folder / entry.file)
     assert metadata.get("alpha_mode") == "1"
     last = frames[-1]

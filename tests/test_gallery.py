@@ -57,7 +57,7 @@ EVIL = '<script>alert("x")</script> & "quotes"'
 
 
 def _entry(slug, order, fmt="mp4", **extra):
-    stem = f"{order:02d}-{slug}"
+    stem = slug  # a clip is named by its slug; its place is `order`
     entry = {
         "slug": slug,
         "order": order,
@@ -114,7 +114,7 @@ def _folder(tmp_path: Path, lang="en", with_lesson=True) -> Path:
             "width": 854,
             "height": 480,
             "bytes": 10_000,
-            "poster": "00-lesson-intro.png",
+            "poster": "lesson-intro.png",
             "chapters": [
                 {"slug": "lesson-intro", "title": "Intro", "start": 0.0, "end": 7.0},
                 {"slug": "evil", "title": EVIL, "start": 7.0, "end": 75.0},
@@ -142,15 +142,15 @@ def test_every_clip_gets_a_video_with_poster_sources_and_both_subtitle_tracks(tm
     assert set(videos) == {"lesson", "lesson-intro", "clock-hands", "evil"}  # not "gone"
     attrs, kids = videos["clock-hands"]
     assert attrs["controls"] is None and attrs["preload"] == "metadata"
-    assert attrs["poster"] == "05-clock-hands.png"
+    assert attrs["poster"] == "clock-hands.png"
     assert [(k, a["src"], a["type"]) for k, a in kids if k == "source"] == [
-        ("source", "05-clock-hands.mp4", "video/mp4"),
-        ("source", "05-clock-hands.webm", "video/webm"),
+        ("source", "clock-hands.mp4", "video/mp4"),
+        ("source", "clock-hands.webm", "video/webm"),
     ]
     tracks = [a for k, a in kids if k == "track"]
     assert [(t["kind"], t["srclang"], t["src"]) for t in tracks] == [
-        ("subtitles", "zh", "05-clock-hands.zh.vtt"),
-        ("subtitles", "en", "05-clock-hands.en.vtt"),
+        ("subtitles", "zh", "clock-hands.zh.vtt"),
+        ("subtitles", "en", "clock-hands.en.vtt"),
     ]
     assert "default" in tracks[1] and "default" not in tracks[0]  # the page's language
     # title, duration and parameters are shown
@@ -159,7 +159,7 @@ def test_every_clip_gets_a_video_with_poster_sources_and_both_subtitle_tracks(tm
     assert '"interleaved"' in words and "base" in words
     # files of every variant are linked, the GIF included
     hrefs = {a.get("href") for tag, a, _ in page.elements if tag == "a"}
-    assert {"05-clock-hands.mp4", "05-clock-hands.webm", "05-clock-hands.gif"} <= hrefs
+    assert {"clock-hands.mp4", "clock-hands.webm", "clock-hands.gif"} <= hrefs
 
 
 def test_lesson_comes_first_with_chapters_track_and_seek_links(tmp_path):
@@ -191,7 +191,7 @@ def test_everything_is_escaped(tmp_path):
 def test_embed_snippets_are_complete_video_tags_with_tracks(tmp_path):
     _, page = _page(_folder(tmp_path))
     snippets = {re.search(r'poster="([^"]+)"', p).group(1): p for p in page.pres}
-    clip = snippets["05-clock-hands.png"]
+    clip = snippets["clock-hands.png"]
     inner = Page()
     inner.feed(clip)
     (attrs, kids) = inner.videos()[0]
@@ -228,7 +228,7 @@ def test_publish_rewrites_the_gallery_and_reports_gif_sizes(tmp_path):
     gallery.publish(jobs, tmp_path, console)
     assert (folder / gallery.NAME).exists()
     out = console.export_text()
-    assert "GIF sizes" in out and "05-clock-hands.gif" in out and "640x360@10" in out
+    assert "GIF sizes" in out and "clock-hands.gif" in out and "640x360@10" in out
 
 
 def test_a_lesson_that_cannot_be_joined_is_one_problem_line(tmp_path):

@@ -1,4 +1,4 @@
-"""The Chinese catalogues write one word per idea, as scenes/captions/zh/glossary.toml says."""
+"""The Chinese catalogues write one word per idea, as zh/glossary.toml says."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import scenes
 from rendering.publish import explorer
-from scenes.catalogue import GLOSSARY, ROOT, catalogue
+from scenes.kit.catalogue import GLOSSARY, ROOT, catalogue, shipped
 
 ZH = ROOT / "zh"
 
@@ -18,7 +18,7 @@ def glossary() -> dict[str, dict]:
 
 
 def zh_slugs() -> list[str]:
-    return sorted(path.stem for path in ZH.glob("*.toml") if path.stem != GLOSSARY)
+    return sorted(slug for slug in shipped("zh") if slug != GLOSSARY)
 
 
 def texts(node: object, key: str = "") -> Iterator[tuple[str, str]]:
@@ -93,7 +93,7 @@ def test_every_chosen_word_is_in_the_lesson():
 
 def test_a_picture_word_is_tied_to_its_term_in_the_first_line_that_says_it():
     # the learner hears 转速 first with 频率 beside it, so the two are one idea
-    order = [info.slug for info in scenes.ordered() if (ZH / f"{info.slug}.toml").exists()]
+    order = [info.slug for info in scenes.ordered() if info.slug in shipped("zh")]
     for name, term in glossary().items():
         if "also" not in term:
             continue

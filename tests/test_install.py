@@ -20,7 +20,7 @@ from pathlib import Path
 import av
 import pytest
 
-from scenes import catalogue
+from scenes.kit import catalogue
 
 pytestmark = pytest.mark.render
 ROOT = Path(__file__).resolve().parent.parent
@@ -109,6 +109,9 @@ def test_the_wheel_carries_every_file_of_the_packages(installed):
     assert missing == [], f"package-data in pyproject.toml misses {missing}"
     assert "pe_math/lesson.toml" in names and not any(n.startswith("render.py") for n in names)
     assert any(n.startswith("scenes/captions/zh/") for n in names)
+    # a chapter's folder, the lesson's list and the template `new` makes chapters from
+    assert {"scenes/chapters/order.toml", "scenes/chapters/clock_hands/zh.toml"} <= names
+    assert "rendering/cli/templates/chapter/scene.py.tmpl" in names
 
 
 def test_the_installed_command_renders_a_scene_from_a_folder_outside_the_checkout(
@@ -144,10 +147,10 @@ def test_the_installed_command_renders_a_scene_from_a_folder_outside_the_checkou
     assert run.returncode == 0, run.stderr[-2000:]
 
     folder = work / "media" / "en" / "480p15"
-    with av.open(str(folder / "00-lesson-intro.mp4")) as container:
+    with av.open(str(folder / "lesson-intro.mp4")) as container:
         frames = [f for f in container.decode(video=0)]
     assert len(frames) > 10 and (frames[0].width, frames[0].height) == (854, 480)
-    subtitles = (folder / "00-lesson-intro.en.vtt").read_text("utf-8")
+    subtitles = (folder / "lesson-intro.en.vtt").read_text("utf-8")
     assert " ".join(subtitles.split()).count(OWN_LINE) == 1
     explorer = json.loads((folder / "explore.json").read_text("utf-8"))
     assert explorer["initial"]["layout"] == "concat"  # ./lesson.toml, not the default

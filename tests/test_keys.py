@@ -34,11 +34,27 @@ def test_every_project_module_a_scene_imports_is_in_its_key(info):
     assert mine <= hashed, f"loaded but not in the key: {sorted(map(str, mine - hashed))}"
 
 
+def test_a_chapter_key_covers_its_folder_the_kit_and_the_lessons_list():
+    # the list numbers the chapters on screen; the other language's words are left out
+    names = set(Job("clock-hands", Params(), "en").sources()["code"])
+    folder = "scenes/chapters/clock_hands"
+    assert {
+        f"{folder}/scene.py",
+        f"{folder}/__init__.py",
+        f"{folder}/en.toml",
+        "scenes/chapters/order.toml",
+        "scenes/kit/base.py",
+        "scenes/kit/catalogue.py",
+        "scenes/__init__.py",
+    } <= names
+    assert f"{folder}/zh.toml" not in names
+
+
 def test_scenes_never_import_the_rendering_package():
     # rendering depends on scenes; the reverse would hide code from the cache key
-    for path in (ROOT / "scenes").glob("*.py"):
+    for path in (ROOT / "scenes").rglob("*.py"):
         source = path.read_text(encoding="utf-8")
-        assert "from rendering" not in source and "import rendering" not in source, path.name
+        assert "from rendering" not in source and "import rendering" not in source, path
 
 
 def test_a_clip_key_holds_the_knobs_its_build_read():
@@ -62,10 +78,17 @@ def test_a_clip_key_covers_the_shared_words_and_the_next_chapters_title():
     # the bridge shows the next chapter's title, the verdicts the shared requirement names
     def files(slug: str) -> set[str]:
         code = Job(slug, Params(), "en").sources()["code"]
-        return {Path(f).name for f in code if f.endswith(".toml")}
+        return {f for f in code if f.endswith(".toml")}
 
-    assert files("pe-heatmap") == {"pe-heatmap.toml", "common.toml", "relative-shift.toml"}
-    assert files("recap") == {"recap.toml", "common.toml"}  # the last chapter has no bridge
+    chapters, common = "scenes/chapters", {"scenes/captions/en/common.toml"}
+    lesson = {f"{chapters}/order.toml"}  # the chapters' numbers
+    assert files("pe-heatmap") == {
+        f"{chapters}/pe_heatmap/en.toml",
+        f"{chapters}/relative_shift/en.toml",
+        *common,
+        *lesson,
+    }
+    assert files("recap") == {f"{chapters}/recap/en.toml", *common, *lesson}  # no bridge
 
 
 @pytest.mark.parametrize("change", ["font", "manimpango", "av"])
@@ -77,7 +100,7 @@ def test_the_font_and_the_text_and_video_libraries_are_in_the_clip_and_beat_keys
     from importlib import metadata
 
     from rendering.draw import segments
-    from scenes import text_store
+    from scenes.kit import text_store
 
     job = Job("tiny-static", Params())
     before = (job.key(), segments.base(job))
@@ -106,7 +129,7 @@ def test_a_plugin_outside_the_project_is_traced_with_its_own_helper_modules(tmp_
     (folder / "outside_kit").mkdir(parents=True)
     (folder / "outside_scene.py").write_text(
         "import numpy\nimport outside_helper\nfrom outside_kit import shapes\n"
-        "from scenes.base import LessonScene\nX = outside_helper.SIZE + shapes.SIDES\n"
+        "from scenes.kit.base import LessonScene\nX = outside_helper.SIZE + shapes.SIDES\n"
     )
     (folder / "outside_helper.py").write_text("SIZE = 1\n")
     (folder / "outside_kit" / "shapes.py").write_text("SIDES = 4\n")  # a namespace package

@@ -26,9 +26,9 @@ from rendering.draw import scene
 from rendering.publish import lesson
 from rendering.run.install import install
 from rendering.speech import captions
-from scenes import catalogue as catalogue_mod
-from scenes.base import LessonScene
-from scenes.say import line as say_line
+from scenes.kit import catalogue as catalogue_mod
+from scenes.kit.base import LessonScene
+from scenes.kit.say import line as say_line
 from tests.videos import synthetic
 
 TINY = ("low_quality", 144, 10)  # 256x144 at 10 fps

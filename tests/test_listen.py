@@ -42,7 +42,7 @@ def test_listen_names_a_broken_clip_or_manifest_field_in_one_line(plugin_scenes,
     out = tmp_path / "out"
     folder = out / "en" / "480p15"
     folder.mkdir(parents=True)
-    clip, manifest = folder / "90-tiny.mp4", folder / "manifest.json"
+    clip, manifest = folder / "tiny.mp4", folder / "manifest.json"
     picture = synthetic(tmp_path / "picture.mp4", 30, (320, 180), noisy=True)
     audio.add_track(picture, np.zeros(3 * audio.RATE, np.float32), clip)
     whole = clip.read_bytes()

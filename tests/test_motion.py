@@ -7,10 +7,10 @@ from manim import RIGHT, Dot, FadeIn, Rotate, Square, tempconfig
 
 from pe_math import Params
 from rendering.draw.motion import MOST_PACE, pace_for, still_runs, with_pace
-from scenes import say
-from scenes.base import LessonScene, Play
-from scenes.catalogue import CatalogueError, add_root
-from scenes.timing import BREATH
+from scenes.kit import say
+from scenes.kit.base import LessonScene, Play
+from scenes.kit.catalogue import CatalogueError, add_root
+from scenes.kit.timing import BREATH
 
 add_root(Path(__file__).resolve().parent / "captions")  # the cued scene's lines
 
@@ -114,7 +114,7 @@ def test_the_motion_command_reports_each_clips_still_share_and_longest_run(plugi
 
     result = CliRunner().invoke(cli, ["motion", "tiny", "--output", str(tmp_path)])
     assert result.exit_code == 0, result.output
-    (row,) = [line for line in result.output.splitlines() if "90-tiny" in line]
+    (row,) = [line for line in result.output.splitlines() if "tiny" in line]
     share, longest, beat = (cell.strip() for cell in row.split("│")[2:5])
     assert share.endswith("%") and longest.endswith(" s") and beat in ("one", "two", "-")
     assert "longest still run:" in result.output
@@ -122,7 +122,7 @@ def test_the_motion_command_reports_each_clips_still_share_and_longest_run(plugi
     result = CliRunner().invoke(cli, ["motion", "tiny", "--pixels", "--output", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert "still in the frames" in result.output
-    (row,) = [line for line in result.output.splitlines() if "90-tiny" in line]
+    (row,) = [line for line in result.output.splitlines() if "tiny" in line]
     share, longest, beat = (cell.strip() for cell in row.split("│")[2:5])
     assert 0 <= int(share.removesuffix("%")) <= 100 and beat in ("one", "two", "one > two", "-")
     assert 0.0 < float(longest.removesuffix(" s")) < 6.0  # its frames hold after each fade

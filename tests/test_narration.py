@@ -28,7 +28,7 @@ from rendering.run.plan import plan
 from rendering.speech import audio, narration, voices
 from rendering.speech.engines import espeak
 from rendering.speech.engines.piper import Piper
-from scenes import catalogue as catalogue_mod
+from scenes.kit import catalogue as catalogue_mod
 from tests.scene_tools import build_scene
 from tests.videos import synthetic
 
@@ -246,10 +246,10 @@ def test_pending_speech_is_not_synthesised_for_a_plan(plugin_scenes, tmp_path):
     (p,) = plan([Job("tiny", Params(), narration=n)], tmp_path / "out")
     assert (p.cached, p.reason) == (False, "never rendered")
     assert render(tmp_path / "out", "tiny", "--voice", "none").exit_code == 0
-    silent = (tmp_path / "out" / "en" / "480p15" / "90-tiny.mp4").read_bytes()
+    silent = (tmp_path / "out" / "en" / "480p15" / "tiny.mp4").read_bytes()
     (p,) = plan([Job("tiny", Params(), narration=n)], tmp_path / "out")
     assert (p.cached, p.reason) == (False, "narration not synthesised yet")
-    assert (tmp_path / "out" / "en" / "480p15" / "90-tiny.mp4").read_bytes() == silent
+    assert (tmp_path / "out" / "en" / "480p15" / "tiny.mp4").read_bytes() == silent
 
 
 def test_a_recording_wins_beat_by_beat_and_warns_when_it_sounds_wrong(plugin_scenes, tmp_path):
@@ -445,10 +445,10 @@ def test_webm_speaks_opus_and_gif_stays_silent(plugin_scenes, tmp_path):
     assert render(tmp_path, "tiny-static", "--voice", "espeak", "--format", "webm").exit_code == 0
     assert render(tmp_path, "tiny-static", "--voice", "espeak", "--format", "gif").exit_code == 0
     folder = tmp_path / "en" / "480p15"
-    with av.open(str(folder / "91-tiny-static.webm")) as c:
+    with av.open(str(folder / "tiny-static.webm")) as c:
         assert c.streams.audio[0].codec_context.name == "opus"
         assert c.streams.audio[0].codec_context.sample_rate == 48000
-    with av.open(str(folder / "91-tiny-static.gif")) as c:
+    with av.open(str(folder / "tiny-static.gif")) as c:
         assert not c.streams.audio
 
 

@@ -22,8 +22,8 @@ from render import cli
 from rendering.core import settings
 from rendering.core.manifest import Manifest
 from rendering.publish import lesson, scorm
-from scenes import catalogue as catalogue_mod
-from scenes import questions
+from scenes.kit import catalogue as catalogue_mod
+from scenes.kit import questions
 from tests.browser_tools import WAIT, browser_test, chromium, console_errors, static_server
 from tests.test_lesson import render_clips
 from tests.test_presenter import SLUGS, tiny_scenes_for_module

@@ -19,7 +19,7 @@ from pe_math import Params
 from render import cli
 from rendering.core.jobs import Job
 from rendering.run.plan import plan
-from scenes import text_store
+from scenes.kit import text_store
 
 pytestmark = pytest.mark.render
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,7 +60,7 @@ def test_a_rendered_clip_decodes_and_matches_its_manifest_entry(
     folder = tmp_path / "en" / "480p15"
     entry = manifest(tmp_path)["clips"]["tiny"]["mp4"]
     clip = folder / entry["file"]
-    assert clip.name == "90-tiny.mp4"
+    assert clip.name == "tiny.mp4"
     frames, width, height = decode(clip)
     assert (width, height) == (entry["width"], entry["height"]) == (854, 480)
     assert frames == entry["frames"]
@@ -69,15 +69,15 @@ def test_a_rendered_clip_decodes_and_matches_its_manifest_entry(
     assert [k for k, _ in entry["beats"]] == ["one", "two"]
     assert entry["params"] == {"d_model": 8, "base": 10000.0}
     assert (folder / entry["poster"]).stat().st_size > 0
-    assert entry["captions"]["vtt"] == {"zh": "90-tiny.zh.vtt", "en": "90-tiny.en.vtt"}
-    assert "第一拍" in (folder / "90-tiny.zh.vtt").read_text(encoding="utf-8")
+    assert entry["captions"]["vtt"] == {"zh": "tiny.zh.vtt", "en": "tiny.en.vtt"}
+    assert "第一拍" in (folder / "tiny.zh.vtt").read_text(encoding="utf-8")
     assert not (tmp_path / ".work").exists()
     assert list((tmp_path / text_store.FOLDER).glob("*.sealed"))  # the words, for next time
     # published as a web server can serve them, not 0600 as temporary files are made
     modes = {
         f.name: f.stat().st_mode & 0o777 for f in folder.iterdir() if not f.name.startswith(".")
     }
-    assert {"90-tiny.mp4", "manifest.json", "index.html", "90-tiny.en.vtt"} <= set(modes)
+    assert {"tiny.mp4", "manifest.json", "index.html", "tiny.en.vtt"} <= set(modes)
     assert set(modes.values()) == {0o644}, modes
 
 
@@ -96,7 +96,7 @@ def test_planted_or_wrong_text_cache_entries_are_never_unpickled_and_are_set_aga
 ):
     from manim import Text
 
-    from scenes import sealed
+    from scenes.kit import sealed
 
     monkeypatch.delenv(text_store.CACHE_ENV)  # the render keeps words in <output>/.text
     out, marker = tmp_path / "out", tmp_path / "code-ran"
@@ -188,7 +188,7 @@ def test_verify_draws_a_clip_whole_and_names_a_clip_that_differs(plugin_scenes, 
         "--verify draws each clip again to compare it; drop --dry-run or --verify"
     )
     assert render(other, "tiny-static", "--set", "n_bits=7").exit_code == 0
-    clip = Path("en") / "480p15" / "91-tiny-static.mp4"
+    clip = Path("en") / "480p15" / "tiny-static.mp4"
     (out / clip).write_bytes((other / clip).read_bytes())  # a wrong clip, still "up to date"
     wrong = runner.invoke(cli, args)
     assert wrong.exit_code == 1
@@ -281,7 +281,7 @@ def _children(pid: int) -> list[int]:
 def good_slow_clip(plugin_scenes, tmp_path):
     out = tmp_path / "media"
     assert render(out, "slow").exit_code == 0
-    clip = out / "en" / "480p15" / "92-slow.mp4"
+    clip = out / "en" / "480p15" / "slow.mp4"
     return out, clip, digest(clip), (out / "en" / "480p15" / "manifest.json").read_bytes()
 
 

@@ -20,9 +20,9 @@ import scenes
 from rendering.core import settings
 from rendering.core.manifest import Manifest
 from rendering.publish import gallery, lesson, presenter
-from scenes import catalogue as catalogue_mod
-from scenes import questions
-from scenes.say import line as caption
+from scenes.kit import catalogue as catalogue_mod
+from scenes.kit import questions
+from scenes.kit.say import line as caption
 from tests import test_lesson
 from tests.browser_tools import WAIT, browser_test, chromium, console_errors, static_server
 from tests.test_lesson import render_clips

@@ -10,8 +10,8 @@ import pytest
 
 import pe_math as pm
 from pe_math import Params
-from scenes import questions as qmod
-from scenes.catalogue import CatalogueError
+from scenes.kit import questions as qmod
+from scenes.kit.catalogue import CatalogueError
 
 KNOBS = [
     {},
@@ -105,7 +105,7 @@ def test_broken_question_words_are_one_line_naming_the_file(monkeypatch):
 
     monkeypatch.setattr(qmod, "catalogue", without_reason)
     with pytest.raises(
-        CatalogueError, match=r"binary-bits.toml: ask.codes needs a prompt and a reason"
+        CatalogueError, match=r"binary_bits/en.toml: ask.codes needs a prompt and a reason"
     ):
         qmod.questions("binary-bits", "en")
 

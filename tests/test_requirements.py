@@ -10,8 +10,8 @@ import pytest
 import pe_math as pm
 from pe_math import Params
 from pe_math.requirements import smooth, training_length, unturned_pairs
-from scenes import say
-from scenes.catalogue import COMMON, LANGS, ROOT, catalogue, lookup
+from scenes.kit import say
+from scenes.kit.catalogue import COMMON, LANGS, catalogue, lookup, shipped
 from tests.scene_tools import bits, omegas
 
 DEFAULT_MISSES = {
@@ -155,8 +155,8 @@ def test_no_chapter_writes_its_own_list_of_needs():
             for need in pm.REQUIREMENTS
             if lookup(lang, COMMON, f"ui.{need}") != lookup(lang, COMMON, f"ui.short_{need}")
         ]
-        for path in sorted((ROOT / lang).glob("*.toml")):
-            if path.stem == COMMON:
+        for slug, path in sorted(shipped(lang).items()):
+            if slug == COMMON:
                 continue
             text = path.read_text(encoding="utf-8")
             copied = [name for name in names if name in text]

@@ -10,9 +10,14 @@ from manim import Text
 import pe_math as pm
 from pe_math import Params
 from pe_math.params import MAX_TOKEN_CHARS
-from scenes import theme
-from scenes.attention_shuffle import EVEN_TOLERANCE, LEAK_TOLERANCE, AttentionShuffle, sci_tex
-from scenes.base import LessonScene
+from scenes.chapters.attention_shuffle.scene import (
+    EVEN_TOLERANCE,
+    LEAK_TOLERANCE,
+    AttentionShuffle,
+    sci_tex,
+)
+from scenes.kit import theme
+from scenes.kit.base import LessonScene
 from tests.scene_tools import build_scene, catalogue_ui, squash
 
 BEATS = [
@@ -159,7 +164,7 @@ def test_each_word_of_the_sentence_is_coloured_on_its_own_glyphs():
 
 
 def theme_text(word, like):
-    from scenes.components import text
+    from scenes.kit.components import text
 
     return text(word, size=theme.HEADING_SIZE).scale_to_fit_height(like.height)
 

@@ -4,15 +4,15 @@ import pytest
 from manim import RIGHT, Text, Write
 
 import scenes
-from scenes.base import LessonScene
-from scenes.catalogue import LANGS, CatalogueError, catalogue, lookup
+from scenes.kit.base import LessonScene
+from scenes.kit.catalogue import LANGS, CatalogueError, catalogue, lookup
 from tests.scene_tools import build_scene
 
 
 def test_registry_orders_the_lesson_as_a_design_story():
     # the sinusoid's own properties come before relative position; RoPE and the variants
     # are the climax, and the recap ticks off the requirements last
-    assert [i.slug for i in scenes.chapters()] == [
+    assert [i.slug for i in scenes.lesson_chapters()] == [
         "attention-shuffle",
         "integer-scale",
         "binary-bits",
@@ -26,9 +26,9 @@ def test_registry_orders_the_lesson_as_a_design_story():
         "long-context",
         "recap",
     ]
-    assert [i.order for i in scenes.chapters()] == list(range(1, 13))
-    assert scenes.get("clock-hands").stem == "05-clock-hands"
-    assert scenes.get("rope-rotation").stem == "09-rope-rotation"
+    assert [i.order for i in scenes.lesson_chapters()] == list(range(1, 13))
+    assert scenes.get("clock-hands").stem == "clock-hands"  # its place is only `order`
+    assert scenes.get("rope-rotation").order == 9
     assert scenes.next_chapter("pe-heatmap").slug == "relative-shift"
     assert scenes.next_chapter("recap") is None
 

@@ -5,9 +5,9 @@ import pytest
 
 import pe_math as pm
 from pe_math import Params
-from scenes.binary_bits import BinaryBits
-from scenes.catalogue import lookup
-from scenes.components import compact
+from scenes.chapters.binary_bits.scene import BinaryBits
+from scenes.kit.catalogue import lookup
+from scenes.kit.components import compact
 from tests.scene_tools import alternating_langs, build_and_read
 
 BEATS = ["counter", "rhythm", "cliff", "distances", "verdict", "takeaway", "bridge"]

@@ -13,10 +13,10 @@ import pytest
 
 import pe_math as pm
 from pe_math import ParamError, Params
-from scenes import catalogue, facts, say
-from scenes.components import compact
-from scenes.long_context import RULES, LongContext, scaling_for
-from scenes.theme import fmt
+from scenes.chapters.long_context.scene import RULES, LongContext, scaling_for
+from scenes.kit import catalogue, facts, say
+from scenes.kit.components import compact
+from scenes.kit.theme import fmt
 from tests.scene_tools import build_in, build_scene, catalogue_ui, squash
 
 SLUG = LongContext.slug

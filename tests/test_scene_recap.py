@@ -9,19 +9,19 @@ import pytest
 import pe_math as pm
 from pe_math import Params
 from rendering.draw.motion import MOST_STILL, pace_for, still_runs, with_pace
-from scenes import say
-from scenes.catalogue import lookup
-from scenes.components import compact
-from scenes.facts import GPT2_POSITIONS, GPT2_WIDTH
-from scenes.recap import (
+from scenes.chapters.recap.scene import (
     BINARY_BITS_SHOWN,
     DIGITS,
     MAX_SIN_BARS,
     Recap,
     probe_position,
 )
-from scenes.text_layout import sentences
-from scenes.theme import fmt
+from scenes.kit import say
+from scenes.kit.catalogue import lookup
+from scenes.kit.components import compact
+from scenes.kit.facts import GPT2_POSITIONS, GPT2_WIDTH
+from scenes.kit.text_layout import sentences
+from scenes.kit.theme import fmt
 from tests.scene_tools import (
     bits,
     build_in,

@@ -6,8 +6,7 @@ import pytest
 
 import pe_math as pm
 from pe_math import Params
-from scenes.components import compact
-from scenes.relative_shift import (
+from scenes.chapters.relative_shift.scene import (
     DIGITS,
     MATRIX_DIGITS,
     MAX_CLOCKS,
@@ -15,8 +14,9 @@ from scenes.relative_shift import (
     degrees_text,
     sci_tex,
 )
-from scenes.text_layout import listing
-from scenes.theme import fmt
+from scenes.kit.components import compact
+from scenes.kit.text_layout import listing
+from scenes.kit.theme import fmt
 from tests.scene_tools import (
     alternating_langs,
     build_in,

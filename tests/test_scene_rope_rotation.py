@@ -8,11 +8,11 @@ import pytest
 import pe_math as pm
 import scenes
 from pe_math import Params
-from scenes.catalogue import lookup
-from scenes.components import compact
-from scenes.rope_rotation import RopeRotation
-from scenes.say import line as caption
-from scenes.theme import fmt
+from scenes.chapters.rope_rotation.scene import RopeRotation
+from scenes.kit.catalogue import lookup
+from scenes.kit.components import compact
+from scenes.kit.say import line as caption
+from scenes.kit.theme import fmt
 from tests.scene_tools import alternating_langs, build_and_read
 
 BEATS = [
@@ -367,7 +367,7 @@ def test_chinese_sentences_stay_short_at_every_knob(case):
 
 
 def caption_lines(params: Params) -> dict[str, str]:
-    from scenes import say
+    from scenes.kit import say
 
     return say.lines("rope-rotation", "zh", params)
 
@@ -375,7 +375,7 @@ def caption_lines(params: Params) -> dict[str, str]:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize(("m", "n"), [(5, 2), (2, 5), (4, 4), (0, 40)])
 def test_the_shift_question_asks_for_a_signed_offset(lang, m, n):
-    from scenes.questions import questions
+    from scenes.kit.questions import questions
 
     p = Params(rope_m=m, rope_n=n)
     (q,) = questions("rope-rotation", lang, p)

@@ -8,10 +8,7 @@ import pytest
 
 import pe_math as pm
 from pe_math import Params
-from scenes.components import compact
-from scenes.text_layout import listing
-from scenes.theme import digits_for, fmt
-from scenes.variants import (
+from scenes.chapters.variants.scene import (
     ALIBI_LEN,
     MAX_DIMS,
     MAX_ROWS,
@@ -21,6 +18,9 @@ from scenes.variants import (
     Variants,
     slope_text,
 )
+from scenes.kit.components import compact
+from scenes.kit.text_layout import listing
+from scenes.kit.theme import digits_for, fmt
 from tests.scene_tools import build_in, build_scene, catalogue_ui, squash
 
 BEATS = ["learned", "paper", "alibi", "t5", "rope", "table", "takeaway", "bridge"]

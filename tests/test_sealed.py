@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from scenes import sealed
+from scenes.kit import sealed
 
 
 @pytest.fixture

@@ -23,8 +23,8 @@ from PIL import Image
 
 from rendering.core.manifest import Manifest
 from rendering.publish import lesson, slides
-from scenes import catalogue
-from scenes.say import line as caption
+from scenes.kit import catalogue
+from scenes.kit.say import line as caption
 from tests.test_lesson import render_clips
 from tests.test_presenter import SLUGS, expected_beats, tiny_scenes_for_module
 
@@ -98,7 +98,7 @@ def test_png_stills_are_lossless_named_per_beat_and_replaced_whole(media):
     _, folder = media
     entry = Manifest.load(folder).entry("tiny-a", "mp4")
     target, notes, made = slides.export(folder, "tiny-a", "png")
-    assert target == folder / "slides" / "10-tiny-a"
+    assert target == folder / "slides" / "tiny-a"
     names = sorted(p.name for p in target.iterdir())
     assert names == ["01-tiny-a-draw.png", "02-tiny-a-hold.png"]
     frames = decoded(folder / entry.file)
@@ -132,8 +132,8 @@ def test_the_slides_command(media, tmp_path):
     root, folder = media
     result = _cli("--output", str(root), "--all", "--format", "png")  # folder language: en
     assert result.exit_code == 0, result.output
-    assert (folder / "slides" / "20-tiny-b" / "01-tiny-b-draw.png").is_file()
-    assert "10-tiny-a (2 beats)" in result.output
+    assert (folder / "slides" / "tiny-b" / "01-tiny-b-draw.png").is_file()
+    assert "tiny-a (2 beats)" in result.output
     result = _cli("--output", str(root))  # the lesson, as a PDF
     assert result.exit_code == 0, result.output
     assert (folder / "slides" / "lesson.pdf").is_file()

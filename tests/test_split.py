@@ -32,11 +32,11 @@ from rendering.draw import join, packets, segments
 from rendering.draw.scene import draw
 from rendering.run import split
 from rendering.speech import audio
-from scenes import catalogue as catalogue_mod
-from scenes import reads
-from scenes.base import LessonScene
-from scenes.catalogue import catalogue
-from scenes.reads import PRELUDE
+from scenes.kit import catalogue as catalogue_mod
+from scenes.kit import reads
+from scenes.kit.base import LessonScene
+from scenes.kit.catalogue import catalogue
+from scenes.kit.reads import PRELUDE
 from tests.videos import synthetic
 
 TINY_FRAME = {"pixel_width": 256, "pixel_height": 144, "frame_rate": 10}
@@ -268,7 +268,7 @@ def test_the_driver_splits_from_the_last_timings_and_publishes_the_same_clip(
     assert whole["parts"] == 1  # no timings yet: nothing to size the spans from
     plays = whole["animations"]
     assert len(plays) >= 3 and all(build >= 0 and draw > 0 for build, draw in plays)
-    frames = decoded(tmp_path / FOLDER / "90-tiny.mp4")
+    frames = decoded(tmp_path / FOLDER / "tiny.mp4")
 
     again = render(tmp_path, "--jobs", "2", "--force")
     assert again.exit_code == 0, again.output
@@ -278,7 +278,7 @@ def test_the_driver_splits_from_the_last_timings_and_publishes_the_same_clip(
     assert joined["beats"] == whole["beats"] and joined["frames"] == whole["frames"]
     assert joined["speech"] == whole["speech"]
     assert joined["sound"]["seconds"] == pytest.approx(whole["sound"]["seconds"], abs=0.03)
-    got = decoded(tmp_path / FOLDER / "90-tiny.mp4")
+    got = decoded(tmp_path / FOLDER / "tiny.mp4")
     assert all((a == b).all() for a, b in zip(frames, got, strict=True))
     assert not (tmp_path / ".work").exists()
 
@@ -292,7 +292,7 @@ def test_the_driver_splits_from_the_last_timings_and_publishes_the_same_clip(
     assert fewer.exit_code == 0, fewer.output
     assert clip_entry(tmp_path)["parts"] == 2
     assert len(clip_entry(tmp_path)["animations"]) == len(plays)
-    got = decoded(tmp_path / FOLDER / "90-tiny.mp4")
+    got = decoded(tmp_path / FOLDER / "tiny.mp4")
     assert all((a == b).all() for a, b in zip(frames, got, strict=True))
 
     kept = render(tmp_path, "--jobs", "2", "--force", "--no-split")
@@ -333,14 +333,14 @@ def test_a_reworded_line_redraws_its_beat_alone_and_the_clip_is_a_whole_render_a
     assert clip_entry(out)["parts"] == 2  # beat 'two' drawn in two spans
     assert not (out / ".work").exists()  # the spans' pieces went with their folders
     assert render(whole, "--no-split").exit_code == 0
-    ours, theirs = out / FOLDER / "90-tiny.mp4", whole / FOLDER / "90-tiny.mp4"
+    ours, theirs = out / FOLDER / "tiny.mp4", whole / FOLDER / "tiny.mp4"
     expected = decoded(theirs)
     got = decoded(ours)
     assert len(got) == len(expected)
     assert all((a == b).all() for a, b in zip(expected, got, strict=True))
     assert np.array_equal(audio.decode(ours), audio.decode(theirs))
     assert clip_entry(out)["beats"] == clip_entry(whole)["beats"]
-    assert len(list((out / FOLDER / ".beats" / "90-tiny").glob("*.mp4"))) == 2  # old one gone
+    assert len(list((out / FOLDER / ".beats" / "tiny").glob("*.mp4"))) == 2  # old one gone
 
     knob = render(out, "--set", "base=500", "--dry-run")
     assert "knob base changed (read from beat 'one' on); all 2 beats to draw" in (knob.output), (
@@ -418,7 +418,7 @@ def test_a_kept_beat_that_ends_before_its_speech_is_drawn_again_not_cut_off(
     assert render(out, "--no-split").exit_code == 0
     last = clip_entry(out)["segments"]["beats"][-1]
     assert last["beat"] == "two"
-    first_packets(out / FOLDER / ".beats" / "90-tiny" / f"{last['key']}.mp4", 3)
+    first_packets(out / FOLDER / ".beats" / "tiny" / f"{last['key']}.mp4", 3)
     line = words / "en" / "tiny.toml"
     line.write_text(line.read_text().replace("one frequency,", "a frequency,", 1))
     assert "1 of 2 beats to draw" in render(out, "--dry-run").output
@@ -428,4 +428,4 @@ def test_a_kept_beat_that_ends_before_its_speech_is_drawn_again_not_cut_off(
     clip = clip_entry(out)
     spoken = max(end for spans in clip["speech"].values() for _, end in spans)
     assert clip["duration"] >= spoken
-    assert len(decoded(out / FOLDER / "90-tiny.mp4")) == clip["frames"]
+    assert len(decoded(out / FOLDER / "tiny.mp4")) == clip["frames"]

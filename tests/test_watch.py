@@ -91,8 +91,8 @@ def test_a_saved_line_reloads_the_page_at_its_beat_and_a_broken_one_keeps_the_cl
         messages: Queue = Queue()
         threading.Thread(target=events, args=(url, messages), daemon=True).start()
         shown = next_event(messages, "clip")  # the first look renders it
-        clip = out / "en" / "480p15" / "90-tiny.mp4"
-        assert clip.exists() and shown["src"].startswith("/media/en/480p15/90-tiny.mp4")
+        clip = out / "en" / "480p15" / "tiny.mp4"
+        assert clip.exists() and shown["src"].startswith("/media/en/480p15/tiny.mp4")
 
         time.sleep(1.1)  # a new mtime on file systems that keep whole seconds
         line.write_text(line.read_text().replace("adds a square.", "adds a square under it."))

@@ -11,8 +11,8 @@ import pytest
 
 from rendering.core.manifest import Manifest
 from rendering.publish import explorer, gallery, presenter, web
-from scenes import theme
-from scenes.palette import PALETTE
+from scenes.kit import theme
+from scenes.kit.palette import PALETTE
 
 PUBLISH = Path(web.__file__).parent
 

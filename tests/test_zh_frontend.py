@@ -3,23 +3,22 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from rendering.speech import narration, zh_frontend
 from rendering.speech.engines import fastspeech2
-from scenes.catalogue import COMMON, GLOSSARY
+from scenes.kit.catalogue import COMMON, GLOSSARY, shipped
 
-CAPTIONS = Path(__file__).resolve().parent.parent / "scenes" / "captions" / "zh"
+CAPTIONS = shipped("zh")
 
 
 def zh_lines() -> list[tuple[str, str, str]]:
     return [
-        (path.stem, key, text)
-        for path in sorted(CAPTIONS.glob("*.toml"))
-        if path.stem != GLOSSARY
-        for key, text in narration.beat_lines(path.stem, "zh").items()
+        (slug, key, text)
+        for slug in sorted(CAPTIONS)
+        if slug != GLOSSARY
+        for key, text in narration.beat_lines(slug, "zh").items()
     ]
 
 
@@ -32,7 +31,7 @@ def pinyin_dict() -> dict:
 def test_every_zh_line_of_every_scene_and_card_is_read_to_the_last_character(pinyin_dict):
     lines = zh_lines()
     # common has no [say]; the glossary is no scene's words
-    narrated = [p for p in CAPTIONS.glob("*.toml") if p.stem not in (COMMON, GLOSSARY)]
+    narrated = [slug for slug in CAPTIONS if slug not in (COMMON, GLOSSARY)]
     assert len({scene for scene, _, _ in lines}) == len(narrated)
     for scene, key, text in lines:
         assert zh_frontend.unspoken(text) == [], (scene, key)

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import click
 
-from rendering.cli import publish_cmd, render_cmd, scenes_cmd, speech_cmd, watch_cmd
+from rendering.cli import new_cmd, publish_cmd, render_cmd, scenes_cmd, speech_cmd, watch_cmd
 from rendering.cli.options import Fail, clipped
 from rendering.run import child
-from scenes.catalogue import CatalogueError
+from scenes.kit.catalogue import CatalogueError
 
 
 class OneLineErrors(click.Group):
@@ -78,6 +78,7 @@ for command in (
     publish_cmd.slides,
     publish_cmd.package,
     publish_cmd.clean,
+    new_cmd.new,
 ):
     cli.add_command(command)
 

@@ -25,8 +25,8 @@ from rendering.core.files import write_problem
 from rendering.core.jobs import Job
 from rendering.run.preflight import PipelineError, check_writable, preflight
 from rendering.speech import voices
-from scenes.catalogue import LANGS
-from scenes.fonts import FONT, missing_glyphs
+from scenes.kit.catalogue import LANGS
+from scenes.kit.fonts import FONT, missing_glyphs
 
 console = Console(stderr=False, highlight=False)
 status_console = Console(stderr=True, highlight=False)  # progress that must not mix with output

@@ -19,7 +19,7 @@ from rendering.cli.options import (
 )
 from rendering.core import settings
 from rendering.run.plan import plan
-from scenes.catalogue import LANGS, CatalogueError
+from scenes.kit.catalogue import LANGS, CatalogueError
 
 
 @click.command("list")

@@ -29,7 +29,7 @@ from rendering.core.jobs import Job
 from rendering.core.manifest import Manifest
 from rendering.watch.changes import Watcher, snapshot, syntax_error
 from rendering.watch.server import LivePage
-from scenes import catalogue
+from scenes.kit import catalogue
 
 POLL = 0.3  # seconds between looks at the files
 SETTLE = 0.2  # an editor may save in steps: wait this long for the last one

@@ -52,7 +52,7 @@ class Job:
 
     @property
     def filename(self) -> str:
-        """e.g. `05-clock-hands.mp4`, `05-clock-hands.alpha.webm`."""
+        """e.g. `clock-hands.mp4`, `clock-hands.alpha.webm`."""
         middle = self.variant.removeprefix(self.fmt)
         return f"{self.info.stem}{middle}.{self.fmt}"
 
@@ -63,9 +63,9 @@ class Job:
         """The digest of every file behind the scene code and behind the renderer."""
         info = self.info
         # only this language's words shape the clip; the other's subtitles are rewritten cheaply
-        catalogues = scenes.catalogue_files(info.slug, self.lang)
+        data = scenes.frame_files(info.slug, self.lang)
         return {
-            "code": keys.sources(info.module, extra_files=catalogues),
+            "code": keys.sources(info.module, extra_files=data),
             "renderer": keys.sources(*RENDERER_MODULES),
         }
 

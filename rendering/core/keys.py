@@ -34,9 +34,9 @@ from string import hexdigits
 from typing import Any
 
 from rendering.core.files import atomic_write
-from scenes import text_store
-from scenes.fonts import FONT
-from scenes.sealed import user_cache
+from scenes.kit import text_store
+from scenes.kit.fonts import FONT
+from scenes.kit.sealed import user_cache
 
 PROJECT_PACKAGES = ("scenes", "pe_math", "rendering")
 ROOT = Path(__file__).resolve().parents[2]
@@ -298,7 +298,7 @@ def _imports(path: Path, package: str, home: _Home = PROJECT_HOME) -> frozenset[
     return frozenset(n for n in needed if home.base(n) is not None)
 
 
-@cache  # every scene's closure shares pe_math and scenes.base: parse each file once
+@cache  # every scene's closure shares pe_math and scenes.kit.base: parse each file once
 def _import_statements(
     path: Path, package: str, stamp: tuple[int, ...]
 ) -> tuple[tuple[str, tuple[str, ...]], ...]:

@@ -2,7 +2,7 @@
 slower each beat's animations run so that they fill the beat's speech.
 
 Both come from a build without frames. Every play and wait of the scene is recorded on
-the scene clock (`scenes.base.Play`); a still run is a stretch of consecutive frozen
+the scene clock (`scenes.kit.base.Play`); a still run is a stretch of consecutive frozen
 plays, and only its part inside a beat's speech counts.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from rendering.core.jobs import Job
 from rendering.draw.config import manim_config
-from scenes.timing import BREATH
+from scenes.kit.timing import BREATH
 
 MOST_PACE = 6.0  # an animation runs at most this many times slower than written
 MOST_STILL = 6.0  # seconds the picture may hold while the voice talks
@@ -140,7 +140,7 @@ def build(
     the render does: text set once for that canvas is then reused by the render."""
     from manim import tempconfig
 
-    from scenes.base import LessonScene
+    from scenes.kit.base import LessonScene
 
     hooks = LessonScene.play_hooks, LessonScene.beat_hooks
     LessonScene.play_hooks, LessonScene.beat_hooks = [], []

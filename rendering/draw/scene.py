@@ -22,7 +22,7 @@ from rendering.draw import encoders, motion, segments
 from rendering.draw.config import Span, manim_config
 from rendering.draw.packets import frames_in
 from rendering.speech import audio
-from scenes import reads
+from scenes.kit import reads
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class Drawn:
     file: Path
     beats: list[tuple[str, float]]
     animations: list[list[float]]  # per play: [build, draw] wall seconds; see split.py
-    plays: list = dataclasses.field(default_factory=list)  # scenes.base.Play, per play
+    plays: list = dataclasses.field(default_factory=list)  # scenes.kit.base.Play, per play
     partials: list[str | None] = dataclasses.field(default_factory=list)  # Manim's file per play
     drawn: list[bool] = dataclasses.field(default_factory=list)  # per play
     read: reads.Reads | None = None  # what the build read, beat by beat
@@ -89,7 +89,7 @@ def draw(
     """
     from manim import tempconfig
 
-    from scenes.base import LessonScene
+    from scenes.kit.base import LessonScene
 
     scene_cls = job.info.load()
     drawn_seconds = 0.0

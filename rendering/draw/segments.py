@@ -1,7 +1,7 @@
 """A clip as beat segments: each beat's frames kept under a key of what can change them.
 
 A beat's frames depend on the scene code, the output settings, the knobs and words the
-build had read by the end of the beat (scenes.reads), its own line, and its own speech:
+build had read by the end of the beat (scenes.kit.reads), its own line, and its own speech:
 the seconds and sentence times it is timed by. Earlier beats' speech shifts a beat in
 time but leaves its frames alone (a skipped play ends where a drawn one would, and the
 scenes hold no updater on the absolute clock; tests/test_split.py checks every scene).
@@ -29,8 +29,8 @@ from rendering.core.jobs import Job
 from rendering.core.manifest import BEAT_STORE
 from rendering.core.validate import signature
 from rendering.draw.packets import frames_in, join
-from scenes.catalogue import CatalogueError, has, node
-from scenes.reads import EXISTS, NEXT, PRELUDE
+from scenes.kit.catalogue import CatalogueError, has, node
+from scenes.kit.reads import EXISTS, NEXT, PRELUDE
 
 STORE = BEAT_STORE
 MISSING = "<missing>"

@@ -35,7 +35,7 @@ from rendering.publish.web import (
     lesson_sources,
     video_sources,
 )
-from scenes.catalogue import LANGS
+from scenes.kit.catalogue import LANGS
 
 NAME = GALLERY
 PRESENT = presenter.NAME

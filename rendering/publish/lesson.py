@@ -28,7 +28,7 @@ from rendering.core.manifest import ChapterMark, ClipEntry, LessonRecord, Manife
 from rendering.core.validate import InvalidOutput, check_video, signature
 from rendering.publish.web import clock
 from rendering.speech import audio, captions
-from scenes.catalogue import LANGS
+from scenes.kit.catalogue import LANGS
 
 STEM = "lesson"
 CHAPTERS_VTT = "chapters.vtt"

@@ -23,9 +23,9 @@ from rendering.core.door import command
 from rendering.core.files import atomic_write_text
 from rendering.core.manifest import ClipEntry, Manifest
 from rendering.publish import web
-from scenes import questions
-from scenes.catalogue import LANGS, CatalogueError
-from scenes.say import line as narration_line
+from scenes.kit import questions
+from scenes.kit.catalogue import LANGS, CatalogueError
+from scenes.kit.say import line as narration_line
 
 NAME = web.PRESENT
 TEMPLATE = "present.html"  # in templates/; {{head}} and /*DATA*/ are filled in

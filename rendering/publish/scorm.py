@@ -6,7 +6,7 @@ In an LMS the player finds the runtime API the standard way (`API` for 1.2,
 `API_1484_11` for 2004, in its parent frames or its opener), keeps the play position
 and the chapters seen, resumes there on the next launch, and reports the lesson
 completed once every chapter has been seen. A chapter with checkpoint questions
-(scenes/questions.py) stops at its end to ask them; each answer is reported as an
+(scenes/kit/questions.py) stops at its end to ask them; each answer is reported as an
 interaction and the share answered right as the score. Without an LMS it still
 plays, asks, and says that progress is not being recorded.
 """
@@ -29,7 +29,7 @@ from rendering.core.door import command
 from rendering.core.files import replacing
 from rendering.core.manifest import Manifest
 from rendering.publish import presenter, web
-from scenes.catalogue import lookup
+from scenes.kit.catalogue import lookup
 
 FORMATS = ("scorm12", "scorm2004")
 PLAYER = "player.html"
@@ -85,7 +85,7 @@ class Contents:
 
 
 def package_name(folder: Path, fmt: str, contents: Contents) -> str:
-    """e.g. pe-explainer-en-720p30.scorm12.zip, or ...-720p30-05-clock-hands.scorm12.zip
+    """e.g. pe-explainer-en-720p30.scorm12.zip, or ...-720p30-clock-hands.scorm12.zip
     for one clip: the language, folder and clip it was made from."""
     clip = f"-{contents.name}" if contents.name else ""
     return f"pe-explainer-{folder.parent.name}-{folder.name}{clip}.{fmt}.zip"

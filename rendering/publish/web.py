@@ -15,7 +15,7 @@ from importlib import resources
 
 from rendering.core import formats
 from rendering.core.manifest import ClipEntry
-from scenes.palette import PALETTE
+from scenes.kit.palette import PALETTE
 
 GALLERY = "index.html"
 PRESENT = "present.html"

@@ -12,8 +12,8 @@ from pathlib import Path
 from rendering.core.files import replacing
 from rendering.core.manifest import Manifest
 from rendering.publish import presenter
-from scenes.catalogue import lookup
-from scenes.text_layout import break_units, join_words
+from scenes.kit.catalogue import lookup
+from scenes.kit.text_layout import break_units, join_words
 
 A4 = (595.0, 842.0)  # points
 MARGIN = 56.0

@@ -28,7 +28,7 @@ from pe_math import ParamError, Params
 from pe_math.params import field_names, read_toml
 from rendering.core import settings
 from rendering.core.door import command
-from scenes.catalogue import LANGS
+from scenes.kit.catalogue import LANGS
 
 COURSE_KEYS = ("langs", "qualities", "aspects", "scenes", "lesson")
 SET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")

@@ -13,7 +13,7 @@ from rendering.core.validate import check_image, check_video
 from rendering.draw import encoders, segments
 from rendering.draw.scene import RenderResult
 from rendering.speech import captions
-from scenes.catalogue import LANGS
+from scenes.kit.catalogue import LANGS
 
 
 def install(job: Job, result: RenderResult, root: Path) -> Path:

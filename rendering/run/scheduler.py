@@ -34,7 +34,7 @@ from rendering.run.preflight import PipelineError
 from rendering.run.report import Outcome, RunReport
 from rendering.run.task import JobFailed, Rendered, Task, describe_error, speech_files
 from rendering.run.workdirs import WORK, remove_if_empty, remove_stale_work
-from scenes import text_store
+from scenes.kit import text_store
 
 
 def execute(

@@ -13,7 +13,7 @@ from functools import cache
 from pathlib import Path
 
 from rendering.core.files import atomic_write
-from scenes.sealed import user_cache
+from scenes.kit.sealed import user_cache
 
 
 class VoiceError(RuntimeError):

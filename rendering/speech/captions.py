@@ -19,9 +19,9 @@ from pathlib import Path
 
 from pe_math import Params
 from rendering.core.files import atomic_write_text
-from scenes.catalogue import LANGS
-from scenes.say import line as narration_line
-from scenes.text_layout import (
+from scenes.kit.catalogue import LANGS
+from scenes.kit.say import line as narration_line
+from scenes.kit.text_layout import (
     cell_width,
     chunks,
     fits,

@@ -38,10 +38,10 @@ from rendering.speech.synthesis import (
     synthesised,
     unsaid,
 )
-from scenes import say
-from scenes.catalogue import path_for
-from scenes.text_layout import sentences
-from scenes.timing import BREATH
+from scenes.kit import say
+from scenes.kit.catalogue import path_for
+from scenes.kit.text_layout import sentences
+from scenes.kit.timing import BREATH
 
 CACHE = ".speech"
 RECORDING_TYPES = (".wav", ".flac", ".mp3", ".m4a", ".ogg")

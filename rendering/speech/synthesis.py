@@ -19,7 +19,7 @@ import numpy as np
 from rendering.core import keys
 from rendering.speech import audio
 from rendering.speech.base import stream_digest
-from scenes.text_layout import clauses, sentences
+from scenes.kit.text_layout import clauses, sentences
 
 SENTENCE_GAP = 0.3  # seconds of silence between two sentences of one beat
 # Characters an engine is given at once: the lesson's longest sentence has 210. A longer

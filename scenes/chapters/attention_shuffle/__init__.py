@@ -1,0 +1,1 @@
+"""The chapter attention-shuffle (declared in chapter.toml)."""

@@ -1,0 +1,1 @@
+"""The chapter binary-bits (declared in chapter.toml)."""

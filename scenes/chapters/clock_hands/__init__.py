@@ -1,0 +1,1 @@
+"""The chapter clock-hands (declared in chapter.toml)."""

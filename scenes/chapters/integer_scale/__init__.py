@@ -1,0 +1,1 @@
+"""The chapter integer-scale (declared in chapter.toml)."""

@@ -1,0 +1,1 @@
+"""The chapter long-context (declared in chapter.toml)."""

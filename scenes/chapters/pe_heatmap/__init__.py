@@ -1,0 +1,1 @@
+"""The chapter pe-heatmap (declared in chapter.toml)."""

@@ -1,0 +1,1 @@
+"""The chapter recap (declared in chapter.toml)."""

@@ -1,0 +1,1 @@
+"""The chapter relative-shift (declared in chapter.toml)."""

@@ -1,0 +1,1 @@
+"""The chapter rope-rotation (declared in chapter.toml)."""

@@ -1,0 +1,1 @@
+"""The chapter similarity (declared in chapter.toml)."""

@@ -1,0 +1,1 @@
+"""The chapter square-to-sine (declared in chapter.toml)."""

@@ -1,0 +1,1 @@
+"""The chapter variants (declared in chapter.toml)."""

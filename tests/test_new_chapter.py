@@ -1,0 +1,156 @@
+"""`render.py new SLUG` makes a chapter that renders and whose test passes; it refuses a
+bad or taken slug in one line and never leaves half a chapter behind."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import scenes
+from rendering.cli import new_cmd
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def room(tmp_path, monkeypatch):
+    """A chapters folder and a tests folder of their own, holding the lesson's list."""
+    chapters, tests = tmp_path / "chapters", tmp_path / "tests"
+    chapters.mkdir()
+    tests.mkdir()
+    shutil.copy(scenes.CHAPTERS / scenes.ORDER, chapters / scenes.ORDER)
+    monkeypatch.setattr(scenes, "CHAPTERS", chapters)
+    monkeypatch.setattr(new_cmd, "tests_folder", lambda: tests)
+    return tmp_path
+
+
+def files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def new(*args: str):
+    from render import cli
+
+    return CliRunner().invoke(cli, ["new", *args])
+
+
+def test_it_writes_the_folder_and_the_test_and_lists_the_chapter_after_another(room):
+    result = new("my-chapter", "--after", "clock-hands")
+    assert result.exit_code == 0, result.output
+    folder = room / "chapters" / "my_chapter"
+    assert {p.name for p in folder.iterdir()} == set(new_cmd.FOLDER_FILES)
+    assert (room / "tests" / "test_scene_my_chapter.py").is_file()
+    listed = scenes.lesson_order(room / "chapters")
+    assert listed[listed.index("clock-hands") + 1] == "my-chapter"
+    assert "lists it as chapter 6" in result.output
+    assert scenes.declared(folder) == ("my-chapter", "MyChapter", ("d_model",))
+
+
+@pytest.mark.parametrize(
+    "args,says",
+    [
+        (["My_Chapter"], "'My_Chapter' is not a chapter slug; use lowercase letters"),
+        (["2fast"], "'2fast' is not a chapter slug"),
+        (["a--b"], "'a--b' is not a chapter slug"),
+        (["x" * 41], "at most 40 characters"),
+        (["clock-hands"], "'clock-hands' is a scene already; pick another slug"),
+        (["lesson-intro"], "'lesson-intro' is a scene already"),
+        (["common"], "'common' names the shared words"),
+        (["fresh", "--after", "nope"], "--after 'nope' is not in"),
+    ],
+    ids=["case", "digit", "hyphens", "long", "chapter", "card", "shared", "after"],
+)
+def test_a_bad_or_taken_slug_is_one_line_and_writes_nothing(room, args, says):
+    before = files(room)
+    result = new(*args)
+    assert result.exit_code == 2
+    assert result.output.count("\n") == 1 and result.output.startswith("error: ")
+    assert says in result.output
+    assert files(room) == before
+
+
+def test_outside_a_checkout_it_says_where_to_run_it(room):
+    (room / "tests").rmdir()  # an installed package has no tests/ beside it
+    before = files(room)
+    result = new("my-chapter")
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+    assert "is not a folder" in result.output and "in a clone" in result.output
+    assert files(room) == before
+
+
+def test_a_write_that_fails_takes_back_what_it_wrote(room, monkeypatch):
+    before = files(room)
+
+    def full(path, text):
+        raise OSError(28, "No space left on device", str(path))
+
+    monkeypatch.setattr(new_cmd, "atomic_write_text", full)
+    result = new("my-chapter")
+    assert result.exit_code == 2
+    assert "No space left on device" in result.output and "nothing was made" in result.output
+    assert files(room) == before
+    assert [p.name for p in (room / "chapters").iterdir()] == [scenes.ORDER]  # no staging left
+
+
+def test_a_list_it_cannot_edit_is_named_with_the_line_to_add(room):
+    (room / "chapters" / scenes.ORDER).write_text('chapters = ["recap"]\n')
+    before = files(room)
+    result = new("my-chapter")
+    assert result.exit_code == 2
+    assert 'add "my-chapter", to its chapters by hand' in result.output
+    assert files(room) == before
+
+
+def test_a_slug_listed_by_hand_is_not_listed_twice(room):
+    order = room / "chapters" / scenes.ORDER
+    order.write_text('chapters = ["recap", "my-chapter"]\n')
+    result = new("my-chapter")
+    assert result.exit_code == 0, result.output
+    assert order.read_text() == 'chapters = ["recap", "my-chapter"]\n'
+    assert "lists it already" in result.output
+
+
+def test_the_templates_ship_with_the_package():
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert '"**/*.tmpl"' in pyproject
+    for template in [*new_cmd.FOLDER_FILES.values(), "test.py.tmpl"]:
+        assert (new_cmd.TEMPLATES / template).is_file()
+
+
+@pytest.mark.render
+def test_a_new_chapter_renders_and_its_test_passes(tmp_path):
+    """In a copy of the project: the checkout is never written."""
+    project = tmp_path / "project"
+    skip = shutil.ignore_patterns("__pycache__")
+    for name in ("scenes", "pe_math", "rendering"):
+        shutil.copytree(ROOT / name, project / name, ignore=skip)
+    for name in ("render.py", "tests/__init__.py", "tests/conftest.py", "tests/scene_tools.py"):
+        (project / name).parent.mkdir(exist_ok=True)
+        shutil.copy(ROOT / name, project / name)
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        done = subprocess.run(
+            [sys.executable, *args], cwd=project, capture_output=True, text=True, timeout=600
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done
+
+    run("render.py", "new", "my-chapter")
+    out = tmp_path / "out"
+    run("render.py", "render", "my-chapter", "-q", "l", "--voice", "none", "--output", str(out))
+    folder = out / "en" / "480p15"
+    assert (folder / "my-chapter.mp4").stat().st_size > 0
+    clips = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["clips"]
+    entry = clips["my-chapter"]["mp4"]
+    assert entry["file"] == "my-chapter.mp4" and [b for b, _ in entry["beats"]] == ["idea"]
+    assert entry["order"] == len(scenes.lesson_order()) + 1  # last in the lesson's list
+    test = "tests/test_scene_my_chapter.py"
+    done = run("-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "-n", "0", test)
+    assert " passed" in done.stdout and "failed" not in done.stdout
+    assert not (ROOT / "scenes" / "chapters" / "my_chapter").exists()
