@@ -36,6 +36,8 @@ class LessonIntroNumbers:
 COLUMNS = {"wide": 2, "tall": 1, "square": 2}
 RING = 0.32  # radius of a chapter's numbered stop
 COLUMN_GAP = 0.4
+ROW_GAP = 0.2
+ROOMY_ROWS = 6  # past this many rows the list packs its rows closer, so its words stay readable
 
 
 class LessonIntro(LessonScene):
@@ -80,8 +82,13 @@ class LessonIntro(LessonScene):
             name = self.lines(info.title(self.lang), title_width, size=theme.LABEL_SIZE)
             stops.add(VGroup(VGroup(ring, number), name).arrange(RIGHT, buff=0.25))
         rows = -(-len(stops) // cols)
+        row_gap = ROW_GAP if rows <= ROOMY_ROWS else ROW_GAP / 4
         stops.arrange_in_grid(
-            rows=rows, cols=cols, flow_order="dr", col_alignments="l" * cols, buff=(COLUMN_GAP, 0.2)
+            rows=rows,
+            cols=cols,
+            flow_order="dr",
+            col_alignments="l" * cols,
+            buff=(COLUMN_GAP, row_gap),
         )
         return stops
 

@@ -172,6 +172,26 @@ def test_cards_lay_out_cleanly_in_every_aspect(cls, lang, aspect):
     assert report.checked_beats[-1] == "<end>"
 
 
+class _AddedChapter(scenes.SceneInfo):
+    """A thirteenth chapter, as `render.py new` adds one, with a title of the usual length."""
+
+    def title(self, lang):
+        return "一个新加的章节" if lang == "zh" else "A chapter added by a teacher"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_intro_still_reads_at_1_1_with_a_chapter_added(lang):
+    scenes.register(_AddedChapter("added-chapter", "unused", "Unused", 13, ()))
+    try:
+        _, report, during = _layout_in(LessonIntro, "1:1", lang)
+    finally:
+        scenes.unregister("added-chapter")
+    report.assert_clean()
+    report.assert_readable()
+    during.assert_clean()
+    assert "13" in "".join(report.words_at_start["<end>"])
+
+
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_the_intro_lists_every_chapter_by_number_and_title(lang):
     _, report = build_scene(LessonIntro, Params(), lang)
