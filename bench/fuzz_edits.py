@@ -56,7 +56,10 @@ def in_a_copy(keep: bool) -> int:
         project = edit_fuzz.copy_project(home)
         script = project / "bench" / "fuzz_edits.py"
         command = [sys.executable, "-u", str(script), *sys.argv[1:], "--home", str(home)]
-        return subprocess.call(command, cwd=project)
+        code = subprocess.call(command, cwd=project)
+        if code < 0:
+            print(f"the fuzzer's process was stopped by signal {-code}", file=sys.stderr)
+        return 1 if code < 0 else code
     finally:
         if keep:
             print(f"the copies are kept in {home}")
