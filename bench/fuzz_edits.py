@@ -3,7 +3,8 @@
     python bench/fuzz_edits.py [--seed 44] [--edits 200] [--per-step 1] [--scene recap]
                                [--from N] [--keep]
 
-Runs tests/edit_fuzz.py in a fresh folder (removed after, unless --keep): a first render
+Runs tests/edit_fuzz.py in a fresh folder (removed after, unless --keep), in a copy of
+the project's code made there, whose pe_math it edits too: a first render
 of the tests' tiny scene, a scene plugin written outside the project and, with --scene,
 one chapter of the lesson (its words edited in a copy), then `--edits` random edits of
 every kind a teacher makes. Each edit is rendered incrementally and then clean into a
@@ -20,6 +21,7 @@ import argparse
 import importlib
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -40,9 +42,36 @@ def main() -> int:
         "--from", dest="start", type=int, default=1, help="make the edits before it unrendered"
     )
     parser.add_argument("--keep", action="store_true", help="keep the folder of copies")
+    parser.add_argument("--home", type=Path, help=argparse.SUPPRESS)  # the copy's own run
     args = parser.parse_args()
+    if args.home is None:
+        return in_a_copy(args.keep)
+    return fuzz(args, args.home)
+
+
+def in_a_copy(keep: bool) -> int:
+    """Run this script again in a copy of the project's code, in a fresh folder."""
     home = Path(tempfile.mkdtemp(prefix="pe-fuzz-"))
-    world = edit_fuzz.World(home, extra=args.scene)
+    try:
+        project = edit_fuzz.copy_project(home)
+        script = project / "bench" / "fuzz_edits.py"
+        command = [sys.executable, "-u", str(script), *sys.argv[1:], "--home", str(home)]
+        code = subprocess.call(command, cwd=project)
+        if code < 0:
+            print(f"the fuzzer's process was stopped by signal {-code}", file=sys.stderr)
+        return 1 if code < 0 else code
+    finally:
+        if keep:
+            print(f"the copies are kept in {home}")
+        else:
+            shutil.rmtree(home, ignore_errors=True)
+
+
+def fuzz(args: argparse.Namespace, home: Path) -> int:
+    world = edit_fuzz.World(home.resolve(), extra=args.scene)
+    if world.project != ROOT:
+        print(f"error: --home is for the copy in {world.project}; run without it", file=sys.stderr)
+        return 2
     edit_fuzz.enter(world.environment(), world.plugins, os.environ.__setitem__)
     os.environ.setdefault("PE_TEXT_CACHE", str(home / "text"))
     world.create()
@@ -52,14 +81,9 @@ def main() -> int:
     importlib.import_module(edit_fuzz.PLUGIN)
     slugs = [edit_fuzz.TINY, "fuzz-card", *([args.scene] if args.scene else [])]
     scenes.get(slugs[-1])  # an unknown --scene stops here, in one line
-    try:
-        outcome = edit_fuzz.run(
-            world, args.seed, args.edits, slugs, args.per_step, start=args.start
-        )
-    finally:
-        if not args.keep:
-            shutil.rmtree(home, ignore_errors=True)
+    outcome = edit_fuzz.run(world, args.seed, args.edits, slugs, args.per_step, start=args.start)
     print(f"{outcome.checked} edits checked, {outcome.held} held, {len(outcome.failures)} differed")
+    print(f"kinds of edit made: {', '.join(sorted(set(outcome.kinds)))}")
     for line in outcome.failures:
         print(line)
     return 1 if outcome.failures else 0

@@ -6,8 +6,14 @@ bench/fuzz_edits.py runs many.
 
 Every edit goes to copies in a folder of the fuzzer's own: the words (a PE_CAPTIONS
 folder, and the catalogue of a scene plugin kept outside the project), the plugin's code
-and its helper module, a lesson file, and the recordings. The project's files are only
-read.
+and its helper module, a lesson file, the recordings, and a copy of the project's code
+(`copy_project`), whose pe_math is edited too. The fuzzer runs inside that copy
+(bench/fuzz_edits.py starts it there), so its keys and workers read the edited copy;
+the project's own files are only read.
+
+A process keeps the modules it imported: pe_math as the fuzzer's process first read it
+gives the numbers a driver computes (spoken values), while each render's workers import
+the edited copy afresh. So the pe_math edit changes a function that only drawing reads.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import random
 import re
 import shutil
 import sys
+import time
 import tomllib
 import wave
 from collections.abc import Callable
@@ -41,7 +48,7 @@ SCENE_CODE = '''"""A scene plugin kept outside the project, with a helper module
 
 from pathlib import Path
 
-from manim import DOWN, FadeIn, Square, Write
+from manim import DOWN, UP, FadeIn, Square, Write
 
 import {helper} as look
 from scenes import SceneInfo, register
@@ -49,6 +56,7 @@ from scenes.kit.base import LessonScene
 from scenes.kit.catalogue import add_root
 
 add_root(Path(__file__).resolve().parent / "captions")
+FILL = {fill}
 
 
 class FuzzCard(LessonScene):
@@ -61,17 +69,42 @@ class FuzzCard(LessonScene):
     def construct(self):
         self.beat("one")
         self.play(Write(self.label("count", value=self.numbers(self.params)["bits"])), run_time=look.RUN)
-        self.beat("two")
+{aside}        self.beat("two")
         square = Square(side_length=look.SIDE, color=look.COLOUR).shift(DOWN)
+        square.set_fill(FILL, opacity=0.5).rotate(look.tilt())
         self.play(FadeIn(square), run_time=1)
-        self.takeaway()
+{three}        self.takeaway()
 
 
 # just before tests.plugin_scenes' tiny (90): a bridge line points to it
 register(SceneInfo("fuzz-card", __name__, "FuzzCard", 89, ("n_bits",)))
 '''
 
-LOOKS = {"SIDE": ["1.0", "1.5", "0.8"], "COLOUR": ['"#58C4DD"', '"#FC6255"'], "RUN": ["1", "1.5"]}
+HELPER_CODE = '''from pe_math.geometry import clock_angles
+
+{constants}
+
+def tilt() -> float:
+    """The square's turn: the first clock hand's angle at position 1 (a pe_math function)."""
+    return float(clock_angles(1, 4)[0])
+'''
+# beats a teacher adds or removes: their code in the scene, their line in both catalogues
+OPTIONAL_BEATS = {
+    "aside": '        self.beat("aside")\n        self.wait(0.5)\n',
+    "three": '        self.beat("three")\n        self.play(square.animate.shift(UP), run_time=1)\n',
+}
+# constants of the plugin's helper module, and of the scene module itself (IN_SCENE)
+LOOKS = {
+    "SIDE": ["1.0", "1.5", "0.8"],
+    "COLOUR": ['"#58C4DD"', '"#FC6255"'],
+    "RUN": ["1", "1.5"],
+    "FILL": ['"#83C167"', '"#FFFF00"', '"#9A72AC"'],
+}
+IN_SCENE = ("FILL",)
+# a pe_math function the plugin draws with: its formula's factor is edited in the copy
+MATH_FILE = Path("pe_math") / "geometry.py"
+MATH_LINE = "    return {factor}float(position) * frequencies(d_model, base, variant)"
+MATH_FACTORS = ["", "0.5 * ", "2.0 * "]
 CARD_WORDS = {
     "title": "Fuzz card",
     "takeaway": "Edits render as a clean render would.",
@@ -79,10 +112,25 @@ CARD_WORDS = {
     "say": {
         "one": "The first beat counts the bits.",
         "two": "Then a square fades in below.",
+        "three": "It rises to the middle.",  # "aside" is added by an edit
         "takeaway": "So an edit renders as a clean render would.",
     },
 }
+CARD_ZH = {  # a beat's line is in both languages (the other's subtitles are written too)
+    "one": "第一拍数位。",
+    "aside": "顺便说一句。",
+    "two": "然后下方淡入一个方块。",
+    "three": "它升到中间。",
+    "takeaway": "所以改过的渲染与全新渲染一样。",
+    "bridge": "下一个，小场景。",
+}
 WORDS = ["quietly", "again", "with care", "for the class", "once more", "slowly"]
+
+
+def write_if_changed(path: Path, text: str) -> None:
+    """Write `text` unless the file holds it already (an unedited file keeps its stamp)."""
+    if not path.is_file() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
 
 
 def toml_key(key: str) -> str:
@@ -116,9 +164,28 @@ def tone(path: Path, seconds: float, pitch: float) -> None:
         out.writeframes(samples.tobytes())
 
 
+PROJECT = ("render.py", "pyproject.toml", "rendering", "scenes", "pe_math", "bench/fuzz_edits.py")
+PROJECT += tuple(
+    f"tests/{n}" for n in ("__init__.py", "plugin_scenes.py", "edit_fuzz.py", "captions")
+)
+
+
+def copy_project(home: Path) -> Path:
+    """A copy of the project's code for the fuzzer to run in and edit: `home`/project."""
+    project = home / "project"
+    for name in PROJECT:
+        source, target = ROOT / name, project / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, target)
+    return project
+
+
 @dataclass
 class World:
-    """The edited copies: words, plugin code, lesson file, recordings, --set knobs."""
+    """The edited copies: words, plugin and pe_math code, lesson file, recordings, --set knobs."""
 
     home: Path
     extra: str | None = None  # a lesson chapter whose words are edited too
@@ -127,6 +194,13 @@ class World:
     sets: dict[str, str] = field(default_factory=dict)
     config: dict[str, str] = field(default_factory=dict)  # lesson.toml line starts -> line
     takes: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)
+    unsaid: dict[str, str] = field(default_factory=lambda: {"aside": "A word on the side."})
+    factor: str = ""  # of the pe_math formula the plugin draws with
+
+    @property
+    def project(self) -> Path:
+        """The copy of the project's code the fuzzer runs in (see copy_project)."""
+        return self.home / "project"
 
     @property
     def plugins(self) -> Path:
@@ -153,7 +227,6 @@ class World:
         shutil.copytree(ROOT / "tests" / "captions", self.captions)
         for lang in ("en", "zh"):
             (self.plugins / "captions" / lang).mkdir(parents=True)
-        (self.plugins / f"{PLUGIN}.py").write_text(SCENE_CODE.format(helper=HELPER))
         self.words = {
             TINY: tomllib.loads((self.captions / "en" / f"{TINY}.toml").read_text()),
             "fuzz-card": json.loads(json.dumps(CARD_WORDS)),
@@ -174,26 +247,47 @@ class World:
     def write(self) -> None:
         for slug, table in self.words.items():
             self.catalogue_path(slug).write_text(toml_text(table), encoding="utf-8")
-        # a beat's line is in both languages (the other's subtitles are written too)
         zh = json.loads(json.dumps(CARD_WORDS))
-        if "bridge" in self.words["fuzz-card"]["say"]:
-            zh["say"]["bridge"] = "下一个，小场景。"
+        zh["say"] = {beat: CARD_ZH[beat] for beat in self.words["fuzz-card"]["say"]}
         zh_file = self.plugins / "captions" / "zh" / "fuzz-card.toml"
         zh_file.write_text(toml_text(zh), encoding="utf-8")
-        look = "".join(f"{k} = {v}\n" for k, v in self.looks.items())
-        (self.plugins / f"{HELPER}.py").write_text(look)
-        text = DEFAULT_TOML.read_text(encoding="utf-8")
-        text = text.replace('engine = "piper"\nvoice = "joe"', 'engine = "espeak"\nvoice = "en-us"')
-        lines = []
-        for line in text.splitlines():
-            start = next((s for s in self.config if line.startswith(s)), None)
-            if start == "speed =" and lines and not lines[-1].startswith('voice = "en-us"'):
-                start = None  # only the English voice's speed
-            lines.append(self.config[start] if start else line)
-        self.lesson.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        fill = self.looks["FILL"]
+        said = self.words["fuzz-card"]["say"]
+        beats = {beat: code if beat in said else "" for beat, code in OPTIONAL_BEATS.items()}
+        code = SCENE_CODE.format(helper=HELPER, fill=fill, **beats)
+        write_if_changed(self.plugins / f"{PLUGIN}.py", code)
+        constants = "".join(f"{k} = {v}\n" for k, v in self.looks.items() if k not in IN_SCENE)
+        write_if_changed(self.plugins / f"{HELPER}.py", HELPER_CODE.format(constants=constants))
+        math = self.project / MATH_FILE
+        text = math.read_text(encoding="utf-8")
+        lines = [MATH_LINE.format(factor=f) for f in MATH_FACTORS]
+        now = next((line for line in lines if line in text.splitlines()), None)
+        if now is None:
+            raise RuntimeError(f"{MATH_FILE} no longer has the line {lines[0].strip()!r}")
+        write_if_changed(math, text.replace(now, MATH_LINE.format(factor=self.factor)))
+        self.lesson.write_text(self.lesson_text(), encoding="utf-8")
         shutil.rmtree(self.voices, ignore_errors=True)
         for (slug, beat), (seconds, pitch) in self.takes.items():
             tone(self.voices / "en" / slug / f"{beat}.wav", seconds, pitch)
+
+    def lesson_text(self) -> str:
+        """The default lesson file with the world's knobs, English spoken by espeak (fast,
+        and the same on every machine). Each line the world sets must be found once, so
+        that an edit of it is never silently lost when lesson.toml changes."""
+        voice = {"engine =": 'engine = "espeak"', "voice =": 'voice = "en-us"'}
+        voice["speed ="] = self.config["speed ="]
+        knobs = {start: line for start, line in self.config.items() if start != "speed ="}
+        lines, section, found = [], "", []
+        for line in DEFAULT_TOML.read_text(encoding="utf-8").splitlines():
+            section = line.strip() if line.startswith("[") else section
+            table = voice if section == "[voice.en]" else knobs if section == "" else {}
+            start = next((s for s in table if line.startswith(s)), None)
+            found += [f"{section} {start}"] if start else []
+            lines.append(table[start] if start else line)
+        wanted = [f"[voice.en] {s}" for s in voice] + [f" {s}" for s in knobs]
+        if sorted(found) != sorted(wanted):
+            raise RuntimeError(f"{DEFAULT_TOML.name} no longer has one each of {wanted}")
+        return "\n".join(lines) + "\n"
 
     def environment(self) -> dict[str, str]:
         plugins = f"tests.plugin_scenes,{PLUGIN}"
@@ -256,10 +350,27 @@ def knob_file(world: World, rng: random.Random) -> str:
     return f"lesson.toml {line}{shown}"
 
 
+def beat_line(world: World, rng: random.Random) -> str:
+    """Add a beat to the plugin scene or remove one (not the bridge): its line in both
+    catalogues and its code, as a teacher adds a step to a chapter."""
+    beat = rng.choice(sorted(OPTIONAL_BEATS))
+    say = world.words["fuzz-card"]["say"]
+    if beat in world.unsaid:
+        say[beat] = world.unsaid.pop(beat)
+        return f"add the beat fuzz-card {beat} (its say line and code)"
+    world.unsaid[beat] = say.pop(beat)
+    return f"remove the beat fuzz-card {beat} (its say line and code)"
+
+
 def code(world: World, rng: random.Random) -> str:
     name = rng.choice(sorted(LOOKS))
     world.looks[name] = rng.choice([v for v in LOOKS[name] if v != world.looks[name]])
-    return f"{HELPER}.py {name} = {world.looks[name]}"
+    return f"{PLUGIN if name in IN_SCENE else HELPER}.py {name} = {world.looks[name]}"
+
+
+def math(world: World, rng: random.Random) -> str:
+    world.factor = rng.choice([f for f in MATH_FACTORS if f != world.factor])
+    return f"{MATH_FILE.as_posix()}: {MATH_LINE.format(factor=world.factor).strip()}"
 
 
 def recording(world: World, rng: random.Random) -> str:
@@ -284,10 +395,12 @@ def speed(world: World, rng: random.Random) -> str:
 EDITS: dict[str, Edit] = {
     "reword": reword,
     "bridge": bridge,
+    "beat-line": beat_line,
     "label": label,
     "knob-set": knob_set,
     "knob-file": knob_file,
     "code": code,
+    "pe-math": math,
     "recording": recording,
     "speed": speed,
 }
@@ -413,8 +526,11 @@ def run(
         world.write()
         clean = home / f"clean-{step}"
         try:
+            began = time.monotonic()
             said = render(world, inc, slugs)
+            middle = time.monotonic()
             render(world, clean, slugs)
+            took = f" (incremental {middle - began:.1f} s, clean {time.monotonic() - middle:.1f} s)"
         except RenderFailed as exc:
             said, slugs = str(exc), []  # nothing to compare, and nothing after it
         outcome.checked += 1
@@ -442,7 +558,7 @@ def run(
                 break
         else:
             outcome.held += 1
-            log(f"edit {step} held: {what}")
+            log(f"edit {step} held{took}: {what}")
     return outcome
 
 

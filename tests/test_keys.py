@@ -166,9 +166,9 @@ def tree(tmp_path, monkeypatch):
 
 
 def renderer_key() -> str:
-    from rendering.core.jobs import RENDERER_MODULES
+    from rendering.core.jobs import renderer_modules
 
-    return keys.hash_of(keys.sources(*RENDERER_MODULES))
+    return keys.hash_of(keys.sources(*renderer_modules()))
 
 
 def edit(path: Path, old: str, new: str) -> None:
@@ -222,6 +222,20 @@ def test_an_edit_to_code_that_writes_clip_bytes_changes_the_renderer_key(tree, w
     assert renderer_key() != before
 
 
+def test_a_draw_module_the_render_driver_starts_to_use_is_in_the_renderer_key(tree):
+    (tree / "rendering/draw/mux.py").write_text("TRACKS = 1\n", encoding="utf-8")
+    append(tree / "rendering/run/scheduler.py", "from rendering.draw import mux")
+    before = renderer_key()
+    edit(tree / "rendering/draw/mux.py", "TRACKS = 1", "TRACKS = 2")
+    assert renderer_key() != before
+
+
+def test_a_draw_module_the_render_driver_never_imports_stays_out_of_the_renderer_key(tree):
+    before = renderer_key()
+    append(tree / "rendering/draw/pixel_stills.py", "THRESHOLD = 9")
+    assert renderer_key() == before
+
+
 def test_a_renamed_module_is_an_error_naming_who_imports_it(tree):
     (tree / "rendering/draw/encoders.py").rename(tree / "rendering/draw/encoding.py")
     with pytest.raises(
@@ -252,9 +266,9 @@ def test_every_project_module_the_drawing_code_loads_is_in_the_renderer_or_scene
     )
     loaded = {Path(f).resolve() for f in json.loads(out.stdout.splitlines()[-1])}
     drawing = {f for f in loaded if f.is_relative_to(ROOT / "rendering")}
-    from rendering.core.jobs import RENDERER_MODULES
+    from rendering.core.jobs import renderer_modules
 
-    hashed = {p.resolve() for m in RENDERER_MODULES for p in keys.module_closure(m)}
+    hashed = {p.resolve() for m in renderer_modules() for p in keys.module_closure(m)}
     assert drawing, "the probe loaded no rendering module"
     assert drawing <= hashed, f"loaded but not in the key: {sorted(map(str, drawing - hashed))}"
 

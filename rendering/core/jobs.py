@@ -16,9 +16,18 @@ from rendering.core import formats, keys, settings
 if TYPE_CHECKING:
     from rendering.speech.narration import Narration
 
-# The code that writes a clip's bytes: drawing a scene or a span, encoding, voicing, joining
-# spans. Its key is traced from these modules, so captions or pages never re-render a clip.
-RENDERER_MODULES = ("rendering.draw.scene", "rendering.draw.join")
+# The code that writes a clip's bytes (drawing a scene or a span, encoding, voicing, joining
+# spans) is the draw package as the render driver reaches it. The renderer key is traced
+# from those modules, not from the driver, so its messages, plans and reports, captions
+# or pages never re-render a clip.
+RENDER_DRIVER = "rendering.run.scheduler"
+DRAWING = "rendering.draw"
+
+
+def renderer_modules() -> tuple[str, ...]:
+    """The modules of the draw package that the render driver imports, directly or not."""
+    names = (keys.project_module(path) for path in keys.module_closure(RENDER_DRIVER))
+    return tuple(name for name in names if name.startswith(f"{DRAWING}."))
 
 
 @dataclass(frozen=True)
@@ -66,7 +75,7 @@ class Job:
         data = scenes.frame_files(info.slug, self.lang)
         return {
             "code": keys.sources(info.module, extra_files=data),
-            "renderer": keys.sources(*RENDERER_MODULES),
+            "renderer": keys.sources(*renderer_modules()),
         }
 
     def key_parts(self, knobs: Sequence[str] | None = None) -> dict[str, str]:

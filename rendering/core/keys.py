@@ -439,6 +439,12 @@ def _relative(path: Path) -> str:
     return path.name
 
 
+def project_module(path: Path) -> str:
+    """The dotted name of a project file: rendering/draw/scene.py -> rendering.draw.scene."""
+    parts = path.resolve().relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
 def digests(files: tuple[Path, ...]) -> dict[str, str]:
     """Each file's project-relative name and the digest of what in it can change an output."""
     return {_relative(p): _file_digest(p.resolve()) for p in sorted(set(files))}
