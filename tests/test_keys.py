@@ -240,7 +240,7 @@ def test_a_renamed_module_is_an_error_naming_who_imports_it(tree):
     (tree / "rendering/draw/encoders.py").rename(tree / "rendering/draw/encoding.py")
     with pytest.raises(
         keys.MissingModule,
-        match=r"rendering/draw/(scene|config).py imports rendering.draw.encoders",
+        match=r"rendering/(draw/scene|draw/config|run/install).py imports rendering.draw.encoders",
     ):
         renderer_key()
 
