@@ -168,6 +168,11 @@ def unsaid(engine, text: str, lang: str) -> str:
     )
 
 
+def sentence_speech(engine, sentence: str, lang: str) -> np.ndarray:
+    """One sentence as `engine` says it in a narration, shaped: what its cached WAV holds."""
+    return shape(said_in_parts(engine, spoken(sentence, lang, engine.lexicon_words), lang))
+
+
 def synthesised(
     engine, text: str, lang: str, cache_dir: Path, synthesize: bool = True
 ) -> tuple[Piece, ...]:
@@ -177,8 +182,8 @@ def synthesised(
         words = spoken(sentence, lang, engine.lexicon_words)
         digest = digest_of(engine.identity, words)
 
-        def make(words=words):
-            return shape(said_in_parts(engine, words, lang))
+        def make(sentence=sentence):
+            return sentence_speech(engine, sentence, lang)
 
         file, seconds = cached(cache_dir, digest, make, synthesize)
         if pieces and seconds:
