@@ -5,7 +5,7 @@
 
 Prints: the time to synthesise the whole lesson's speech from an empty cache (the
 language's default engine), a full narrated `render --all --lesson` at the same
-quality into a fresh folder, TTS as a share of that render (goal: under 10%), a
+quality into a fresh folder, TTS as a share of that render (goal: under 15%), a
 cached, unchanged re-run of the same command (goal: under 2 s), and the time of
 `listen --all` on the rendered clips with the recogniser's error per clip.
 """
@@ -169,7 +169,7 @@ def main() -> None:
     print(f"  speech in the lesson:          {seconds:7.1f} s")
     print(f"  TTS from an empty cache:       {tts:7.1f} s  ({seconds / tts:.0f}x real time)")
     print(f"  full narrated render --lesson: {full:7.1f} s")
-    print(f"  TTS share of the full render:  {tts / full:7.1%}  (goal < 10%)")
+    print(f"  TTS share of the full render:  {tts / full:7.1%}  (goal < 15%)")
     print(f"  cached, unchanged re-run:      {again:7.2f} s  (goal < 2 s)")
     print(
         f"  listen --all:                  {listening:7.1f} s  ({seconds / listening:.1f}x real time)"

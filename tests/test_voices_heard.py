@@ -255,5 +255,12 @@ def test_error_rates_count_syllables_and_words():
         listen.error_rate("It has 1024 rows.", "it has one thousand twenty four rows", "en") == 0.0
     )
     assert listen.error_rate("one two three four", "one too three", "en") == pytest.approx(0.5)
+    # what a recogniser writes for words it cannot tell apart by ear
+    heard = "Lama 2 Mrs. 4, Ms. 3: eye"
+    assert listen.error_rate("Llama 2 misses 4, miss 3: i", heard, "en") == 0
+    said = narration.spoken("bit i flips every 2^i steps", "en")
+    assert said == "bit i flips every two to the i steps"
+    assert listen.error_rate(said, "bit eye flips every two to the eye steps", "en") == 0
+    assert listen.error_rate(said, "bit eye flips every two eye steps", "en") > 0
     assert listen.edit_distance(list("kitten"), list("sitting")) == 3
     assert np.isclose(listen.error_rate("", "", "en"), 0.0)

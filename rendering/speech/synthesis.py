@@ -33,6 +33,7 @@ SPOKEN = {
     "en": (
         ("2π/ω", "two pi over omega"),
         ("2^k", "two to the k"),
+        ("2^i", "two to the i"),
         ("sin–cos", "sine and cosine"),
         ("θ", "theta"),
         ("ω", "omega"),
