@@ -7,6 +7,7 @@ side); what is checked is that each one finishes and reports every row it promis
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -65,6 +66,13 @@ def test_bench_voice_times_speech_and_listening_with_the_error_per_clip():
     for row in ("TTS from an empty cache", "cached, unchanged re-run", "listen --all"):
         assert row in out
     assert "tiny" in out and "over 2 beats" in out and "whole lesson" in out
+
+
+def test_bench_voice_hears_every_line_without_drawing():
+    out = bench("bench_voice.py", "--lines", "--lang", "zh", "--scenes", "tiny")
+    assert "lines (zh, kokoro zf_xiaobei speed 1.1)" in out
+    assert re.search(r"tiny +[\d.]+% +[\d.]+% with tones", out), out
+    assert "TTS from an empty cache on" in out and "lines above 15%: 0" in out
 
 
 def test_bench_farm_sets_plain_manim_local_jobs_and_a_cluster_side_by_side():

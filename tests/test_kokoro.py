@@ -3,6 +3,7 @@ the lesson's lexicon reaching the phonemes of both engines that take phonemes.""
 
 from __future__ import annotations
 
+import json
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -10,12 +11,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import scenes
 from render import cli
-from rendering.speech import lexicon, synthesis, voices, zh_frontend
+from rendering.speech import lexicon, narration, synthesis, voices, zh_frontend
 from rendering.speech.base import VoiceSpec
 from rendering.speech.engines import kokoro
 from rendering.speech.engines.espeak import Espeak
 from rendering.speech.engines.piper import Piper
+from scenes.text_layout import sentences
 
 
 @pytest.fixture
@@ -104,6 +107,25 @@ def test_the_lexicon_changes_a_names_phonemes_in_both_engines(tmp_path, fresh_en
     assert not "".join(piper.phonemize(line)[0]).startswith("jˈɑɹn ")
     # a spelling is read instead of the word, in the Chinese front end too
     assert zh_frontend.syllables("YaRN", {"YaRN": "亚恩"}) == ["ya4", "en1"]
+
+
+def test_every_phoneme_the_lesson_is_given_reaches_piper_as_one_it_knows():
+    # a lexicon entry is written in misaki's symbols, and Piper gets it as espeak-ng IPA:
+    # each symbol misaki writes for the lesson's English lines (and the entries themselves)
+    # must come out of that mapping as symbols Piper's voice has ids for
+    spec = voices.load_specs()["en"]
+    model = voices.engine(Piper.voices["en"]).model
+    known = json.loads(Path(f"{model}.json").read_text("utf-8"))["phoneme_id_map"]
+    written = {c for _, said in spec.lexicon for c in lexicon.phonemes(said) or ""}
+    keep = frozenset(word for word, _ in spec.lexicon)
+    for info in scenes.ordered():
+        for line in narration.beat_lines(info.slug, "en").values():
+            for sentence in sentences(line, "en"):
+                said = synthesis.spoken(sentence, "en", keep)
+                written |= set(kokoro.english_phonemes(said, False, spec.lexicon))
+    assert {"A", "I", "O", "T", "ʤ", "ᵊ"} <= written  # misaki's own letters are among them
+    unknown = {c for c in written if not set(lexicon.espeak_ipa(c)) <= set(known)}
+    assert not unknown, sorted(unknown)
 
 
 def test_a_lexicon_word_reaches_the_engine_unrewritten(tmp_path, fresh_engines):

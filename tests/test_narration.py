@@ -25,7 +25,7 @@ from render import cli
 from rendering.core.jobs import Job
 from rendering.publish import lesson
 from rendering.run.plan import plan
-from rendering.speech import audio, narration, voices
+from rendering.speech import audio, narration, synthesis, voices
 from rendering.speech.engines import espeak
 from rendering.speech.engines.piper import Piper
 from scenes.kit import catalogue as catalogue_mod
@@ -213,6 +213,31 @@ def test_pending_speech_is_made_on_every_core_and_then_found_cached(plugin_scene
         pieces = [p for b in made.beats for p in b.pieces]
         assert [p.digest for p in pieces] == [p.digest for b in before.beats for p in b.pieces]
         assert all(p.file and p.seconds > 0.3 for p in pieces)
+
+
+def test_speech_made_on_every_core_is_what_the_narration_makes_itself(tmp_path, monkeypatch):
+    # the same cache name must hold the same speech, whichever way it was made: the
+    # lexicon's words kept for the engine, and a long sentence said in parts
+    heard: list[str] = []
+
+    class Listening:
+        spec = replace(Piper.voices["en"], lexicon=(("RoPE", "/ɹˈOp/"),))
+        lexicon_words = frozenset({"RoPE"})
+        identity = "listening"
+
+        def speak(self, text):
+            heard.append(text)
+            return np.full(audio.RATE // 4, 0.1, np.float32), audio.RATE
+
+    monkeypatch.setattr(voices, "engine", lambda spec: Listening())
+    sentence = "RoPE turns each pair of dimensions, " * 8 + "and the score sees only the gap."
+    assert len(sentence) > synthesis.MAX_PART
+    (piece,) = narration.synthesised(Listening(), sentence, "en", tmp_path)
+    itself = list(heard)
+    heard.clear()
+    narration._make_piece((Listening.spec, sentence, "en", str(tmp_path / "pool.wav")))
+    assert heard == itself and len(itself) == 2 and itself[0].startswith("RoPE turns")
+    assert (tmp_path / "pool.wav").read_bytes() == Path(piece.file).read_bytes()
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -43,8 +43,17 @@ JOINED = "d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9"
 RATE = 16000  # what Whisper listens at
 WRONG_TAKE = 0.35  # a recording whose error is above this does not say its line
 _ENGLISH_APOSTROPHE = re.compile(r"(\w)'(\w)")
-# Words a recogniser cannot tell apart by ear, counted as the lesson's word.
-HOMOPHONES = {"sign": "sine", "signs": "sines", "co": "cos"}
+# Words a recogniser cannot tell apart by ear, counted as the lesson's word (the letter i
+# written as "eye", Llama as "Lama", miss and misses as the titles "Ms." and "Mrs.").
+HOMOPHONES = {
+    "sign": "sine",
+    "signs": "sines",
+    "co": "cos",
+    "eye": "i",
+    "lama": "llama",
+    "ms": "miss",
+    "mrs": "misses",
+}
 # Capitals said letter by letter ("PE(p)" is heard as "PEP"), except those said as words.
 _CAPITALS = re.compile(r"\b[A-Z]{2,5}\b")
 SAID_AS_WORDS = {"BERT", "BLOOM", "ALIBI"}

@@ -32,7 +32,7 @@ from rendering.speech.synthesis import (
     digest_of,
     making_new_speech,
     recording_digest,
-    shape,
+    sentence_speech,
     shaped_recording,
     spoken,
     synthesised,
@@ -345,8 +345,8 @@ def synthesise_pending(
         for beat in narration.beats:
             for piece in beat.pieces:
                 if beat.source != "recorded" and not piece.file:
-                    words = spoken(piece.text, narration.lang)
-                    tasks[piece.digest] = (spec, words, str(cache_dir / f"{piece.digest}.wav"))
+                    path = str(cache_dir / f"{piece.digest}.wav")
+                    tasks[piece.digest] = (spec, piece.text, narration.lang, path)
     workers = min(len(tasks), os.cpu_count() or 1)
     if workers < 2:
         return  # the narration makes it as it goes
@@ -359,10 +359,9 @@ def synthesise_pending(
         raise NarrationError(str(exc)) from None
 
 
-def _make_piece(task: tuple[voices.VoiceSpec, str, str]) -> None:
-    spec, words, path = task
-    samples, rate = voices.engine(spec).speak(words)
-    audio.write_wav(Path(path), shape(audio.from_rate(samples, rate)))
+def _make_piece(task: tuple[voices.VoiceSpec, str, str, str]) -> None:
+    spec, sentence, lang, path = task  # made as `synthesised` makes it, parts and lexicon too
+    audio.write_wav(Path(path), sentence_speech(voices.engine(spec), sentence, lang))
 
 
 @dataclass(frozen=True)

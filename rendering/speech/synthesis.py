@@ -33,6 +33,7 @@ SPOKEN = {
     "en": (
         ("2π/ω", "two pi over omega"),
         ("2^k", "two to the k"),
+        ("2^i", "two to the i"),
         ("sin–cos", "sine and cosine"),
         ("θ", "theta"),
         ("ω", "omega"),
@@ -168,6 +169,11 @@ def unsaid(engine, text: str, lang: str) -> str:
     )
 
 
+def sentence_speech(engine, sentence: str, lang: str) -> np.ndarray:
+    """One sentence as `engine` says it in a narration, shaped: what its cached WAV holds."""
+    return shape(said_in_parts(engine, spoken(sentence, lang, engine.lexicon_words), lang))
+
+
 def synthesised(
     engine, text: str, lang: str, cache_dir: Path, synthesize: bool = True
 ) -> tuple[Piece, ...]:
@@ -177,8 +183,8 @@ def synthesised(
         words = spoken(sentence, lang, engine.lexicon_words)
         digest = digest_of(engine.identity, words)
 
-        def make(words=words):
-            return shape(said_in_parts(engine, words, lang))
+        def make(sentence=sentence):
+            return sentence_speech(engine, sentence, lang)
 
         file, seconds = cached(cache_dir, digest, make, synthesize)
         if pieces and seconds:
