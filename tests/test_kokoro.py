@@ -18,7 +18,7 @@ from rendering.speech.base import VoiceSpec
 from rendering.speech.engines import kokoro
 from rendering.speech.engines.espeak import Espeak
 from rendering.speech.engines.piper import Piper
-from scenes.text_layout import sentences
+from scenes.kit.text_layout import sentences
 
 
 @pytest.fixture
