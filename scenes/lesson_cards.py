@@ -37,7 +37,9 @@ COLUMNS = {"wide": 2, "tall": 1, "square": 2}
 RING = 0.32  # radius of a chapter's numbered stop
 COLUMN_GAP = 0.4
 ROW_GAP = 0.2
-ROOMY_ROWS = 6  # past this many rows the list packs its rows closer, so its words stay readable
+# Rows the twelve chapters take in each shape. Past them (chapters added) the list packs
+# its rows closer, so its words stay readable; the lesson's own card keeps its spacing.
+ROOMY_ROWS = {"wide": 6, "tall": 12, "square": 6}
 
 
 class LessonIntro(LessonScene):
@@ -82,7 +84,7 @@ class LessonIntro(LessonScene):
             name = self.lines(info.title(self.lang), title_width, size=theme.LABEL_SIZE)
             stops.add(VGroup(VGroup(ring, number), name).arrange(RIGHT, buff=0.25))
         rows = -(-len(stops) // cols)
-        row_gap = ROW_GAP if rows <= ROOMY_ROWS else ROW_GAP / 4
+        row_gap = ROW_GAP if rows <= ROOMY_ROWS[self.shape] else ROW_GAP / 4
         stops.arrange_in_grid(
             rows=rows,
             cols=cols,
