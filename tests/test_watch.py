@@ -212,31 +212,56 @@ def test_an_undone_bad_edit_takes_the_page_off_rendering(tmp_path, monkeypatch, 
 
 
 HANG_UP = """
-import sys
+import os, signal, subprocess, sys, threading, time, types
+from pathlib import Path
 from rendering.cli import main, watch_cmd
-marker, out = sys.argv[1:]
+marker, out, way = sys.argv[1:]
 stub = "import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(300)"
 watch_cmd.render_command = lambda *_: [sys.executable, "-c", stub, marker]
+if way == "while-starting":  # it comes the moment the render exists, before watch holds it
+    class Starting(subprocess.Popen):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            Path(marker + ".started").write_text(str(self.pid))
+            os.kill(os.getpid(), signal.SIGHUP)
+    watch_cmd.subprocess = types.SimpleNamespace(**{**vars(subprocess), "Popen": Starting})
+if way == "to-a-thread":  # the kernel hands it to a thread other than the main one
+    def hang_up_here():
+        while not (os.path.exists(marker) and Path(marker).read_text()):
+            time.sleep(0.05)
+        signal.pthread_kill(threading.get_ident(), signal.SIGHUP)
+    threading.Thread(target=hang_up_here, daemon=True).start()
 sys.argv = ["render.py", "watch", "clock-hands", "--voice", "none", "--port", "0", "--output", out]
 main()
 """
 
 
-def test_a_hang_up_ends_watch_and_the_render_it_started(tmp_path):
+@pytest.mark.parametrize("way", ["to-the-process", "to-a-thread", "while-starting"])
+def test_a_hang_up_ends_watch_and_the_render_it_started(tmp_path, way):
+    """Whenever the hang-up comes and whichever thread takes it. Taken by a thread other
+    than the main one (as when the main one blocks signals to start the render), it is
+    seen only when the main one runs again; and one that stops watch while it starts the
+    render must still find that render to end."""
     marker = tmp_path / "render.pid"
     watcher = subprocess.Popen(
-        [sys.executable, "-c", HANG_UP, str(marker), str(tmp_path / "out")],
+        [sys.executable, "-c", HANG_UP, str(marker), str(tmp_path / "out"), way],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
     )
+    started = Path(f"{marker}.started")
     render = None
     try:
-        assert until(lambda: marker.exists() and marker.read_text(), within=120)
-        render = int(marker.read_text())
-        os.kill(watcher.pid, signal.SIGHUP)
+        if way == "while-starting":
+            assert until(lambda: started.exists() and started.read_text(), within=120)
+            render = int(started.read_text())
+        else:
+            assert until(lambda: marker.exists() and marker.read_text(), within=120)
+            render = int(marker.read_text())
+        if way == "to-the-process":
+            os.kill(watcher.pid, signal.SIGHUP)
         _, stderr = watcher.communicate(timeout=60)
         assert watcher.returncode == 130
         assert stderr.strip().splitlines() == ["interrupted"], stderr

@@ -33,6 +33,8 @@ from scenes.kit import catalogue
 
 POLL = 0.3  # seconds between looks at the files
 SETTLE = 0.2  # an editor may save in steps: wait this long for the last one
+STEP = 0.2  # seconds watch waits on a render before it looks whether it was asked to stop
+STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # Ctrl-C, `kill`, a closed terminal
 
 
 def watched_places(slugs: list[str], opts: JobOptions) -> list[Path]:
@@ -79,6 +81,37 @@ class Loop:
         self.slugs, self.opts, self.page = slugs, opts, page
         self.process: subprocess.Popen | None = None
         self.folder = opts.output / opts.lang / settings.folder_name(opts.quality, opts.aspect)
+        self.asked_to_stop = False
+
+    def take_stops(self) -> None:
+        """From now on a stop signal is only noted, and acted on where watch waits.
+
+        A handler that raised could land while a render is being started, before watch
+        holds the process to end. And a signal the kernel hands to another thread (as it
+        does while the main one blocks signals to start a process) runs its handler only
+        when the main thread next runs Python: so no wait of watch is longer than STEP.
+        """
+        for signum in STOPS:
+            if signal.getsignal(signum) is not signal.SIG_IGN:  # as under nohup: stays ignored
+                signal.signal(signum, self._note_stop)
+
+    def _note_stop(self, signum, frame) -> None:
+        if signum == signal.SIGHUP:  # the terminal closed: write nothing more to it
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            for fd in (1, 2):
+                if os.isatty(fd):
+                    os.dup2(devnull, fd)
+            os.close(devnull)
+        self.asked_to_stop = True
+
+    def pause(self, seconds: float) -> None:
+        """Sleep, then stop here if a stop signal came."""
+        time.sleep(seconds)
+        self.stop_if_asked()
+
+    def stop_if_asked(self) -> None:
+        if self.asked_to_stop:
+            raise KeyboardInterrupt  # watch ends the render it holds, and then itself
 
     def entries(self) -> dict[str, dict]:
         manifest = Manifest.load(self.folder)
@@ -98,7 +131,7 @@ class Loop:
             start_new_session=True,  # Ctrl-C reaches it through us, once, as SIGTERM
             env={**os.environ, "COLUMNS": "200"},
         )
-        output, _ = self.process.communicate()
+        output = self.output_of_render()
         code, self.process = self.process.returncode, None
         seconds = time.monotonic() - started
         if code != 0:
@@ -123,6 +156,15 @@ class Loop:
                     "text": text,
                 }
             )
+
+    def output_of_render(self) -> str:
+        """What the render printed, once it ended (a stop signal ends it sooner)."""
+        while True:
+            self.stop_if_asked()
+            try:
+                return self.process.communicate(timeout=STEP)[0]
+            except subprocess.TimeoutExpired:
+                continue  # nothing it printed is lost: communicate goes on where it was
 
     def refuse(self, problem: str) -> None:
         """Tell the terminal and the page why there is no new clip."""
@@ -197,18 +239,17 @@ def watch(slugs: tuple[str, ...], opts: JobOptions, port: int) -> None:
         ) from None
     loop = Loop(chosen, opts, page)
     watcher = Watcher(watched_places(chosen, opts))
-    if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:  # not under nohup
-        signal.signal(signal.SIGHUP, _hang_up)
+    loop.take_stops()
     page.start()
     click.echo(f"watching {', '.join(chosen)}: open {page.url} (Ctrl-C stops)")
     try:
         loop.render("the first look")
         while True:
-            time.sleep(POLL)
+            loop.pause(POLL)
             changed = watcher.changed()
             if not changed:
                 continue
-            time.sleep(SETTLE)
+            loop.pause(SETTLE)
             changed += watcher.changed()
             broken = syntax_error(watcher.seen)
             if broken is not None:
@@ -229,16 +270,6 @@ def code_problem(error: SyntaxError, fix: str) -> str:
     """A file that does not compile, as one line: which, where, what, and the fix."""
     where = f"line {error.lineno}: " if error.lineno else ""
     return f"{_shown(Path(error.filename))} is not valid Python ({where}{error.msg}); {fix}"
-
-
-def _hang_up(signum, frame) -> None:
-    """The terminal closed: stop as Ctrl-C does (the render too), writing nothing to it."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    for fd in (1, 2):
-        if os.isatty(fd):
-            os.dup2(devnull, fd)
-    os.close(devnull)
-    raise KeyboardInterrupt
 
 
 def _shown(path: Path) -> str:
