@@ -194,13 +194,17 @@ def check_catalogues(slug: str) -> None:
             parsed(lang, read)
 
 
+# the installed command first; a checkout's door is the same command
+LIST_HINT = "run `pe-explainer list` (or `python render.py list` in a checkout) to see them"
+
+
 def get(slug: str) -> SceneInfo:
     """The scene for `slug`, or an error naming the closest slug."""
     try:
         return REGISTRY[slug]
     except KeyError:
         close = difflib.get_close_matches(slug, list(REGISTRY), n=1, cutoff=0.4)
-        hint = f"did you mean {close[0]!r}?" if close else "run `python render.py list` to see them"
+        hint = f"did you mean {close[0]!r}?" if close else LIST_HINT
         raise UnknownScene(f"unknown scene {shown(slug)}; {hint}") from None
 
 

@@ -1,6 +1,7 @@
 """The click driver: usage, help and error paths, without rendering."""
 
 import json
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -58,6 +59,17 @@ def test_usage_errors_are_one_line_with_exit_code_2(args, message):
     result = run(*args)
     assert result.exit_code == 2
     assert message in result.output
+
+
+def test_an_unknown_scene_with_no_close_name_points_to_the_installed_list_command():
+    result = run("numbers", "zzzzzz")
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        "error: unknown scene 'zzzzzz'; run `pe-explainer list` "
+        "(or `python render.py list` in a checkout) to see them"
+    ]
+    project = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())
+    assert "pe-explainer" in project["project"]["scripts"]  # the command the hint names
     assert result.output.count("\n") == 1 and result.output.startswith("error: ")
 
 
