@@ -1,6 +1,7 @@
 import os
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -49,12 +50,41 @@ def private_media_dir(tmp_path_factory):
 
     config.media_dir = str(tmp_path_factory.mktemp("manim-media"))
     # set words are kept for every worker of this run and the processes they start
-    base = tmp_path_factory.getbasetemp()
-    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    os.environ[text_store.CACHE_ENV] = str(shared / "text-cache")
+    os.environ[text_store.CACHE_ENV] = str(run_folder(tmp_path_factory) / "text-cache")
     # Builds run in the 16:9 frame of the 480-line preset, the one test_formats checks
     # 16:9 in: a scene's own tests, its field probe and that check then share one build.
     config.update(settings.geometry("l", "16:9").manim_frame())
+
+
+def run_folder(tmp_path_factory) -> Path:
+    """A folder every worker of this run shares (the base of its own temporary folders)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture(scope="session")
+def run_speech(tmp_path_factory) -> Path:
+    """One speech cache for the whole run, both workers included."""
+    folder = run_folder(tmp_path_factory) / "speech-cache"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+@pytest.fixture
+def shared_speech(run_speech):
+    """`shared_speech(output)` gives an output folder the run's speech cache, for a test whose
+    speech is a means, not what it checks: several speak the same lines of `tiny` with
+    Kokoro. A cached piece is named by what made it (engine, voice, words, the shaping
+    code), so a test with other words or voices makes its own; and each piece is written
+    to a temporary name and renamed into place, so two workers may write one at once."""
+    from rendering.speech.narration import CACHE
+
+    def link(output):
+        output.mkdir(parents=True, exist_ok=True)
+        (output / CACHE).symlink_to(run_speech, target_is_directory=True)
+        return output
+
+    return link
 
 
 @pytest.hookimpl(tryfirst=True)

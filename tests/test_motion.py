@@ -107,11 +107,14 @@ def test_no_speech_means_no_pacing():
     assert pace_for(scene.plays, {}) == {}
 
 
-def test_the_motion_command_reports_each_clips_still_share_and_longest_run(plugin_scenes, tmp_path):
+def test_the_motion_command_reports_each_clips_still_share_and_longest_run(
+    plugin_scenes, shared_speech, tmp_path
+):
     from click.testing import CliRunner
 
     from render import cli
 
+    shared_speech(tmp_path)
     result = CliRunner().invoke(cli, ["motion", "tiny", "--output", str(tmp_path)])
     assert result.exit_code == 0, result.output
     (row,) = [line for line in result.output.splitlines() if "tiny" in line]

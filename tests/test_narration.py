@@ -416,8 +416,10 @@ def render(out: Path, *args: str):
     ("lang", "voice", "label"),
     [("en", "espeak", "espeak-ng en-us"), ("zh", "auto", "kokoro zf_xiaobei")],
 )
-def test_a_voiced_clip_speaks_on_every_beat(plugin_scenes, tmp_path, lang, voice, label):
-    result = render(tmp_path, "tiny", "--lang", lang, "--voice", voice)
+def test_a_voiced_clip_speaks_on_every_beat(
+    plugin_scenes, shared_speech, tmp_path, lang, voice, label
+):
+    result = render(shared_speech(tmp_path), "tiny", "--lang", lang, "--voice", voice)
     assert result.exit_code == 0, result.output
     folder = tmp_path / lang / "480p15"
     entry = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["clips"]["tiny"][
@@ -546,8 +548,9 @@ def test_the_lesson_joins_sound_without_drift(plugin_scenes, tmp_path):
 
 
 @pytest.mark.render
-def test_the_script_lists_every_beat_with_its_file_and_fit(plugin_scenes, tmp_path):
+def test_the_script_lists_every_beat_with_its_file_and_fit(plugin_scenes, shared_speech, tmp_path):
     voice_dir = tmp_path / "voice"
+    shared_speech(tmp_path)
     write_recording(voice_dir / "zh" / "tiny" / "two.wav", tone(15.0))
     result = CliRunner().invoke(
         cli,
@@ -594,8 +597,10 @@ def test_a_corrupt_piper_voice_is_one_line_before_anything_renders(
         assert not list(out.glob("*/*/*.mp4"))
 
 
-def test_script_names_a_recording_it_cannot_decode_in_one_line(plugin_scenes, tmp_path):
-    take = tmp_path / "voice" / "en" / "tiny" / "one.wav"
+def test_script_names_a_recording_it_cannot_decode_in_one_line(
+    plugin_scenes, shared_speech, tmp_path
+):
+    take = shared_speech(tmp_path) / "voice" / "en" / "tiny" / "one.wav"
     take.parent.mkdir(parents=True)
     take.write_bytes(np.random.default_rng(0).bytes(50_000))
     result = CliRunner().invoke(

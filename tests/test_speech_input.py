@@ -207,9 +207,9 @@ def own_words(tmp_path, monkeypatch) -> Path:
 
 
 def test_say_and_script_name_the_characters_the_chinese_voice_leaves_out(
-    plugin_scenes, tmp_path, own_words
+    plugin_scenes, shared_speech, tmp_path, own_words
 ):
-    out, media = tmp_path / "x.wav", tmp_path / "media"
+    out, media = tmp_path / "x.wav", shared_speech(tmp_path / "media")
     said = run("say", LEFT_OUT, "--lang", "zh", "--out", out, "--output", media)
     assert said.exit_code == 0, said.output
     assert said.stderr.strip().splitlines() == [f"warning: {NAMED}"]

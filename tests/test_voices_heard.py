@@ -176,9 +176,9 @@ def clip_seconds(slug: str, speech_cache: Path, work: Path) -> float:
 
 # ------------------------------------------------------------------ listen
 def test_listen_flags_a_recording_of_the_wrong_line_and_passes_the_right_one(
-    plugin_scenes, tmp_path
+    plugin_scenes, shared_speech, tmp_path
 ):
-    voice_dir = tmp_path / "voice"
+    voice_dir = shared_speech(tmp_path) / "voice"
     folder = voice_dir / "zh" / "tiny"
     folder.mkdir(parents=True)
     lines = narration.beat_lines("tiny", "zh")
