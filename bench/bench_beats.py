@@ -1,7 +1,7 @@
 """The editing loop: a whole clip against re-rendering it after one beat changed, side by side.
 
     python bench/bench_beats.py [--quality m] [--scene clock-hands] [--beat tick]
-                                [--reword SLUG] [--voice auto] [--jobs N]
+                                [--reword SLUG] [--voice auto] [--jobs N] [--speech DIR]
 
 Prints wall times and ratios for one scene: its first render (speech made, nothing kept),
 the whole clip drawn again (--force, split over the workers as a normal render is), then
@@ -12,7 +12,9 @@ compared with its own scene's whole render. Ratios, not seconds, are what to com
 
 Last, `render.py watch` runs on the first scene at 480p15 in a folder of its own: after
 its first look, one line is reworded and saved, and the row gives the seconds from the
-save to the watch announcing the new clip (the page is told in the same moment).
+save to the watch announcing the new clip (the page is told in the same moment). The
+renders and the watch share one speech cache: --speech names one to start from (a test
+run's), else it starts empty.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 import scenes  # noqa: E402
 from rendering.core import settings  # noqa: E402
+from rendering.speech import narration  # noqa: E402
 from scenes.kit import catalogue, say  # noqa: E402
 
 
@@ -136,6 +139,7 @@ def main() -> None:
     ap.add_argument("--lang", default="en", choices=list(catalogue.LANGS), help="language")
     ap.add_argument("--voice", default="auto", help="render.py --voice for the engine's speech")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="driver worker processes")
+    ap.add_argument("--speech", default="", help="speech cache folder (default: a new one)")
     args = ap.parse_args()
     scenes.get(args.scene)  # an unknown slug stops here, in one line
     beats = list(catalogue.catalogue(args.lang, args.scene)["say"])
@@ -144,6 +148,11 @@ def main() -> None:
     out, voice_dir, words = work / "out", work / "voice", work / "words"
     words.mkdir()
     env = {catalogue.OVERRIDE: str(words)}
+    speech = Path(args.speech).resolve() if args.speech else work / "speech"
+    speech.mkdir(parents=True, exist_ok=True)
+    for output in (out, work / "watched"):  # the watch's first look speaks what the renders did
+        output.mkdir()
+        (output / narration.CACHE).symlink_to(speech, target_is_directory=True)
 
     def render(*slugs: str, extra: tuple[str, ...] = ()) -> tuple[float, str]:
         cmd = [sys.executable, "render.py", "render", *slugs, "-q", args.quality]

@@ -1,6 +1,6 @@
 """The render driver against plain sequential `manim` renders, measured side by side in one run.
 
-    python bench/bench_render.py [--quality l|m|h|k] [--jobs N] [--scenes a,b,...]
+    python bench/bench_render.py [--quality l|m|h|k] [--jobs N] [--scenes a,b,...] [--voice auto]
 
 Prints wall times and ratios for: plain sequential manim CLI renders; `render.py render
 --jobs N` of the same scenes, and how that compares with the length of the video it made
@@ -51,6 +51,7 @@ def main() -> None:
     ap.add_argument(
         "--scenes", default="", help="comma-separated slugs (default: the six mission scenes)"
     )
+    ap.add_argument("--voice", default="auto", help="render.py --voice the driver speaks with")
     args = ap.parse_args()
     chosen = [scenes.get(s) for s in args.scenes.split(",") if s] or list(scenes.MISSION)
     slugs = [i.slug for i in chosen]
@@ -86,6 +87,8 @@ def main() -> None:
             args.quality,
             "--jobs",
             str(args.jobs),
+            "--voice",
+            args.voice,
             "--output",
             str(out),
         ]
@@ -98,7 +101,10 @@ def main() -> None:
         changed = sorted(s for s in after if after[s] != before.get(s))
         readers = sorted(i.slug for i in chosen if "base" in i.fields)
 
-        print(f"scenes: {', '.join(slugs)}   quality: {args.quality}   jobs: {args.jobs}")
+        print(
+            f"scenes: {', '.join(slugs)}   quality: {args.quality}   jobs: {args.jobs}   "
+            f"voice: {args.voice}"
+        )
         print(f"{'plain sequential manim':<34}{plain:>9.1f}s")
         print(
             f"{'render.py --jobs ' + str(args.jobs):<34}{full:>9.1f}s   {full / plain:.2f}x of plain"

@@ -43,7 +43,9 @@ def test_bench_pe_math_checks_the_loops_against_pe_math():
 
 
 def test_bench_render_compares_the_driver_with_plain_manim():
-    out = bench("bench_render.py", "--quality", "l", "--scenes", "tiny", "--jobs", "1")
+    # espeak: the rows are what is checked, and a neural voice costs more than the drawing
+    args = ("--quality", "l", "--scenes", "tiny", "--jobs", "1", "--voice", "espeak")
+    out = bench("bench_render.py", *args)
     for row in ("plain sequential manim", "real time", "unchanged re-run", "one knob (base=500)"):
         assert row in out
     assert "re-rendered: tiny" in out  # tiny reads base
@@ -51,10 +53,13 @@ def test_bench_render_compares_the_driver_with_plain_manim():
         assert f"  {preset}" in out
 
 
-def test_bench_beats_redraws_the_one_beat_a_recording_or_a_reworded_line_changed_and_watches():
-    out = bench(
-        "bench_beats.py", "--quality", "l", "--scene", "tiny", "--reword", "tiny", "--jobs", "1"
-    )
+def test_bench_beats_redraws_the_one_beat_a_recording_or_a_reworded_line_changed_and_watches(
+    run_speech,
+):
+    # the lesson's voice (`--voice espeak` would ignore the recording), and the speech other
+    # tests made of tiny's lines
+    args = ("--quality", "l", "--scene", "tiny", "--reword", "tiny", "--jobs", "1")
+    out = bench("bench_beats.py", *args, "--speech", str(run_speech))
     for row in ("first render", "whole clip again", "one beat re-recorded", "one line reworded"):
         assert row in out
     assert out.count("drew 1 of 2 beats") == 2, out
