@@ -279,7 +279,8 @@ class Kokoro(Engine):
         self.model = float_model(model_file)
         reader = zh_frontend.dictionary() if self.lang == "zh" else "misaki-en"
         self.made_by = (
-            f"kokoro {MODEL_SHA256[:16]} float {FLOAT_SHA256[:16]} {file_digest(self.pack)} {file_digest(self.vocab)} "
+            f"kokoro {MODEL_SHA256[:16]} float {FLOAT_SHA256[:16]} "
+            f"{file_digest(self.pack)} {file_digest(self.vocab)} "
             f"onnxruntime {self.version} threads {THREADS} misaki {self.misaki} {reader} "
             f"speed {spec.speed:g}"
         )
