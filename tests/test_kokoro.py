@@ -3,11 +3,13 @@ the lesson's lexicon reaching the phonemes of both engines that take phonemes.""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -15,7 +17,7 @@ import scenes
 from render import cli
 from rendering.speech import lexicon, narration, synthesis, voices, zh_frontend
 from rendering.speech.base import VoiceSpec
-from rendering.speech.engines import kokoro
+from rendering.speech.engines import kokoro, kokoro_float
 from rendering.speech.engines.espeak import Espeak
 from rendering.speech.engines.piper import Piper
 from scenes.kit.text_layout import sentences
@@ -156,3 +158,90 @@ def test_a_kokoro_voice_of_the_other_language_is_refused(tmp_path):
     cfg.write_text('[voice.zh]\nengine = "kokoro"\nvoice = "af_bella"\n', "utf-8")
     with pytest.raises(voices.VoiceError, match="voice='af_bella': not a Kokoro zh voice"):
         voices.load_specs(cfg)
+
+
+# ------------------------------------------------------------------ the float model
+def tiny_int8_model(folder: Path) -> tuple[Path, Path]:
+    """Two 1-D convolutions (a bias, a dilation, padding), float and as onnxruntime's
+    dynamic quantization writes them: DynamicQuantizeLinear → ConvInteger → Cast → Mul."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    rng = np.random.default_rng(0)
+    weights = {
+        "w1": rng.standard_normal((6, 4, 5)).astype(np.float32),
+        "b1": rng.standard_normal(6).astype(np.float32),
+        "w2": rng.standard_normal((4, 6, 3)).astype(np.float32),
+    }
+    graph = helper.make_graph(
+        [
+            helper.make_node("Conv", ["x", "w1", "b1"], ["h"], pads=[2, 2], kernel_shape=[5]),
+            helper.make_node(
+                "Conv", ["h", "w2"], ["y"], pads=[3, 3], dilations=[3], kernel_shape=[3]
+            ),
+        ],
+        "tiny",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, None])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(a, name) for name, a in weights.items()],
+    )
+    plain, int8 = folder / "tiny.onnx", folder / "tiny-int8.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), plain)
+    quantize_dynamic(plain, int8, weight_type=QuantType.QUInt8, op_types_to_quantize=["Conv"])
+    return plain, int8
+
+
+def outputs(model: bytes | Path, x: np.ndarray) -> np.ndarray:
+    import onnxruntime as ort
+
+    session = ort.InferenceSession(
+        model if isinstance(model, bytes) else str(model), providers=["CPUExecutionProvider"]
+    )
+    return session.run(None, {"x": x})[0]
+
+
+def test_the_float_model_computes_the_int8_ones_convolutions_in_float(tmp_path):
+    import onnx
+
+    plain, int8 = tiny_int8_model(tmp_path)
+    derived = kokoro_float.derived(int8.read_bytes())
+    ops = [node.op_type for node in onnx.load_from_string(derived).graph.node]
+    assert ops.count("Conv") == 2 and not {"ConvInteger", "DynamicQuantizeLinear"} & set(ops)
+    x = np.random.default_rng(1).standard_normal((1, 4, 50)).astype(np.float32)
+    want = outputs(plain, x)
+    got = outputs(derived, x)
+    assert got.shape == want.shape == (1, 4, 50)
+    # only the weights are rounded now: nearer the float model than the int8 one is
+    assert np.abs(got - want).max() < np.abs(outputs(int8, x) - want).max()
+    assert np.abs(got - want).max() < 0.02 * np.abs(want).max()
+
+
+def test_the_float_model_is_kept_by_its_hash_and_derived_again_when_damaged(tmp_path, monkeypatch):
+    _, int8 = tiny_int8_model(tmp_path)
+    blob = kokoro_float.derived(int8.read_bytes())
+    monkeypatch.setattr(kokoro_float, "FLOAT_SHA256", hashlib.sha256(blob).hexdigest())
+    monkeypatch.setenv("PE_MODEL_CACHE", str(tmp_path / "cache"))
+    asked = []
+
+    def source() -> Path:
+        asked.append(1)
+        return int8
+
+    kept = kokoro_float.float_model(source)
+    assert kept.read_bytes() == blob and asked == [1]
+    assert kokoro_float.float_model(source) == kept and asked == [1]  # not derived again
+    kept.write_bytes(blob[:-100])
+    assert kokoro_float.float_model(source).read_bytes() == blob and asked == [1, 1]
+
+
+def test_a_model_that_is_not_kokoros_is_one_line_naming_it(tmp_path, monkeypatch):
+    plain, _ = tiny_int8_model(tmp_path)  # float: no ConvInteger to rewrite
+    monkeypatch.setenv("PE_MODEL_CACHE", str(tmp_path / "cache"))
+    with pytest.raises(voices.VoiceError) as caught:
+        kokoro_float.float_model(lambda: plain)
+    assert str(caught.value) == (
+        f"{plain} is not the Kokoro model this voice rewrites (it has no ConvInteger); "
+        "delete it and try again"
+    )
+    assert not (tmp_path / "cache").exists() or not list((tmp_path / "cache").iterdir())

@@ -1,0 +1,164 @@
+"""The float model Kokoro speaks with, derived once from the checked int8 model.
+
+The int8 model's 87 convolutions are most of its time. On one thread onnxruntime's
+ConvInteger (uint8 weights) is no faster than a float convolution, and a 1-D convolution
+is slower than the same one written as 2-D (height 1), which onnxruntime runs with its
+blocked NCHWc kernels. So each `DynamicQuantizeLinear → ConvInteger → [Add bias] → Cast →
+Mul scale` chain becomes `Unsqueeze → Conv (2-D, the weights dequantized, the float bias)
+→ Squeeze`: the model then takes about three quarters of the CPU time, and its
+convolutions no longer round their inputs to 8 bits. The matrix products stay int8: as
+float they were no faster.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from rendering.speech.base import VoiceError, cache_folder, holds, install_bytes
+
+# sha256 of `derived()` applied to the int8 model (onnx 1.23): the float model in the
+# cache is used only when it hashes to this, and derived again otherwise.
+FLOAT_SHA256 = "924a43c2743ad90522c15e13a197fdfcf570ad152d7d22c07489675414d46198"
+_HEIGHT = "kokoro_float_height_axis"  # the initializer naming axis 2, the added height
+
+
+class NotKokoro(ValueError):
+    """The graph is not laid out as the int8 Kokoro model this rewrite knows."""
+
+
+def float_model(int8_model) -> Path:
+    """The derived model in `cache_folder()`, derived again (from `int8_model()`, the
+    checked int8 file) when missing or not whole."""
+    folder = cache_folder()
+    target = folder / f"kokoro-v1.0-float-{FLOAT_SHA256[:16]}.onnx"
+    if holds(target, FLOAT_SHA256):
+        return target
+    source = int8_model()
+    try:
+        blob = derived(source.read_bytes())
+    except NotKokoro as exc:
+        raise VoiceError(
+            f"{source} is not the Kokoro model this voice rewrites ({exc}); delete it and try again"
+        ) from None
+    # Another onnx may lay the same graph out in other bytes: it is still derived from the
+    # checked file, only again on each run, as its bytes do not match FLOAT_SHA256.
+    try:
+        install_bytes(target, blob)
+    except OSError as exc:
+        raise VoiceError(
+            f"cannot keep the float Kokoro model in {folder} ({exc.strerror}); "
+            "set PE_MODEL_CACHE to a writable folder with 300 MB free"
+        ) from None
+    return target
+
+
+def derived(data: bytes) -> bytes:
+    """The int8 model's bytes with every ConvInteger chain a float 2-D convolution."""
+    try:
+        import onnx
+        from onnx import helper, numpy_helper
+    except ImportError:
+        raise VoiceError("the kokoro voice needs the onnx package; run `make setup`") from None
+    model = onnx.load_from_string(data)
+    graph = model.graph
+    inits = {t.name: t for t in graph.initializer}
+    producer = {out: node for node in graph.node for out in node.output}
+    users: dict[str, list] = {}
+    for node in graph.node:
+        for name in node.input:
+            users.setdefault(name, []).append(node)
+
+    def made_by(name: str, op: str):
+        node = producer.get(name)
+        if node is None or node.op_type != op:
+            raise NotKokoro(f"{name!r} is not made by {op}")
+        return node
+
+    def only_user(name: str, *ops: str):
+        found = users.get(name, [])
+        if len(found) != 1 or found[0].op_type not in ops:
+            raise NotKokoro(f"{name!r} is not used by one {' or '.join(ops)}")
+        return found[0]
+
+    def array(name: str) -> np.ndarray:
+        if name not in inits:
+            raise NotKokoro(f"{name!r} is not a constant")
+        return numpy_helper.to_array(inits[name])
+
+    added: dict[str, object] = {}
+    gone: set[int] = set()
+    instead: dict[int, list] = {}
+    for conv in [n for n in graph.node if n.op_type == "ConvInteger"]:
+        x = made_by(conv.input[0], "DynamicQuantizeLinear").input[0]
+        after = only_user(conv.output[0], "Add", "Cast")
+        add, cast = (
+            (after, only_user(after.output[0], "Cast")) if after.op_type == "Add" else (None, after)
+        )
+        scaled = only_user(cast.output[0], "Mul")
+        scales = made_by(scaled.input[1], "Mul")
+        weights = (array(conv.input[1]).astype(np.float32) - array(conv.input[3])) * array(
+            scales.input[1]
+        )
+        if weights.ndim != 3:
+            raise NotKokoro(f"{conv.input[1]!r} is not a 1-D convolution's weights")
+        name = f"{conv.input[1]}_float2d"
+        added.setdefault(name, numpy_helper.from_array(weights[:, :, None, :], name))
+        inputs = [f"{x}_2d", name]
+        if add is not None:
+            bias = add.input[1]  # Reshape ← Cast ← Floor ← Div(the float bias, its scale)
+            while bias not in inits:
+                if bias not in producer:
+                    raise NotKokoro(f"the bias of {conv.name!r} is not a constant")
+                bias = producer[bias].input[0]
+            inputs.append(bias)
+        attrs = {a.name: helper.get_attribute_value(a) for a in conv.attribute}
+        (k,) = attrs.get("kernel_shape", [weights.shape[2]])
+        pads = attrs.get("pads", [0, 0])
+        flat = f"{scaled.output[0]}_2d"
+        instead[id(scaled)] = [
+            helper.make_node("Unsqueeze", [x, _HEIGHT], [f"{x}_2d"]),
+            helper.make_node(
+                "Conv",
+                inputs,
+                [flat],
+                name=f"{conv.name or conv.output[0]}_float2d",
+                kernel_shape=[1, k],
+                dilations=[1, *attrs.get("dilations", [1])],
+                strides=[1, *attrs.get("strides", [1])],
+                pads=[0, pads[0], 0, pads[1]],
+                group=attrs.get("group", 1),
+            ),
+            helper.make_node("Squeeze", [flat, _HEIGHT], [scaled.output[0]]),
+        ]
+        gone |= {id(conv), id(cast)} | ({id(add)} if add is not None else set())
+    if not instead:
+        raise NotKokoro("it has no ConvInteger")
+    nodes, seen = [], set()
+    for node in graph.node:
+        for new in instead.get(id(node), [node] if id(node) not in gone else []):
+            if new.op_type == "Unsqueeze" and new.output[0] in seen:
+                continue  # one input feeds several convolutions
+            seen.update(new.output)
+            nodes.append(new)
+    nodes = _live(nodes, {out.name for out in graph.output})
+    used = {name for node in nodes for name in node.input}
+    kept = [t for t in graph.initializer if t.name in used] + list(added.values())
+    kept.append(numpy_helper.from_array(np.array([2], np.int64), _HEIGHT))
+    del graph.node[:]
+    graph.node.extend(nodes)
+    del graph.initializer[:]
+    graph.initializer.extend(kept)
+    return model.SerializeToString()
+
+
+def _live(nodes: list, outputs: set[str]) -> list:
+    """`nodes` without those whose results nothing uses (the quantizing of the
+    convolutions' inputs, their scales), in their order."""
+    while True:
+        used = outputs | {name for node in nodes for name in node.input}
+        live = [node for node in nodes if any(out in used for out in node.output)]
+        if len(live) == len(nodes):
+            return live
+        nodes = live
