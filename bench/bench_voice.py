@@ -83,7 +83,7 @@ def heard_lines(lang: str, slugs: list[str], specs: dict, out: Path) -> None:
             said = narration.spoken(lines[beat.key], lang)
             for tones in kinds:
                 ref = listen.units(said, lang, tones)
-                edits = listen.edit_distance(ref, listen.units(heard.text, lang, tones))
+                edits = listen.edit_distance(ref, listen.heard_units(heard.text, ref, lang, tones))
                 scene[tones][0] += edits
                 scene[tones][1] += len(ref)
             error = listen.error_rate(said, heard.text, lang)

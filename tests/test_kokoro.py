@@ -87,6 +87,15 @@ def test_a_long_line_is_cut_at_its_pauses():
     assert kokoro.chunks(ids[:510], phonemes, vocab) == [ids[:510]]
 
 
+def test_a_vowel_after_a_nasal_starts_its_own_word_in_mandarin():
+    # pinyin's apostrophe (fang'an): run together, jian ai would be heard as jia nai
+    assert kokoro.mandarin_phonemes("n 减 m 变大") == "ə→nʨjɛ↓n ai↗mupjɛ↘nta↘."
+    assert kokoro.mandarin_phonemes("方案") == "fa→ŋ a↘n."
+    # after a vowel, or at a pause, nothing is added
+    assert kokoro.mandarin_phonemes("西安") == "ɕi→a→n."
+    assert kokoro.mandarin_phonemes("键，恩") == "ʨjɛ↘n, ə→n."
+
+
 def test_the_lexicon_changes_a_names_phonemes_in_both_engines(tmp_path, fresh_engines):
     cfg = tmp_path / "c.toml"
     cfg.write_text('[lexicon.en]\nYaRN = "/jˈɑɹn/"\n[lexicon.zh]\nYaRN = "/ya1 en1/"\n', "utf-8")

@@ -224,3 +224,43 @@ def test_a_hearing_of_mandarin_carries_both_scores(monkeypatch):
     assert not zh.flagged  # a take is judged by its words; tones are a score beside
     monkeypatch.setattr(listen, "transcribe", lambda *a: listen.Heard("buy sell", ()))
     assert review.hearing("s", "b", "clip.mp4", sound, "buy sell", "en", 1).toned_error is None
+
+
+def test_a_number_written_in_digits_is_the_number_said_in_words():
+    said = "Code Llama raises the base a hundredfold."
+    assert listen.error_rate(said, "Code Lama raises the base 100 fold.", "en") == 0.0
+    assert listen.error_rate("a hundred rows", "one hundred rows", "en") == 0.0
+    # another number is still wrong
+    assert listen.error_rate(said, "Code Lama raises the base 200 fold.", "en") == pytest.approx(
+        1 / 7
+    )
+    assert listen.error_rate("a thousand rows", "100 rows", "en") == pytest.approx(1 / 3)
+
+
+def test_a_word_split_or_run_together_is_the_same_word():
+    said = "gpt-oss and DeepSeek-V3 use YaRN."
+    assert listen.units(said, "en") == "gpt oss and deepseek v three use yarn".split()
+    for heard in ("GPT OSS and deep-seek V3 use yarn.", "gptoss and Deep Seek V3 use yarn."):
+        assert listen.error_rate(said, heard, "en") == 0.0, heard
+    assert listen.error_rate("hundredfold", "hundred fold", "en") == 0.0
+    # a word heard wrong is wrong however it is split
+    assert listen.error_rate(said, "GPT OSS and deep sick V3 use yarn.", "en") == pytest.approx(
+        2 / 8
+    )
+    # OS is not a word of the line: its capitals are two letters, oss heard as o and s
+    assert listen.error_rate(said, "GPT OS and DeepSeek V3 use yarn.", "en") == pytest.approx(2 / 8)
+    # single letters are a name spelt out, not the parts of a word
+    assert listen.error_rate("in 8 dims", "in 8 d i m s", "en") == pytest.approx(4 / 3)
+
+
+def test_a_word_in_capitals_is_said_as_a_word_only_where_the_line_says_that_word():
+    said = "16 random rows are too many for one linear map in 8 dims."
+    assert listen.error_rate(said, said.replace("dims", "DIMS"), "en") == 0.0
+    assert listen.error_rate(said, said.replace("dims", "dimes"), "en") == pytest.approx(1 / 13)
+    assert listen.error_rate(said, said.replace("dims", "DIMES"), "en") == pytest.approx(5 / 13)
+    # a name the line says letter by letter is still heard letter by letter
+    assert listen.error_rate("GPT-2 learns a table.", "GPT 2 learns a table.", "en") == 0.0
+    assert listen.error_rate("GPT-2 learns a table.", "GBT 2 learns a table.", "en") > 0
+    assert listen.error_rate("The dims grow.", "The DIMS grow.", "en") == 0.0
+    # where the line says another word, capitals are letters again: dimes heard as D, I, M, S
+    assert listen.error_rate("The dimes grow.", "The DIMS grow.", "en") == pytest.approx(4 / 3)

@@ -57,6 +57,8 @@ HOMOPHONES = {
 # Capitals said letter by letter ("PE(p)" is heard as "PEP"), except those said as words.
 _CAPITALS = re.compile(r"\b[A-Z]{2,5}\b")
 SAID_AS_WORDS = {"BERT", "BLOOM", "ALIBI"}
+_A_SCALE = re.compile(r"\ba (?=hundred|thousand|million|billion)")  # "a hundred" is 100 too
+MAX_PARTS = 3  # a word heard in at most this many parts
 
 
 @dataclass(frozen=True)
@@ -182,19 +184,68 @@ def units(text: str, lang: str, tones: bool = False) -> list[str]:
     words (en)."""
     if lang == "zh":
         return zh_frontend.toned(text) if tones else zh_frontend.toneless(text)
-    text = _CAPITALS.sub(
-        lambda m: m.group() if m.group() in SAID_AS_WORDS else " ".join(m.group()), text
-    )
-    text = _ENGLISH_APOSTROPHE.sub(r"\1\2", text.lower()).replace("-", "")
+    return _english_words(text, frozenset())
+
+
+def heard_units(heard: str, said: list[str], lang: str, tones: bool = False) -> list[str]:
+    """The transcript's tokens, with the recogniser's spellings of the same sounds spelt
+    as `said` (the reference's tokens) spells them: a word it writes in capitals, or in
+    two parts, or two words it runs together (en)."""
+    if lang == "zh":
+        return units(heard, lang, tones)
+    return _respaced(_english_words(heard, frozenset(said)), said)
+
+
+def _english_words(text: str, spoken_words: frozenset[str]) -> list[str]:
+    """English words, numbers written out; a word in capitals is spelt letter by letter
+    unless it is said as a word (SAID_AS_WORDS, or one of `spoken_words`: the recogniser
+    writes a word it takes for a name in capitals, "8 DIMS" for 8 dims)."""
+
+    def capitals(m: re.Match) -> str:
+        word = m.group()
+        said_whole = word in SAID_AS_WORDS or word.lower() in spoken_words
+        return word if said_whole else " ".join(word)
+
+    text = _ENGLISH_APOSTROPHE.sub(r"\1\2", _CAPITALS.sub(capitals, text).lower())
+    text = text.replace("-", " ")  # gpt-oss is heard as "GPT OSS", DeepSeek as "deep-seek"
     text = re.sub(r"(\d),(\d{3})", r"\1\2", text)
     text = re.sub(r"\d+(?:\.\d+)?", lambda m: f" {english_number(m.group())} ", text)
+    text = _A_SCALE.sub("one ", text)  # a hundredfold is written "100 fold"
     return [HOMOPHONES.get(w, w) for w in re.findall(r"[a-z]+", text)]
+
+
+def _respaced(heard: list[str], said: list[str]) -> list[str]:
+    """`heard` with a word the recogniser split ("hundred fold", "deep seek") or ran
+    together ("deepseek" for "deep seek") spelt as `said` spells it. Only parts of two
+    letters or more: single letters are a name spelt out, not a word."""
+    words = set(said)
+    runs = {
+        "".join(said[i:j]): said[i:j]
+        for i in range(len(said))
+        for j in range(i + 2, min(i + MAX_PARTS, len(said)) + 1)
+        if all(len(w) > 1 for w in said[i:j])
+    }
+    out: list[str] = []
+    i = 0
+    while i < len(heard):
+        for j in range(min(i + MAX_PARTS, len(heard)), i + 1, -1):
+            parts = heard[i:j]
+            if "".join(parts) in words and all(len(w) > 1 for w in parts):
+                out.append("".join(parts))
+                i = j
+                break
+        else:
+            word = heard[i]
+            out += [word] if word in words else runs.get(word, [word])
+            i += 1
+    return out
 
 
 def error_rate(reference: str, heard: str, lang: str, tones: bool = False) -> float:
     """Share of the reference's units that the transcript gets wrong (edits / length); for
     zh with `tones`, a syllable heard in another tone counts as wrong too."""
-    ref, hyp = units(reference, lang, tones), units(heard, lang, tones)
+    ref = units(reference, lang, tones)
+    hyp = heard_units(heard, ref, lang, tones)
     if not ref:
         return 0.0 if not hyp else 1.0
     return edit_distance(ref, hyp) / len(ref)

