@@ -1,18 +1,21 @@
 """Random edits, each rendered on top of the last render and clean: the two must match.
 
-    python bench/fuzz_edits.py [--seed 44] [--edits 200] [--per-step 1] [--scene recap]
-                               [--from N] [--keep]
+    python bench/fuzz_edits.py [--seed 44] [--edits 200] [--per-step 1] [--scene tiny-static]
+                               [--quality t] [--from N] [--keep]
 
 Runs tests/edit_fuzz.py in a fresh folder (removed after, unless --keep), in a copy of
-the project's code made there, whose pe_math it edits too: a first render
-of the tests' tiny scene, a scene plugin written outside the project and, with --scene,
-one chapter of the lesson (its words edited in a copy), then `--edits` random edits of
-every kind a teacher makes. Each edit is rendered incrementally and then clean into a
-fresh folder; frames, sound samples, subtitles and the manifest's beats and spans must
-be the same. Prints a line per edit, the one-line reproduction of any that failed, and
-how many were checked and how many held. Exits 1 when any failed. `--from N` makes the
-edits before N without rendering, then renders and checks from there: a fast replay
-of a failure that does not depend on the renders before it.
+the project's code made there, whose pe_math it edits too: a first render of the tests'
+tiny scene, a scene plugin written outside the project and, with --scene, one chapter of
+the lesson or another scene of the tests (tiny-static is the quickest), its words edited
+in a copy; then `--edits` random edits of every kind a teacher makes. Each edit is
+rendered incrementally and then clean into a fresh folder; frames, sound samples,
+subtitles and the manifest's beats and spans must be the same. Both renders draw at
+`--quality` (t, 144p10, unless told): they are compared with each other, so the smallest
+frame checks as much as a large one. Prints a line per edit with the tally so far
+(checked and held, by scene and by kind of edit), the one-line reproduction of any that
+failed, and the whole tally at the end. Exits 1 when any failed. `--from N` makes the
+edits before N without rendering, then renders and checks from there: a fast replay of
+a failure that does not depend on the renders before it.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from rendering.core import settings  # noqa: E402
 from tests import edit_fuzz  # noqa: E402
 
 
@@ -37,7 +41,12 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=44)
     parser.add_argument("--edits", type=int, default=200, help="renders of edits to check")
     parser.add_argument("--per-step", type=int, default=1, help="edits made before each render")
-    parser.add_argument("--scene", default=None, help="a lesson chapter to edit as well")
+    parser.add_argument(
+        "--scene", default=None, help="a lesson chapter (or tiny-static) to edit as well"
+    )
+    parser.add_argument(
+        "--quality", choices=list(settings.QUALITIES), default="t", help="the frame both draw"
+    )
     parser.add_argument(
         "--from", dest="start", type=int, default=1, help="make the edits before it unrendered"
     )
@@ -68,7 +77,7 @@ def in_a_copy(keep: bool) -> int:
 
 
 def fuzz(args: argparse.Namespace, home: Path) -> int:
-    world = edit_fuzz.World(home.resolve(), extra=args.scene)
+    world = edit_fuzz.World(home.resolve(), extra=args.scene, quality=args.quality)
     if world.project != ROOT:
         print(f"error: --home is for the copy in {world.project}; run without it", file=sys.stderr)
         return 2
@@ -83,6 +92,7 @@ def fuzz(args: argparse.Namespace, home: Path) -> int:
     scenes.get(slugs[-1])  # an unknown --scene stops here, in one line
     outcome = edit_fuzz.run(world, args.seed, args.edits, slugs, args.per_step, start=args.start)
     print(f"{outcome.checked} edits checked, {outcome.held} held, {len(outcome.failures)} differed")
+    print(outcome.tally())
     print(f"kinds of edit made: {', '.join(sorted(set(outcome.kinds)))}")
     for line in outcome.failures:
         print(line)

@@ -37,11 +37,11 @@ import numpy as np
 from click.testing import CliRunner
 
 from pe_math.params import DEFAULT_TOML
+from rendering.core import settings
 
 ROOT = Path(__file__).resolve().parent.parent
 PLUGIN = "fuzz_card"  # the plugin scene's module, written outside the project
 HELPER = "fuzz_look"  # its own helper module, beside it
-FOLDER = Path("en") / "480p15"
 TINY = "tiny"  # tests.plugin_scenes: a small scene of the project's tests
 
 SCENE_CODE = '''"""A scene plugin kept outside the project, with a helper module of its own."""
@@ -188,7 +188,8 @@ class World:
     """The edited copies: words, plugin and pe_math code, lesson file, recordings, --set knobs."""
 
     home: Path
-    extra: str | None = None  # a lesson chapter whose words are edited too
+    extra: str | None = None  # a lesson chapter, or another scene of the tests, edited too
+    quality: str = "t"  # both renders of an edit are drawn alike, so a tiny frame checks as much
     words: dict[str, dict] = field(default_factory=dict)  # slug -> its en catalogue
     looks: dict[str, str] = field(default_factory=dict)
     sets: dict[str, str] = field(default_factory=dict)
@@ -218,6 +219,15 @@ class World:
     def voices(self) -> Path:
         return self.home / "voice"
 
+    def options(self) -> str:
+        """The fuzzer's options that made this world, for a reproduction line."""
+        scene = f" --scene {self.extra}" if self.extra else ""
+        return f"{scene} --quality {self.quality}"
+
+    def clips(self, out: Path) -> Path:
+        """Where a render into `out` puts its clips and manifest."""
+        return out / "en" / settings.folder_name(self.quality, "16:9")
+
     def catalogue_path(self, slug: str) -> Path:
         if slug != "fuzz-card":
             return self.captions / "en" / f"{slug}.toml"
@@ -232,10 +242,10 @@ class World:
             "fuzz-card": json.loads(json.dumps(CARD_WORDS)),
         }
         if self.extra:
-            chapter = (
-                ROOT / "scenes" / "chapters" / self.extra.replace("-", "_") / "en.toml"
-            ).read_text(encoding="utf-8")
-            self.words[self.extra] = tomllib.loads(chapter)
+            words = self.captions / "en" / f"{self.extra}.toml"  # a scene of the tests
+            if not words.is_file():
+                words = ROOT / "scenes" / "chapters" / self.extra.replace("-", "_") / "en.toml"
+            self.words[self.extra] = tomllib.loads(words.read_text(encoding="utf-8"))
         self.looks = {name: values[0] for name, values in LOOKS.items()}
         self.config = {
             "base =": "base = 10000.0",
@@ -282,11 +292,12 @@ class World:
             section = line.strip() if line.startswith("[") else section
             table = voice if section == "[voice.en]" else knobs if section == "" else {}
             start = next((s for s in table if line.startswith(s)), None)
-            found += [f"{section} {start}"] if start else []
+            found += [f"{section} {start}".strip()] if start else []
             lines.append(table[start] if start else line)
-        wanted = [f"[voice.en] {s}" for s in voice] + [f" {s}" for s in knobs]
-        if sorted(found) != sorted(wanted):
-            raise RuntimeError(f"{DEFAULT_TOML.name} no longer has one each of {wanted}")
+        wanted = [f"[voice.en] {s}" for s in voice] + list(knobs)
+        astray = [line for line in wanted if found.count(line) != 1]
+        if astray:
+            raise RuntimeError(f"{DEFAULT_TOML.name} no longer has one each of {astray}")
         return "\n".join(lines) + "\n"
 
     def environment(self) -> dict[str, str]:
@@ -320,8 +331,11 @@ def bridge(world: World, rng: random.Random) -> str:
     return "add fuzz-card say.bridge"
 
 
+LABELS = {TINY: "omega", "fuzz-card": "count", "tiny-static": "bits"}  # a label of each
+
+
 def label(world: World, rng: random.Random) -> str:
-    slug, key = rng.choice([(TINY, "omega"), ("fuzz-card", "count")])
+    slug, key = rng.choice([(s, k) for s, k in LABELS.items() if s in world.words])
     old = world.words[slug]["ui"][key]
     shouted = old.replace("{value}", "\0").upper().replace("\0", "{value}")  # slot kept
     new = rng.choice(["{value} now", "value: {value}", "= {value} =", shouted])
@@ -411,7 +425,7 @@ def render(world: World, out: Path, slugs: list[str]) -> str:
     """Render `slugs` into `out` with the world's copies; returns the command's output."""
     from render import cli
 
-    args = ["render", *slugs, "-q", "l", "--jobs", "2", "--output", str(out)]
+    args = ["render", *slugs, "-q", world.quality, "--jobs", "2", "--output", str(out)]
     args += ["--config", str(world.lesson), "--voice-dir", str(world.voices)]
     for name, value in sorted(world.sets.items()):
         args += ["--set", f"{name}={value}"]
@@ -428,19 +442,20 @@ class RenderFailed(RuntimeError):
     """A render of the fuzzer's copies did not finish (its first error line)."""
 
 
-def fingerprint(out: Path, slug: str) -> dict[str, str]:
-    """What a clip is made of, each part hashed: frames, sound, subtitles, beats, spans."""
+def fingerprint(folder: Path, slug: str) -> dict[str, str]:
+    """What a clip is made of, each part hashed: frames, sound, subtitles, beats, spans
+    (`folder`: where the render put its clips, World.clips)."""
     from rendering.speech import audio
 
-    manifest = json.loads((out / FOLDER / "manifest.json").read_text(encoding="utf-8"))
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     entry = manifest["clips"][slug]["mp4"]
-    clip = out / FOLDER / entry["file"]
+    clip = folder / entry["file"]
     frames = hashlib.sha256()
     with av.open(str(clip)) as container:
         for frame in container.decode(video=0):
             frames.update(frame.to_ndarray(format="rgb24").tobytes())
     sound = audio.decode(clip) if entry.get("sound") else np.zeros(0)
-    subtitles = subtitle_texts(out, entry)
+    subtitles = subtitle_texts(folder, entry)
 
     def digest(value) -> str:
         blob = value if isinstance(value, bytes) else json.dumps(value, sort_keys=True).encode()
@@ -455,11 +470,9 @@ def fingerprint(out: Path, slug: str) -> dict[str, str]:
     }
 
 
-def subtitle_texts(out: Path, entry: dict) -> dict[str, dict[str, str]]:
+def subtitle_texts(folder: Path, entry: dict) -> dict[str, dict[str, str]]:
     return {
-        kind: {
-            lang: (out / FOLDER / name).read_text(encoding="utf-8") for lang, name in files.items()
-        }
+        kind: {lang: (folder / name).read_text(encoding="utf-8") for lang, name in files.items()}
         for kind, files in entry.get("captions", {}).items()
     }
 
@@ -467,9 +480,9 @@ def subtitle_texts(out: Path, entry: dict) -> dict[str, dict[str, str]]:
 def first_subtitle_difference(ours: Path, theirs: Path, slug: str) -> str:
     """The first subtitle line that differs between two renders of `slug`, quoted."""
     texts = []
-    for out in (ours, theirs):
-        manifest = json.loads((out / FOLDER / "manifest.json").read_text(encoding="utf-8"))
-        texts.append(subtitle_texts(out, manifest["clips"][slug]["mp4"]))
+    for folder in (ours, theirs):
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        texts.append(subtitle_texts(folder, manifest["clips"][slug]["mp4"]))
     for kind, files in texts[0].items():
         for lang, text in files.items():
             other = texts[1].get(kind, {}).get(lang, "")
@@ -479,12 +492,49 @@ def first_subtitle_difference(ours: Path, theirs: Path, slug: str) -> str:
     return ""
 
 
+def compare(
+    world: World, inc: Path, clean: Path, slug: str, before: dict[str, str]
+) -> tuple[str, dict[str, str]]:
+    """What is wrong with `slug`'s incremental render against the clean one ("" if none),
+    and the incremental render's fingerprint; `before`: its fingerprint before the edit."""
+    ours = fingerprint(world.clips(inc), slug)
+    theirs = fingerprint(world.clips(clean), slug)
+    differ = [part for part in ours if ours[part] != theirs[part]]
+    if differ:
+        where = ""
+        if "subtitles" in differ:
+            where = first_subtitle_difference(world.clips(inc), world.clips(clean), slug)
+        return f"{', '.join(differ)} differ from a clean render{where}", ours
+    if theirs != before and ours == before:
+        return "the clean render changed, the incremental one did not", ours
+    return "", ours
+
+
 @dataclass
 class Outcome:
     checked: int = 0
     held: int = 0
     failures: list[str] = field(default_factory=list)
     kinds: list[str] = field(default_factory=list)  # of every edit made
+    by_kind: dict[str, list[int]] = field(default_factory=dict)  # kind -> [checked, held]
+    by_scene: dict[str, list[int]] = field(default_factory=dict)  # slug -> [checked, held]
+
+    def count(self, table: dict[str, list[int]], name: str, held: bool) -> None:
+        tally = table.setdefault(name, [0, 0])
+        tally[0] += 1
+        tally[1] += held
+
+    def tally(self) -> str:
+        """How many were checked and held so far, in total, by scene and by kind of edit."""
+
+        def each(table: dict[str, list[int]]) -> str:
+            return ", ".join(f"{name} {held}/{checked}" for name, (checked, held) in table.items())
+
+        return (
+            f"{self.checked} edits checked, {self.held} held, {len(self.failures)} differed; "
+            f"held/checked by scene: {each(self.by_scene)}; "
+            f"by kind: {each(dict(sorted(self.by_kind.items())))}"
+        )
 
 
 def kinds(rng: random.Random):
@@ -516,7 +566,7 @@ def run(
         if step == start:
             world.write()
             render(world, inc, slugs)
-            before = {s: fingerprint(inc, s) for s in slugs}
+            before = {s: fingerprint(world.clips(inc), s) for s in slugs}
         chosen = [next(order) for _ in range(per_step)]
         outcome.kinds += chosen
         what = " + ".join(EDITS[kind](world, rng) for kind in chosen)
@@ -536,21 +586,18 @@ def run(
         outcome.checked += 1
         problems = [f"a render failed: {said}"] if not slugs else []
         for slug in slugs:
-            ours, theirs = fingerprint(inc, slug), fingerprint(clean, slug)
-            differ = [part for part in ours if ours[part] != theirs[part]]
-            if differ:
-                where = first_subtitle_difference(inc, clean, slug) if "subtitles" in differ else ""
-                problems.append(f"{slug}: {', '.join(differ)} differ from a clean render{where}")
-            elif theirs != before[slug] and ours == before[slug]:
-                problems.append(f"{slug}: the clean render changed, the incremental one did not")
-            before[slug] = ours
+            problem, before[slug] = compare(world, inc, clean, slug, before[slug])
+            problems += [f"{slug}: {problem}"] if problem else []
+            outcome.count(outcome.by_scene, slug, not problem)
         shutil.rmtree(clean, ignore_errors=True)
+        for kind in chosen:
+            outcome.count(outcome.by_kind, kind, not problems)
         if problems:
             earlier = ("... " if len(done) > 4 else "") + "; ".join(done[-4:-1])
             line = (
                 f"edit {step} ({what}) after [{earlier}]: {'; '.join(problems)}; "
                 f"reproduce: python bench/fuzz_edits.py --seed {seed} --edits {step} "
-                f"--per-step {per_step}"
+                f"--per-step {per_step}{world.options()}"
             )
             outcome.failures.append(line)
             log(line)
@@ -559,6 +606,7 @@ def run(
         else:
             outcome.held += 1
             log(f"edit {step} held{took}: {what}")
+        log(f"  so far: {outcome.tally()}")
     return outcome
 
 

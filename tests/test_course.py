@@ -164,7 +164,7 @@ def test_the_example_course_file_is_valid():
 
 BAD = [
     ("[course]\nlang = ['en']\n", "[course] unknown key 'lang'; did you mean 'langs'?"),
-    ("[course]\nqualities = ['x']\n", "[course] qualities: 'x' is not one of l, m, h, k"),
+    ("[course]\nqualities = ['x']\n", "[course] qualities: 'x' is not one of t, l, m, h, k"),
     ("[course]\nscenes = ['tiny', 'tinny']\n", "[course] scenes: unknown scene 'tinny'"),
     ("[course]\n[sets.a]\nbse = 5\n", "[sets.a] unknown parameter 'bse'; did you mean 'base'?"),
     ("[course]\n[sets.a]\nbase = 0.5\n", "[sets.a] base=0.5: must be > 1"),

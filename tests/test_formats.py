@@ -128,6 +128,16 @@ def test_size_report_lists_gifs_only():
     assert gallery.size_report([gif, mp4]) == [("a.gif", "120.6 KB", "640x360@10", "4.0s")]
 
 
+def test_the_draft_quality_draws_a_thumbnail_into_a_folder_of_its_own(tmp_path):
+    from rendering.draw.config import manim_config
+
+    job = Job("binary-bits", Params(), quality="t")
+    cfg = manim_config(job, tmp_path)
+    assert (cfg["pixel_width"], cfg["pixel_height"], cfg["frame_rate"]) == (256, 144, 10)
+    assert job.out_dir(tmp_path) == tmp_path / "en" / "144p10"
+    assert settings.folder_name("t", "9:16") == "144p10-9x16"
+
+
 @pytest.mark.render
 @pytest.mark.usefixtures("tiny_scenes")
 @pytest.mark.parametrize("aspect", ["9:16", "1:1"])

@@ -1,6 +1,7 @@
 """An edit's render equals a clean render: random edits of every kind a teacher makes
 (tests/edit_fuzz.py), each rendered on top of the last render and clean into a fresh
-folder, on a small scene of the tests and on a scene plugin kept outside the project.
+folder, on a small scene of the tests and on a scene plugin kept outside the project,
+both drawn at the tiny frame (-q t): the two renders are compared with each other.
 bench/fuzz_edits.py runs them in a copy of the project's code, whose pe_math is edited."""
 
 from __future__ import annotations

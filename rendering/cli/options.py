@@ -191,7 +191,9 @@ def param_options(f):
 
 
 def job_options(f):
-    f = quality_option("Manim preset: l=480p15, m=720p30, h=1080p60, k=2160p60.")(f)
+    f = quality_option(
+        "Manim preset: l=480p15, m=720p30, h=1080p60, k=2160p60; t=144p10, a draft for checks."
+    )(f)
     f = lang_option("Language of on-screen words (subtitles are written in both).")(f)
     f = click.option(
         "--format",

@@ -6,8 +6,10 @@ from dataclasses import dataclass
 
 from rendering.core import formats
 
-# Manim's presets: letter -> (config name, pixel height, fps)
+# Manim's presets: letter -> (config name, pixel height, fps); "t" is a thumbnail-sized
+# draft, for checks that compare two renders of the same frame (the edit fuzzer)
 QUALITIES = {
+    "t": ("tiny_quality", 144, 10),
     "l": ("low_quality", 480, 15),
     "m": ("medium_quality", 720, 30),
     "h": ("high_quality", 1080, 60),
@@ -17,7 +19,7 @@ ASPECTS = {"16:9": (16, 9), "9:16": (9, 16), "1:1": (1, 1)}
 SHORT_SIDE = 8.0  # scene units across the frame's short side, in every aspect (Manim's height)
 
 # libx264 presets chosen per quality (see bench/bench_render.py for the measurements)
-X264_PRESETS = {"l": "veryfast", "m": "faster", "h": "medium", "k": "medium"}
+X264_PRESETS = {"t": "veryfast", "l": "veryfast", "m": "faster", "h": "medium", "k": "medium"}
 
 
 class SettingsError(ValueError):
