@@ -82,14 +82,15 @@ class Loop:
         self.process: subprocess.Popen | None = None
         self.folder = opts.output / opts.lang / settings.folder_name(opts.quality, opts.aspect)
         self.asked_to_stop = False
+        self.starting = False  # a render is being started: a stop is only noted till it is held
 
     def take_stops(self) -> None:
-        """From now on a stop signal is only noted, and acted on where watch waits.
+        """From now on a stop signal stops watch where it lands, except while a render is
+        being started: there it is noted, and acted on once watch holds the process to end.
 
-        A handler that raised could land while a render is being started, before watch
-        holds the process to end. And a signal the kernel hands to another thread (as it
-        does while the main one blocks signals to start a process) runs its handler only
-        when the main thread next runs Python: so no wait of watch is longer than STEP.
+        A signal the kernel hands to another thread (as it does while the main one blocks
+        signals to start a process) runs its handler only when the main thread next runs
+        Python: so no wait of watch on its render is longer than STEP.
         """
         for signum in STOPS:
             if signal.getsignal(signum) is not signal.SIG_IGN:  # as under nohup: stays ignored
@@ -103,6 +104,8 @@ class Loop:
                     os.dup2(devnull, fd)
             os.close(devnull)
         self.asked_to_stop = True
+        if not self.starting:  # a blocking call elsewhere is interrupted, not resumed
+            raise KeyboardInterrupt
 
     def pause(self, seconds: float) -> None:
         """Sleep, then stop here if a stop signal came."""
@@ -123,14 +126,18 @@ class Loop:
         self.page.tell({"type": "rendering", "text": f"rendering: {why}"})
         click.echo(f"rendering: {why}")
         started = time.monotonic()
-        self.process = subprocess.Popen(
-            render_command(self.slugs, self.opts),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            start_new_session=True,  # Ctrl-C reaches it through us, once, as SIGTERM
-            env={**os.environ, "COLUMNS": "200"},
-        )
+        self.starting = True
+        try:
+            self.process = subprocess.Popen(
+                render_command(self.slugs, self.opts),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                start_new_session=True,  # Ctrl-C reaches it through us, once, as SIGTERM
+                env={**os.environ, "COLUMNS": "200"},
+            )
+        finally:
+            self.starting = False
         output = self.output_of_render()
         code, self.process = self.process.returncode, None
         seconds = time.monotonic() - started
