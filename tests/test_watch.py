@@ -216,6 +216,7 @@ import os, signal, subprocess, sys, threading, time, types
 from pathlib import Path
 from rendering.cli import main, watch_cmd
 marker, out, way = sys.argv[1:]
+signal.signal(signal.SIGHUP, signal.SIG_DFL)  # a terminal's session, even when the tests run under nohup
 stub = "import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(300)"
 watch_cmd.render_command = lambda *_: [sys.executable, "-c", stub, marker]
 if way == "while-starting":  # it comes the moment the render exists, before watch holds it
