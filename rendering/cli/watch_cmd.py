@@ -107,15 +107,6 @@ class Loop:
         if not self.starting:  # a blocking call elsewhere is interrupted, not resumed
             raise KeyboardInterrupt
 
-    def pause(self, seconds: float) -> None:
-        """Sleep, then stop here if a stop signal came."""
-        time.sleep(seconds)
-        self.stop_if_asked()
-
-    def stop_if_asked(self) -> None:
-        if self.asked_to_stop:
-            raise KeyboardInterrupt  # watch ends the render it holds, and then itself
-
     def entries(self) -> dict[str, dict]:
         manifest = Manifest.load(self.folder)
         found = {slug: manifest.entry(slug, formats.MAIN) for slug in self.slugs}
@@ -138,6 +129,8 @@ class Loop:
             )
         finally:
             self.starting = False
+        if self.asked_to_stop:  # while it was starting: watch now holds it, to end it
+            raise KeyboardInterrupt
         output = self.output_of_render()
         code, self.process = self.process.returncode, None
         seconds = time.monotonic() - started
@@ -167,7 +160,6 @@ class Loop:
     def output_of_render(self) -> str:
         """What the render printed, once it ended (a stop signal ends it sooner)."""
         while True:
-            self.stop_if_asked()
             try:
                 return self.process.communicate(timeout=STEP)[0]
             except subprocess.TimeoutExpired:
@@ -252,11 +244,11 @@ def watch(slugs: tuple[str, ...], opts: JobOptions, port: int) -> None:
     try:
         loop.render("the first look")
         while True:
-            loop.pause(POLL)
+            time.sleep(POLL)
             changed = watcher.changed()
             if not changed:
                 continue
-            loop.pause(SETTLE)
+            time.sleep(SETTLE)
             changed += watcher.changed()
             broken = syntax_error(watcher.seen)
             if broken is not None:
