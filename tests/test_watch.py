@@ -211,6 +211,34 @@ def test_an_undone_bad_edit_takes_the_page_off_rendering(tmp_path, monkeypatch, 
     assert capsys.readouterr().out.splitlines()[-1] == page.told[-1]["text"]
 
 
+def test_a_stop_while_the_page_is_told_waits_for_the_telling_to_end(tmp_path):
+    """A stop that cut `LivePage.tell` in half could leave its lock (or a page's queue)
+    held, and watch then hung for ever in `LivePage.stop`."""
+    page = LivePage(tmp_path, {})
+    page.start()
+    told = []
+
+    def tell(message: dict) -> None:  # the stop lands while the page's lock is held
+        with page.lock:
+            told.append("begun")
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)  # the handler has run by now
+            told.append("done")
+
+    page.tell = tell
+    loop = watch_cmd.Loop(["clock-hands"], JobOptions(output=tmp_path), page)
+    before = {signum: signal.getsignal(signum) for signum in watch_cmd.STOPS}
+    loop.take_stops()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            loop.refuse("tiny.toml is not valid TOML")
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+    assert told == ["begun", "done"] and not page.lock.locked()
+    page.stop()  # returns: nothing is left held
+
+
 HANG_UP = """
 import os, signal, subprocess, sys, threading, time, types
 from pathlib import Path

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -82,11 +83,11 @@ class Loop:
         self.process: subprocess.Popen | None = None
         self.folder = opts.output / opts.lang / settings.folder_name(opts.quality, opts.aspect)
         self.asked_to_stop = False
-        self.starting = False  # a render is being started: a stop is only noted till it is held
+        self.holding = False  # inside `stops_held`: a stop is only noted till the block ends
 
     def take_stops(self) -> None:
-        """From now on a stop signal stops watch where it lands, except while a render is
-        being started: there it is noted, and acted on once watch holds the process to end.
+        """From now on a stop signal stops watch where it lands, except inside `stops_held`:
+        there it is noted, and acted on once the block is done.
 
         A signal the kernel hands to another thread (as it does while the main one blocks
         signals to start a process) runs its handler only when the main thread next runs
@@ -104,8 +105,25 @@ class Loop:
                     os.dup2(devnull, fd)
             os.close(devnull)
         self.asked_to_stop = True
-        if not self.starting:  # a blocking call elsewhere is interrupted, not resumed
+        if not self.holding:  # a blocking call elsewhere is interrupted, not resumed
             raise KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def stops_held(self):
+        """A block a stop must not cut in half: starting a render (watch would not hold the
+        process to end it), or handing the page a message under its locks (a lock left held
+        would keep watch from ever ending). A stop inside is acted on when the block ends."""
+        self.holding = True
+        try:
+            yield
+        finally:
+            self.holding = False
+        if self.asked_to_stop:
+            raise KeyboardInterrupt
+
+    def tell(self, message: dict) -> None:
+        with self.stops_held():
+            self.page.tell(message)
 
     def entries(self) -> dict[str, dict]:
         manifest = Manifest.load(self.folder)
@@ -114,11 +132,10 @@ class Loop:
 
     def render(self, why: str) -> None:
         before = self.entries()
-        self.page.tell({"type": "rendering", "text": f"rendering: {why}"})
+        self.tell({"type": "rendering", "text": f"rendering: {why}"})
         click.echo(f"rendering: {why}")
         started = time.monotonic()
-        self.starting = True
-        try:
+        with self.stops_held():
             self.process = subprocess.Popen(
                 render_command(self.slugs, self.opts),
                 stdout=subprocess.PIPE,
@@ -127,10 +144,6 @@ class Loop:
                 start_new_session=True,  # Ctrl-C reaches it through us, once, as SIGTERM
                 env={**os.environ, "COLUMNS": "200"},
             )
-        finally:
-            self.starting = False
-        if self.asked_to_stop:  # while it was starting: watch now holds it, to end it
-            raise KeyboardInterrupt
         output = self.output_of_render()
         code, self.process = self.process.returncode, None
         seconds = time.monotonic() - started
@@ -140,13 +153,13 @@ class Loop:
         if not new:  # an edit undone, or one no clip reads: the page must leave "rendering"
             text = f"up to date: no clip changed ({seconds:.1f} s)"
             click.echo(text)
-            self.page.tell({"type": "unchanged", "text": text})
+            self.tell({"type": "unchanged", "text": text})
         for slug, entry in new.items():
             beat, at = changed_beat(before.get(slug), entry)
             where = f" from beat {beat!r}" if beat else ""
             text = f"{slug}: new clip{where} ({seconds:.1f} s)"
             click.echo(text)
-            self.page.tell(
+            self.tell(
                 {
                     "type": "clip",
                     "slug": slug,
@@ -168,7 +181,7 @@ class Loop:
     def refuse(self, problem: str) -> None:
         """Tell the terminal and the page why there is no new clip."""
         click.echo(f"error: {problem} (the last good clips are kept)", err=True)
-        self.page.tell({"type": "error", "message": problem})
+        self.tell({"type": "error", "message": problem})
 
     def relative(self, name: str) -> str:
         return (self.folder / name).resolve().relative_to(self.opts.output.resolve()).as_posix()
