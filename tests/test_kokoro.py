@@ -283,7 +283,7 @@ def test_the_fused_block_computes_what_adain_and_snake_did(tmp_path):
     import onnx
 
     floats = kokoro_float.derived(tiny_vocoder_block(tmp_path).read_bytes())
-    fused = kokoro_fast.fused_only(floats)
+    fused = kokoro_fast.fused_only(floats, set())
     ops = [node.op_type for node in onnx.load_from_string(fused).graph.node]
     assert "InstanceNormalization" in ops and not {"ReduceMean", "Pow", "Div"} & set(ops)
     x = 3 * np.random.default_rng(3).standard_normal((1, 4, 200)).astype(np.float32)

@@ -27,7 +27,7 @@ from rendering.speech.engines.kokoro_ranges import RANGES
 
 # sha256 of `fast(derived(int8 model))` (onnx 1.23): the model in the cache is used only
 # when it hashes to this, and derived again otherwise
-FAST_SHA256 = "6b3efa7e879082c5be191449dc6c1603698aecdaa16343627a11313100500281"
+FAST_SHA256 = "fd4be914f4c884a2b043eeceb1f648c4b7a46f8feec0027a640e779aa79c975c"
 _FLAT = "kokoro_fast_flat_shape"
 
 
@@ -63,14 +63,20 @@ def fast(data: bytes, ranges: dict | None = None) -> bytes:
     import onnx
 
     model = onnx.load_from_string(data)
-    _Graph(model.graph).fuse().quantize(RANGES if ranges is None else ranges).commit()
+    ranges = RANGES if ranges is None else ranges
+    _Graph(model.graph).fuse(unscaled=set(ranges)).quantize(ranges).commit()
     return model.SerializeToString()
 
 
-def fused_only(data: bytes) -> bytes:
-    """The float model's bytes with its activations fused, every convolution float: what
-    `scripts/kokoro_ranges.py` measures the ranges on."""
-    return fast(data, {})
+def fused_only(data: bytes, unscaled: set[str]) -> bytes:
+    """The float model's bytes with its activations fused, every convolution float, those
+    named in `unscaled` fed as `fast` feeds them: what `scripts/kokoro_ranges.py` measures
+    the ranges on."""
+    import onnx
+
+    model = onnx.load_from_string(data)
+    _Graph(model.graph).fuse(unscaled).commit()
+    return model.SerializeToString()
 
 
 def conv_ends(data: bytes, pattern: str) -> dict[str, tuple[str, str]]:
@@ -130,8 +136,11 @@ class _Graph:
         return name
 
     # ---------------------------------------------------------------- rewrites
-    def fuse(self) -> _Graph:
-        """Every `AdaIN → Snake` before a convolution as InstanceNormalization, z + sin²(z)."""
+    def fuse(self, unscaled: set[str]) -> _Graph:
+        """Every `AdaIN → Snake` before a convolution as InstanceNormalization, z + sin²(z),
+        with 1/α in the convolution's weights; a convolution named in `unscaled` (one that
+        will be 8-bit) is fed (z + sin²(z))/α instead, as its one scale for every channel
+        would otherwise span the channels' different α."""
         from onnx import helper
 
         sites = [
@@ -158,13 +167,17 @@ class _Graph:
             affine = self.made_by(shift.input[0], "Mul")
             gain, normed = affine.input
             source, eps = self._normalised(normed)
+            convs = []
             for user in self.users[out.output[0]]:
                 if user.op_type != "Unsqueeze":
                     raise NotKokoro(f"{out.output[0]!r} does not feed a convolution")
-                for conv in self.users[user.output[0]]:
-                    self._divide_inputs(conv, alpha)
+                convs += self.users[user.output[0]]
+            divided = not {conv.name for conv in convs} & unscaled
+            for conv in convs if divided else []:
+                self._divide_inputs(conv, alpha)
             p = out.output[0]
             a = self.constant(f"{p}_alpha", alpha.reshape(1, -1, 1))
+            ends = [p] if divided else [f"{p}_scaled"]
             self.instead[id(out)] = [
                 helper.make_node("Mul", [gain, a], [f"{p}_gain"]),
                 helper.make_node("Reshape", [f"{p}_gain", _FLAT], [f"{p}_gain_flat"]),
@@ -179,8 +192,11 @@ class _Graph:
                 ),
                 helper.make_node("Sin", [f"{p}_z"], [f"{p}_sin"]),
                 helper.make_node("Mul", [f"{p}_sin", f"{p}_sin"], [f"{p}_sin2"]),
-                helper.make_node("Add", [f"{p}_z", f"{p}_sin2"], [p]),
+                helper.make_node("Add", [f"{p}_z", f"{p}_sin2"], ends),
             ]
+            if not divided:
+                over = self.constant(f"{p}_over_alpha", (1 / alpha).reshape(1, -1, 1))
+                self.instead[id(out)].append(helper.make_node("Mul", [ends[0], over], [p]))
             self.gone |= {id(n) for n in (scale, sin, square, over, shift, affine)}
         return self
 
