@@ -3,10 +3,11 @@
 Most of the float model's time goes to its vocoder's 48 blocks of `AdaIN → Snake → Conv`
 over 4,800 frames a second of speech. Two rewrites make them cheaper:
 
-- **Fused activations.** AdaIN's eight passes (two means, a variance, the affine) become one
+- **Fused activations.** AdaIN's seven passes (two means, a variance, the affine) become one
   InstanceNormalization, and Snake, x + sin²(αx)/α, becomes z + sin²(z) with z = αx: α goes
-  into the normalisation's scale and shift, 1/α into the next convolution's weights. The
-  same function in fewer passes over the frames.
+  into the normalisation's scale and shift, 1/α into the next convolution's weights (or,
+  before an 8-bit one, a last multiplication: one input scale cannot span the channels'
+  different α). The same function in fewer passes over the frames.
 - **8-bit convolutions where 8 bits are not heard.** The first convolution of each block
   (`convs1`) runs as QLinearConv (uint8 inputs, int8 weights per channel): its output is
   normalised again at once. Its inputs' and outputs' ranges were measured on the lesson's
@@ -195,8 +196,8 @@ class _Graph:
                 helper.make_node("Add", [f"{p}_z", f"{p}_sin2"], ends),
             ]
             if not divided:
-                over = self.constant(f"{p}_over_alpha", (1 / alpha).reshape(1, -1, 1))
-                self.instead[id(out)].append(helper.make_node("Mul", [ends[0], over], [p]))
+                inverse = self.constant(f"{p}_over_alpha", (1 / alpha).reshape(1, -1, 1))
+                self.instead[id(out)].append(helper.make_node("Mul", [ends[0], inverse], [p]))
             self.gone |= {id(n) for n in (scale, sin, square, over, shift, affine)}
         return self
 
