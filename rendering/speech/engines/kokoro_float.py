@@ -1,4 +1,5 @@
-"""The float model Kokoro speaks with, derived once from the checked int8 model.
+"""The int8 Kokoro model's convolutions in float: the first step of the model it speaks with
+(`kokoro_fast` takes it from here).
 
 The int8 model's 87 convolutions are most of its time. On one thread onnxruntime's
 ConvInteger (uint8 weights) is no faster than a float convolution, and a 1-D convolution
@@ -12,46 +13,15 @@ float they were no faster.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
-from rendering.speech.base import VoiceError, cache_folder, holds, install_bytes
+from rendering.speech.base import VoiceError
 
-# sha256 of `derived()` applied to the int8 model (onnx 1.23): the float model in the
-# cache is used only when it hashes to this, and derived again otherwise.
-FLOAT_SHA256 = "924a43c2743ad90522c15e13a197fdfcf570ad152d7d22c07489675414d46198"
 _HEIGHT = "kokoro_float_height_axis"  # the initializer naming axis 2, the added height
 
 
 class NotKokoro(ValueError):
     """The graph is not laid out as the int8 Kokoro model this rewrite knows."""
-
-
-def float_model(int8_model) -> Path:
-    """The derived model in `cache_folder()`, derived again (from `int8_model()`, the
-    checked int8 file) when missing or not whole."""
-    folder = cache_folder()
-    target = folder / f"kokoro-v1.0-float-{FLOAT_SHA256[:16]}.onnx"
-    if holds(target, FLOAT_SHA256):
-        return target
-    source = int8_model()
-    try:
-        blob = derived(source.read_bytes())
-    except NotKokoro as exc:
-        raise VoiceError(
-            f"{source} is not the Kokoro model this voice rewrites ({exc}); delete it and try again"
-        ) from None
-    # Another onnx may lay the same graph out in other bytes: it is still derived from the
-    # checked file, only again on each run, as its bytes do not match FLOAT_SHA256.
-    try:
-        install_bytes(target, blob)
-    except OSError as exc:
-        raise VoiceError(
-            f"cannot keep the float Kokoro model in {folder} ({exc.strerror}); "
-            "set PE_MODEL_CACHE to a writable folder with 300 MB free"
-        ) from None
-    return target
 
 
 def derived(data: bytes) -> bytes:
@@ -142,7 +112,7 @@ def derived(data: bytes) -> bytes:
                 continue  # one input feeds several convolutions
             seen.update(new.output)
             nodes.append(new)
-    nodes = _live(nodes, {out.name for out in graph.output})
+    nodes = live(nodes, {out.name for out in graph.output})
     used = {name for node in nodes for name in node.input}
     kept = [t for t in graph.initializer if t.name in used] + list(added.values())
     kept.append(numpy_helper.from_array(np.array([2], np.int64), _HEIGHT))
@@ -153,12 +123,12 @@ def derived(data: bytes) -> bytes:
     return model.SerializeToString()
 
 
-def _live(nodes: list, outputs: set[str]) -> list:
-    """`nodes` without those whose results nothing uses (the quantizing of the
-    convolutions' inputs, their scales), in their order."""
+def live(nodes: list, outputs: set[str]) -> list:
+    """`nodes` without those whose results nothing uses (what a rewrite left behind: the
+    quantizing of the convolutions' inputs, their scales), in their order."""
     while True:
         used = outputs | {name for node in nodes for name in node.input}
-        live = [node for node in nodes if any(out in used for out in node.output)]
-        if len(live) == len(nodes):
-            return live
-        nodes = live
+        kept = [node for node in nodes if any(out in used for out in node.output)]
+        if len(kept) == len(nodes):
+            return kept
+        nodes = kept
