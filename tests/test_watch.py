@@ -7,6 +7,7 @@ The others put a stub in place of the render, or talk to the live page's server 
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import os
@@ -53,6 +54,17 @@ def next_event(messages: Queue, kind: str, within: float = 180.0) -> dict:
     raise AssertionError(f"no {kind!r} event within {within:.0f} s")
 
 
+@contextlib.contextmanager
+def interruptible():
+    """SIGINT handled as in a terminal, even where the tests run with it ignored (a shell's
+    background job): a process started inside does not inherit it ignored."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
 def children_of(pid: int) -> list[int]:
     out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True)
     return [int(p) for p in out.stdout.split()]
@@ -71,15 +83,16 @@ def test_a_saved_line_reloads_the_page_at_its_beat_and_a_broken_one_keeps_the_cl
     }
     out = tmp_path / "out"
     cmd = [sys.executable, "render.py", "watch", "tiny", "--voice", "espeak", "--port", "0"]
-    watcher = subprocess.Popen(
-        [*cmd, "--output", str(out)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
+    with interruptible():
+        watcher = subprocess.Popen(
+            [*cmd, "--output", str(out)],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
     lines: Queue = Queue()
     threading.Thread(target=lambda: [lines.put(x) for x in watcher.stdout], daemon=True).start()
     try:
@@ -228,6 +241,7 @@ def test_a_stop_while_the_page_is_told_waits_for_the_telling_to_end(tmp_path):
     page.tell = tell
     loop = watch_cmd.Loop(["clock-hands"], JobOptions(output=tmp_path), page)
     before = {signum: signal.getsignal(signum) for signum in watch_cmd.STOPS}
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # not ignored, as in a terminal
     loop.take_stops()
     try:
         with pytest.raises(KeyboardInterrupt):
