@@ -241,14 +241,14 @@ def test_a_stop_while_the_page_is_told_waits_for_the_telling_to_end(tmp_path):
     page.tell = tell
     loop = watch_cmd.Loop(["clock-hands"], JobOptions(output=tmp_path), page)
     before = {signum: signal.getsignal(signum) for signum in watch_cmd.STOPS}
-    signal.signal(signal.SIGINT, signal.default_int_handler)  # not ignored, as in a terminal
-    loop.take_stops()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            loop.refuse("tiny.toml is not valid TOML")
-    finally:
-        for signum, handler in before.items():
-            signal.signal(signum, handler)
+    with interruptible():
+        loop.take_stops()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                loop.refuse("tiny.toml is not valid TOML")
+        finally:
+            for signum, handler in before.items():
+                signal.signal(signum, handler)
     assert told == ["begun", "done"] and not page.lock.locked()
     page.stop()  # returns: nothing is left held
 
