@@ -81,10 +81,32 @@ def test_a_long_line_is_cut_at_its_pauses():
     vocab = {c: i for i, c in enumerate("abc, .", start=1)}
     phonemes = ", ".join(["abc" * 60] * 6) + "."  # 6 clauses of 180 ids
     ids = [vocab[c] for c in phonemes]
-    parts = kokoro.chunks(ids, phonemes, vocab)
+    parts = kokoro.chunks(phonemes, vocab)
     assert [len(p) for p in parts] == [364, 364, 363]  # two clauses, with their pauses
     assert sum(parts, []) == ids
-    assert kokoro.chunks(ids[:510], phonemes, vocab) == [ids[:510]]
+    assert kokoro.chunks(phonemes[:509], vocab) == [ids[:509]]
+
+
+@pytest.mark.parametrize(
+    ("line", "lang", "cut_after"),
+    [("好" * 128, "zh", "↗↓→↘"), ("ABCDEFGHIJ" * 20, "en", "")],  # no pause, no space
+)
+def test_a_line_past_the_voices_limit_is_cut_between_syllables_and_loses_nothing(
+    line, lang, cut_after, monkeypatch
+):
+    engine = voices.engine(kokoro.Kokoro.voices[lang])
+    rows = len(kokoro._styles(engine.pack))  # a call of n ids takes row n of the voice pack
+    vocab = kokoro._vocab(engine.vocab)
+    phonemes = engine.phonemes(line)
+    assert len([c for c in phonemes if c in vocab]) > rows - 1  # 510 ids crashed the engine
+    calls = []
+    monkeypatch.setattr(kokoro.Kokoro, "_call", lambda self, ids: calls.append(ids) or np.ones(1))
+    engine.speak(line)
+    assert sum(calls, []) == [vocab[c] for c in phonemes if c in vocab]
+    assert all(0 < len(ids) < rows for ids in calls) and len(calls) == 2
+    by_id = {i: c for c, i in vocab.items()}
+    first, second = ("".join(by_id[i] for i in ids) for ids in calls)
+    assert first[-1] in cut_after or second[0] in "ˈˌ"  # a syllable is never cut in two
 
 
 def test_a_vowel_after_a_nasal_starts_its_own_word_in_mandarin():
@@ -151,15 +173,46 @@ def test_a_lexicon_word_reaches_the_engine_unrewritten(tmp_path, fresh_engines):
     assert synthesis.spoken("RoPE turns q.", "en", espeak.lexicon_words) == "rope turns q."
 
 
-def test_a_bad_lexicon_entry_is_one_line(tmp_path, fresh_engines):
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        (
+            '[lexicon.zh]\nYaRN = "/yarn/"',
+            "[lexicon.zh] YaRN = '/yarn/': Mandarin phonemes are toned pinyin between "
+            'slashes, e.g. "/a1 li3 bi3/"',
+        ),
+        (
+            '[lexicon.zh]\nYaRN = "/qqq1 xzv3/"',
+            "[lexicon.zh] YaRN = '/qqq1 xzv3/': 'qqq1' is not a pinyin syllable; "
+            "write each syllable as in a dictionary",
+        ),
+        (
+            f'[lexicon.en]\nthe = "{"clock hands turn, " * 5000}"',
+            f"[lexicon.en] the = {('clock hands turn, ' * 3)[:40]!r}: a word is at most 40 "
+            "characters and its reading at most 80; the lexicon says how to read names, "
+            "not passages",
+        ),
+        (
+            "[lexicon.en]\n" + "".join(f'w{i} = "x"\n' for i in range(501)),
+            "[lexicon.en] has 501 entries; at most 500, for the names the voice says wrongly",
+        ),
+        (
+            '[lexicon.en]\nYaRN = "/jˈɑɹn✓/"',
+            "[lexicon.en] YaRN = '/jˈɑɹn✓/': Kokoro has no phoneme '✓'; write it in "
+            "misaki's symbols",
+        ),
+    ],
+    ids=["not-toned", "not-pinyin", "too-long", "too-many", "unknown-phoneme"],
+)
+def test_a_bad_lexicon_entry_is_one_line(table, message, tmp_path, fresh_engines):
     cfg = tmp_path / "c.toml"
-    cfg.write_text('[lexicon.zh]\nYaRN = "/yarn/"\n', "utf-8")
-    result = say(tmp_path, "你好。", "--lang", "zh", "--config", str(cfg))
+    cfg.write_text(table + "\n", "utf-8")
+    lang = "zh" if "lexicon.zh" in table else "en"
+    result = say(
+        tmp_path, "你好。" if lang == "zh" else "the cat", "--lang", lang, "--config", str(cfg)
+    )
     assert result.exit_code == 2
-    assert result.output.strip().splitlines() == [
-        "error: [lexicon.zh] YaRN = '/yarn/': Mandarin phonemes are toned pinyin between "
-        'slashes, e.g. "/a1 li3 bi3/"'
-    ]
+    assert result.output.strip().splitlines() == [f"error: {message}"]
 
 
 def test_a_kokoro_voice_of_the_other_language_is_refused(tmp_path):

@@ -11,6 +11,11 @@ from __future__ import annotations
 import re
 
 Entries = tuple[tuple[str, str], ...]
+# Bounds that keep a hostile lesson.toml from making one line take minutes or gigabytes:
+# the lesson's own entries are names of at most 12 characters, read in at most 24
+MAX_ENTRIES = 500  # per language
+MAX_WORD = 40
+MAX_READING = 80
 
 _PHONEMES = re.compile(r"/\s*(.+?)\s*/")
 TONED_PINYIN = re.compile(r"[a-z]+[1-5](?: [a-z]+[1-5])*")
@@ -40,9 +45,30 @@ def problem(lang: str, word: str, said: object) -> str | None:
     """What is wrong with one entry, or None."""
     if not word.strip() or not isinstance(said, str) or not said.strip():
         return "give the word's phonemes between slashes or a spelling to read"
-    if lang == "zh" and phonemes(said) is not None and not TONED_PINYIN.fullmatch(phonemes(said)):
-        return 'Mandarin phonemes are toned pinyin between slashes, e.g. "/a1 li3 bi3/"'
+    if len(word) > MAX_WORD or len(said.strip()) > MAX_READING:
+        return (
+            f"a word is at most {MAX_WORD} characters and its reading at most {MAX_READING}; "
+            "the lexicon says how to read names, not passages"
+        )
+    said = phonemes(said)
+    if lang == "zh" and said is not None:
+        if not TONED_PINYIN.fullmatch(said):
+            return 'Mandarin phonemes are toned pinyin between slashes, e.g. "/a1 li3 bi3/"'
+        wrong = next((syl for syl in said.split() if not _is_pinyin(syl)), None)
+        if wrong:
+            return f"{wrong!r} is not a pinyin syllable; write each syllable as in a dictionary"
     return None
+
+
+def _is_pinyin(syllable: str) -> bool:
+    """True when misaki, which turns pinyin into Kokoro's phonemes, can read `syllable`."""
+    from misaki.zh import ZHG2P
+
+    try:
+        ZHG2P.py2ipa(syllable)
+    except ValueError:
+        return False
+    return True
 
 
 def _pattern(words) -> re.Pattern:

@@ -115,6 +115,11 @@ def _lexicons(table, name: str) -> dict[str, lexicon.Entries]:
             raise VoiceError(f"[lexicon.{lang}]: no such language; use lexicon.en or lexicon.zh")
         if not isinstance(words, dict):
             raise VoiceError(f'[lexicon.{lang}] must be a table of word = "reading"')
+        if len(words) > lexicon.MAX_ENTRIES:
+            raise VoiceError(
+                f"[lexicon.{lang}] has {len(words)} entries; at most {lexicon.MAX_ENTRIES}, "
+                "for the names the voice says wrongly"
+            )
         for word, said in words.items():
             wrong = lexicon.problem(lang, word, said)
             if wrong:

