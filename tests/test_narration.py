@@ -262,6 +262,32 @@ def test_each_sentence_is_spoken_on_its_own_and_cached(plugin_scenes, tmp_path, 
     assert json.loads(n.cards)[0]["engine"] == "espeak-ng"
 
 
+def _huge_header(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    data[40:44] = struct.pack("<I", 0xFFFFFFF0)  # the data chunk claims 4 GB
+    path.write_bytes(bytes(data))
+
+
+DAMAGE = {
+    "empty": lambda path: path.write_bytes(b""),
+    "cut-short": lambda path: path.write_bytes(path.read_bytes()[:-100]),
+    "random": lambda path: path.write_bytes(os.urandom(5000)),
+    "huge-header": _huge_header,
+    "fifo": lambda path: (path.unlink(), os.mkfifo(path)),
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGE)
+def test_a_damaged_cached_take_is_made_again_with_a_note(plugin_scenes, tmp_path, damage, capsys):
+    cache = tmp_path / "cache"
+    first = narration.narrate("tiny", "en", "auto", ESPEAK, tmp_path, cache).beats[0].pieces[0]
+    whole = Path(first.file).read_bytes()
+    DAMAGE[damage](Path(first.file))
+    again = narration.narrate("tiny", "en", "auto", ESPEAK, tmp_path, cache).beats[0].pieces[0]
+    assert again == first and Path(again.file).read_bytes() == whole
+    assert capsys.readouterr().err == f"note: {first.file} was damaged; it is made again\n"
+
+
 def test_pending_speech_is_not_synthesised_for_a_plan(plugin_scenes, tmp_path):
     n = narration.narrate(
         "tiny", "en", "espeak", ESPEAK, tmp_path, tmp_path / "cache", synthesize=False

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 import os
+import stat
+import struct
 import wave
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -172,13 +174,34 @@ def write_wav(path: Path, samples: np.ndarray) -> None:
             w.setframerate(RATE)
             w.writeframes(pcm.tobytes())
 
-    atomic_write(path, write, durable=False)  # speech is a cache: it can be made again
+    atomic_write(path, write)  # a crash must leave the whole take or none (read_take)
 
 
 def read_wav(path: Path) -> np.ndarray:
     with wave.open(str(path), "rb") as w:
         data = w.readframes(w.getnframes())
     return np.frombuffer(data, dtype="<i2").astype(np.float32) / 32767.0
+
+
+WAV_HEADER = 44  # bytes before the samples in a file write_wav wrote
+
+
+def take_seconds(path: Path) -> float | None:
+    """The length of the take at `path` when it is whole as write_wav wrote it, else None:
+    missing, not a plain file (a FIFO would block a read), not our format, or its size
+    not what its header says (cut short by a crash or a full disk)."""
+    try:
+        size = os.stat(path).st_size
+        if not stat.S_ISREG(os.stat(path).st_mode) or size < WAV_HEADER:
+            return None
+        with wave.open(str(path), "rb") as w:
+            shape = (w.getnchannels(), w.getsampwidth(), w.getframerate())
+            frames = w.getnframes()
+    except (OSError, EOFError, wave.Error, struct.error):
+        return None
+    if shape != (1, 2, RATE) or size != WAV_HEADER + 2 * frames:
+        return None
+    return frames / RATE
 
 
 def wav_seconds(path: Path) -> float:

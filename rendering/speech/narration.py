@@ -37,6 +37,7 @@ from rendering.speech.synthesis import (
     spoken,
     synthesised,
     unsaid,
+    whole_take,
 )
 from scenes.kit import say
 from scenes.kit.catalogue import path_for
@@ -214,7 +215,7 @@ def recorded(
     # how it sounds and where its sentences are, kept for cached runs (of this line)
     notes_file = cache_dir / f"{digest_of('notes', _listening(), digest, lang, text)}.json"
     notes = _read_notes(notes_file)
-    if not (target.exists() and notes is not None):
+    if whole_take(target) is None or notes is None:
         making_new_speech()
         try:
             raw, shaped = shaped_recording(path, target)

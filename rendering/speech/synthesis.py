@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,14 +97,26 @@ def making_new_speech() -> None:
 
 
 def cached(cache_dir: Path, digest: str, make, synthesize: bool) -> tuple[str, float]:
-    """The cached WAV for `digest` (made by `make()` when missing) and its length."""
+    """The cached WAV for `digest` (made by `make()` when missing or damaged) and its length."""
     path = cache_dir / f"{digest}.wav"
-    if not path.exists():
+    seconds = whole_take(path)
+    if seconds is None:
         if not synthesize:
             return "", 0.0
         making_new_speech()
         audio.write_wav(path, make())
-    return str(path), audio.wav_seconds(path)
+        seconds = audio.wav_seconds(path)
+    return str(path), seconds
+
+
+def whole_take(path: Path) -> float | None:
+    """The length of the cached take at `path`, or None when it must be made: a damaged
+    one is removed, with a note, so that nothing reads it again."""
+    seconds = audio.take_seconds(path)
+    if seconds is None and os.path.lexists(path):
+        print(f"note: {path} was damaged; it is made again", file=sys.stderr)
+        path.unlink()
+    return seconds
 
 
 def shape(samples: np.ndarray) -> np.ndarray:
