@@ -321,3 +321,36 @@ def test_a_failed_write_is_named_with_its_cause_and_fix():
         "is on a read-only disk; pass --output to a writable folder"
     )
     assert "(permission denied); check the folder's permissions" in problem(errno.EACCES)
+
+
+@pytest.mark.render
+def test_a_damaged_clip_is_rendered_again_refused_by_package_and_cleaned_away(
+    plugin_scenes, tmp_path
+):
+    out = tmp_path / "media"
+    args = ("render", "tiny", "-q", "t", "--voice", "none", "--output", str(out))
+    assert run(*args).exit_code == 0
+    folder = out / "en" / "144p10"
+    clip = folder / "tiny.mp4"
+    whole = clip.read_bytes()
+    clip.write_bytes(whole[: len(whole) // 2])  # cut short, as a crash or a copy might
+    package = ("package", "tiny", "-q", "t", "--format", "scorm12", "--output", str(out))
+    refused = run(*package)
+    assert refused.exit_code == 2 and refused.output.splitlines() == [
+        f"error: {clip} is not the video its manifest recorded (cut short or changed since); "
+        "render it again (python render.py render tiny)"
+    ]
+    assert not (out / "packages").exists()
+    listed = run("list", "--output", str(out), "-q", "t", "--json")
+    assert "output file damaged" in listed.output
+    again = run(*args)
+    assert again.exit_code == 0 and "1 rendered, 0 cached" in again.output
+    assert clip.read_bytes() == whole and run(*package).exit_code == 0
+    # clean --all takes every file the project wrote, and keeps a teacher's
+    (folder / "my-notes.txt").write_text("a teacher's")
+    assert run("clean", "--all", "--yes", "--output", str(out)).exit_code == 0
+    assert [str(p.relative_to(out)) for p in sorted(out.rglob("*"))] == [
+        "en",
+        "en/144p10",
+        "en/144p10/my-notes.txt",
+    ]

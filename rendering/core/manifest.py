@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 from pe_math import ParamError, Params
 from rendering.core import formats
-from rendering.core.files import atomic_write_text, locked
+from rendering.core.files import atomic_write_text, locked, quick_digest
 
 SCHEMA = 1
 NAME = "manifest.json"
@@ -67,8 +67,21 @@ def video_facts(file: Path, checked, fps: int, poster: str | None) -> dict[str, 
         "height": checked.height,
         "fps": fps,
         "bytes": file.stat().st_size,
+        "digest": quick_digest(file),
         "poster": poster,
     }
+
+
+def intact(folder: Path, file: str, size: int, digest: str) -> bool:
+    """Whether `folder`/`file` is still the video the manifest recorded: a plain file of
+    that size and quick digest (an entry written before digests were kept: that size)."""
+    path = folder / file
+    try:
+        if Path(file).name != file or not path.is_file() or path.stat().st_size != size:
+            return False
+        return not digest or quick_digest(path) == digest
+    except OSError:
+        return False
 
 
 @dataclass(frozen=True)
@@ -85,6 +98,7 @@ class LessonRecord:
     height: int
     fps: int
     bytes: int = 0
+    digest: str = ""  # files.quick_digest of the file
     poster: str | None = None
     chapters: tuple[ChapterMark, ...] = ()
     chapters_vtt: str | None = None
@@ -133,6 +147,7 @@ class ClipEntry:
     burn_captions: bool = False
     poster: str | None = None
     bytes: int = 0
+    digest: str = ""  # files.quick_digest of the file
     beats: list[Beat] = field(default_factory=list)
     captions: dict[str, dict[str, str]] = field(default_factory=dict)  # vtt/srt -> lang -> file
     voice: str = "silent"
@@ -170,6 +185,10 @@ class ClipEntry:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def intact(self, folder: Path) -> bool:
+        """Whether the clip in `folder` is the one this entry recorded."""
+        return intact(folder, self.file, self.bytes, self.digest)
 
 
 @dataclass
@@ -272,7 +291,6 @@ PAGES = {
 }
 BEAT_STORE = ".beats"  # each clip's drawn beats, kept for the next render
 EXPLORE_KEY = ".explore.key"  # what the explorer's two files were last written from
-_CLIP_STEM = re.compile(r"^\d{2}-[a-z0-9][a-z0-9-]*$")  # NN-slug: a clip's name
 _BEAT_FILE = re.compile(r"^[0-9a-f]{16}\.mp4$")
 # What a locked or atomic write leaves beside a file: ".name.lock", ".name.old", ".name.tmp.mp4",
 # ".name.<6 hex bytes>", and mkstemp's ".name.<8 characters>[suffix]"
@@ -299,7 +317,9 @@ def written_here(folder: Path) -> Callable[[Path], Any]:
         stem
         for variants in Manifest.load(folder).entries().values()
         for e in variants.values()
-        if _CLIP_STEM.match(stem := Path(e.file).stem) and Path(e.file).name == e.file
+        # named by its slug; NN-slug before chapters were named by slug alone
+        if re.fullmatch(rf"(?:\d\d-)?{re.escape(e.slug)}", stem := Path(e.file).stem)
+        and Path(e.file).name == e.file
     }
 
     def own(name: str) -> bool:

@@ -24,7 +24,14 @@ import numpy as np
 from rendering.core import formats
 from rendering.core.files import atomic_write_text, replacing
 from rendering.core.jobs import by_folder
-from rendering.core.manifest import ChapterMark, ClipEntry, LessonRecord, Manifest, video_facts
+from rendering.core.manifest import (
+    ChapterMark,
+    ClipEntry,
+    LessonRecord,
+    Manifest,
+    intact,
+    video_facts,
+)
 from rendering.core.validate import InvalidOutput, check_video, signature
 from rendering.publish.web import clock
 from rendering.speech import audio, captions
@@ -79,13 +86,13 @@ def build(
     missing = []
     for slug in slugs:
         entry = manifest.entry(slug, variant)
-        if entry is None or not (folder / entry.file).exists():
+        if entry is None or not entry.intact(folder):
             missing.append(slug)
         else:
             entries.append(entry)
     if missing:
         raise LessonError(
-            f"cannot join the lesson: no {variant} clip for {', '.join(missing)}; "
+            f"cannot join the lesson: no whole {variant} clip for {', '.join(missing)}; "
             "render them first (render --all)"
         )
     if not entries:
@@ -94,7 +101,7 @@ def build(
     key = lesson_key(variant, entries)
     name = filename(variant)
     old = manifest.lesson
-    if not force and old and old.key == key and (folder / old.file).exists():
+    if not force and old and old.key == key and intact(folder, old.file, old.bytes, old.digest):
         if not (folder / CHAPTER_LIST).exists():  # a folder joined before the list was written
             write_chapter_list(folder, marks(old.chapters))
         return old

@@ -27,7 +27,7 @@ from xml.sax.saxutils import escape, quoteattr
 from rendering.core import formats
 from rendering.core.door import command
 from rendering.core.files import replacing
-from rendering.core.manifest import Manifest
+from rendering.core.manifest import Manifest, intact
 from rendering.publish import presenter, web
 from scenes.kit.catalogue import lookup
 
@@ -97,6 +97,8 @@ def lesson_contents(folder: Path, manifest: Manifest, lang: str) -> Contents:
         raise PackageError(
             f"no lesson.mp4 in {folder}; join it with `{command()} render --all --lesson`"
         )
+    if not intact(folder, record.file, record.bytes, record.digest):
+        raise _changed(folder / record.file, f"{command()} render --all --lesson")
     chapters = [
         {"slug": c.slug, "title": web.plain_text(c.title), "start": c.start, "end": c.end}
         for c in record.chapters
@@ -118,6 +120,8 @@ def clip_contents(folder: Path, manifest: Manifest, lang: str, slug: str) -> Con
         raise PackageError(
             f"no mp4 clip of {slug!r} in {folder}; render it first ({command()} render {slug})"
         )
+    if not entry.intact(folder):
+        raise _changed(folder / entry.file, f"{command()} render {slug}")
     title = web.plain_text(entry.titles.get(lang) or entry.title or slug)
     chapter = {"slug": slug, "title": title, "start": 0.0, "end": entry.duration}
     return Contents(
@@ -185,12 +189,21 @@ def check_media(folder: Path, name: object) -> Path:
     path = folder / name if isinstance(name, str) and SAFE_NAME.match(name) else None
     if path is not None and path.is_symlink():
         raise _link(path)
+    if path is not None and not path.exists():
+        raise PackageError(f"{path} is missing; render the lesson again to write it")
     if path is None or not path.is_file():
         raise PackageError(
             f"{reprlib.repr(name)} cannot go into a package: it must be a plain file name "
             f"(letters, digits, . _ -) of a file beside the lesson in {folder}"
         )
     return path
+
+
+def _changed(path: Path, fix: str) -> PackageError:
+    return PackageError(
+        f"{path} is not the video its manifest recorded (cut short or changed since); "
+        f"render it again ({fix})"
+    )
 
 
 def _link(path: Path) -> PackageError:

@@ -57,6 +57,8 @@ def plan(jobs: list[Job], root: Path, force: bool = False) -> list[Planned]:
             out.append(Planned(job, False, "never rendered"))
         elif not (folder / entry.file).exists():
             out.append(Planned(job, False, "output file missing"))
+        elif not entry.intact(folder):
+            out.append(Planned(job, False, "output file damaged"))
         elif parts["speech"] == "pending" or entry.key != job.key(knobs):
             changed = [_why(job, entry, k) for k, v in parts.items() if entry.key_parts.get(k) != v]
             reason = ", ".join(changed) or "key changed"

@@ -25,6 +25,13 @@ def _frames(path: Path):
 def difference(published: Path, whole: Path, fps: int) -> str | None:
     """Where `published` differs from `whole` (a fresh whole render), in a few words;
     None when every frame and every sound sample is the same."""
+    try:
+        return _difference(published, whole, fps)
+    except (av.error.FFmpegError, audio.AudioError) as exc:
+        return f"it cannot be decoded ({type(exc).__name__}), unlike a whole render"
+
+
+def _difference(published: Path, whole: Path, fps: int) -> str | None:
     count = 0
     for count, (ours, theirs) in enumerate(zip_longest(_frames(published), _frames(whole)), 1):
         if ours is None or theirs is None:
