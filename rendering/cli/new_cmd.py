@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import ast
+import builtins
+import functools
+import keyword
 import os
 import re
 import shutil
@@ -71,6 +75,9 @@ def check_slug(slug: str, room: Path, tests: Path) -> None:
             "(e.g. my-chapter)"
         )
     name = slug.replace("-", "_")
+    clash = name_clash(slug)
+    if clash:
+        raise Fail(f"{slug!r} {clash}; pick another slug")
     taken = [
         (slug in scenes.REGISTRY, "is a scene already"),
         ((room / name).exists(), f"has a folder already ({room / name})"),
@@ -86,6 +93,34 @@ def check_slug(slug: str, room: Path, tests: Path) -> None:
             f"{tests} is not a folder: `new` writes a chapter and its test into a checkout "
             f"of the project; run `python render.py new {slug}` in a clone"
         )
+
+
+def name_clash(slug: str) -> str | None:
+    """Why the module or class a chapter named `slug` gets cannot be used, or None."""
+    name = slug.replace("-", "_")
+    if keyword.iskeyword(name):
+        return f"would name its module {name}, a word of Python's own"
+    cls = class_name(slug)
+    if cls in template_names() or hasattr(builtins, cls):
+        return f"would name its scene {cls}, a name its scene or its test already uses"
+    return None
+
+
+@functools.cache
+def template_names() -> frozenset[str]:
+    """The names the scene and test templates import or define at their top level."""
+    names = set()
+    for file in (*FOLDER_FILES.values(), "test.py.tmpl"):
+        if file.endswith(".py.tmpl"):
+            fill = {"slug": "x", "cls": "CLASS", "folder": "x", "title": "x"}
+            for node in ast.parse(template(file, fill)).body:
+                if isinstance(node, ast.Import | ast.ImportFrom):
+                    names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+                elif isinstance(node, ast.ClassDef | ast.FunctionDef):
+                    names.add(node.name)
+                elif isinstance(node, ast.Assign):
+                    names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return frozenset(n for n in names if "CLASS" not in n)
 
 
 def listed_with(order: Path, text: str, slug: str, after: str | None, listed: list[str]) -> str:
