@@ -21,6 +21,7 @@ import sys
 import threading
 import time
 import urllib.request
+from urllib.parse import urlparse
 from pathlib import Path
 from queue import Empty, Queue
 
@@ -97,7 +98,7 @@ def test_a_saved_line_reloads_the_page_at_its_beat_and_a_broken_one_keeps_the_cl
     threading.Thread(target=lambda: [lines.put(x) for x in watcher.stdout], daemon=True).start()
     try:
         first = lines.get(timeout=60)
-        url = re.search(r"open (http://127\.0\.0\.1:\d+/)", first).group(1)
+        url = re.search(r"open (http://127\.0\.0\.1:\d+/[\w-]+/)", first).group(1)
         page = urllib.request.urlopen(url, timeout=10).read().decode()
         assert 'id="clip-tiny"' in page and "<script>" in page
         assert "http:" not in page and "https:" not in page  # nothing fetched from outside
@@ -105,7 +106,7 @@ def test_a_saved_line_reloads_the_page_at_its_beat_and_a_broken_one_keeps_the_cl
         threading.Thread(target=events, args=(url, messages), daemon=True).start()
         shown = next_event(messages, "clip")  # the first look renders it
         clip = out / "en" / "480p15" / "tiny.mp4"
-        assert clip.exists() and shown["src"].startswith("/media/en/480p15/tiny.mp4")
+        assert clip.exists() and shown["src"].startswith("media/en/480p15/tiny.mp4")
 
         time.sleep(1.1)  # a new mtime on file systems that keep whole seconds
         line.write_text(line.read_text().replace("adds a square.", "adds a square under it."))
@@ -319,10 +320,11 @@ def test_a_hang_up_ends_watch_and_the_render_it_started(tmp_path, way):
 
 
 def request(url: str, path: str, headers: dict | None = None) -> tuple[int, dict, bytes]:
-    port = int(url.rstrip("/").rpartition(":")[2])
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    """GET `path` under the page's own `url` (its secret folder), from its own origin."""
+    where = urlparse(url)
+    connection = http.client.HTTPConnection(where.hostname, where.port, timeout=10)
     try:
-        connection.request("GET", path, headers=headers or {})
+        connection.request("GET", where.path + path.lstrip("/"), headers=headers or {})
         answer = connection.getresponse()
         return answer.status, dict(answer.getheaders()), answer.read()
     finally:
@@ -378,10 +380,42 @@ def test_silent_and_closed_connections_end_and_their_number_is_bounded(live):
     assert request(live.url, "/")[0] == 200
 
     events = connect(live)
-    events.sendall(b"GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+    events.sendall(
+        f"GET {urlparse(live.url).path}events HTTP/1.1\r\n{own_host(live.url)}\r\n\r\n".encode()
+    )
     assert read_until(events, b": connected\n\n").startswith(b"HTTP/1.0 200")
     events.close()  # a closed tab: the stream ends at its next heartbeat
     assert until(lambda: not live.listeners and threading.active_count() == threads)
+
+
+def test_only_its_own_origin_and_its_secret_folder_are_answered(live):
+    port = urlparse(live.url).port
+    assert request(live.url, "/media/clip.mp4")[0] == 200
+    for host in ("localhost", "[::1]"):
+        assert request(live.url, "/media/clip.mp4", {"Host": f"{host}:{port}"})[0] == 200
+    for host in ("evil.example", f"evil.example:{port}", "127.0.0.1", f"127.0.0.1:{port + 1}"):
+        status, _, body = request(live.url, "/media/clip.mp4", {"Host": host})
+        assert (status, body) == (403, b"forbidden"), host
+    outside = f"http://127.0.0.1:{port}/"
+    for path in ("/", "/media/clip.mp4", "/events", f"/{live.token[:-1]}/media/clip.mp4"):
+        assert request(outside, path)[0] == 404, path
+
+
+def test_a_request_head_that_trickles_in_is_cut_at_its_deadline(tmp_path):
+    page = LivePage(tmp_path, {}, 0, limit=2, timeout=30.0, head_deadline=1.0)
+    page.start()
+    try:
+        slow = connect(page)
+        slow.sendall(b"GET / HTTP/1.1\r\n")
+        started = time.monotonic()
+        with pytest.raises(OSError):  # each line well within the 30 s silence allowed
+            while time.monotonic() - started < 10:
+                slow.sendall(b"X-Slow: 1\r\n")
+                time.sleep(0.2)
+        assert time.monotonic() - started < 3
+        assert request(page.url, "/")[0] == 200
+    finally:
+        page.stop()
 
 
 SERVER = """
@@ -400,10 +434,18 @@ page.stop()
 """
 
 
-def aborted_download(port: int, first: int, reset: bool) -> None:
+def own_host(url: str) -> str:
+    return f"Host: {urlparse(url).netloc}"
+
+
+def aborted_download(url: str, first: int, reset: bool) -> None:
     """Ask for a clip from byte `first` on, read a little of it, and go (a video seeking)."""
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
-        asked = f"GET /media/big.mp4 HTTP/1.1\r\nHost: x\r\nRange: bytes={first}-\r\n\r\n"
+    where = urlparse(url)
+    with socket.create_connection((where.hostname, where.port), timeout=10) as connection:
+        asked = (
+            f"GET {where.path}media/big.mp4 HTTP/1.1\r\n{own_host(url)}\r\n"
+            f"Range: bytes={first}-\r\n\r\n"
+        )
         connection.sendall(asked.encode())
         assert read_until(connection, b"\r\n\r\n").startswith(b"HTTP/1.0 206")
         if reset:  # as a browser aborts: the server's next write fails with a reset
@@ -429,10 +471,10 @@ def test_aborted_range_downloads_of_a_big_clip_stream_quietly_and_leave_no_threa
         return tuple(json.loads(server.stdout.readline()))
 
     try:
-        port = int(server.stdout.readline().strip().rstrip("/").rpartition(":")[2])
+        url = server.stdout.readline().strip()
         threads_before, _ = ask()
         for i in range(50):
-            aborted_download(port, i * size // 50, reset=i % 2 == 0)
+            aborted_download(url, i * size // 50, reset=i % 2 == 0)
         assert until(lambda: ask()[0] == threads_before)
         _, peak = ask()
         assert peak < size, f"peak memory {peak / 2**20:.0f} MB"

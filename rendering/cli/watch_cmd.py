@@ -163,7 +163,7 @@ class Loop:
                 {
                     "type": "clip",
                     "slug": slug,
-                    "src": f"/media/{self.relative(entry['file'])}?v={entry['key']}",
+                    "src": f"media/{self.relative(entry['file'])}?v={entry['key']}",
                     "at": at,
                     "beat": beat,
                     "text": text,

@@ -2,15 +2,23 @@
 
 A small HTTP server on loopback serves the page, the clips under the output folder and
 an event stream. The page needs nothing from outside: its script and style are inline.
+
+It answers only its own origin: a request whose Host is not this server's (a page of
+another site that rebound its name to 127.0.0.1) gets 403, and everything it serves lies
+under an unguessable path that only the URL printed in the terminal holds.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hmac
 import html
 import json
 import os
 import queue
 import re
+import secrets
+import socket
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -31,7 +39,7 @@ figure {{ margin: 0 0 1.5em; }} video {{ max-width: 100%; max-height: 70vh; }}
 {figures}
 <script>
 const status = document.getElementById("status");
-const events = new EventSource("/events");
+const events = new EventSource("events");
 events.onmessage = (e) => {{
   const m = JSON.parse(e.data);
   if (m.type === "error") {{ status.className = "error"; status.textContent = m.message; return; }}
@@ -49,6 +57,7 @@ events.onmessage = (e) => {{
 
 MAX_CONNECTIONS = 16  # a browser opens at most six per host; more is a stuck or hostile client
 TIMEOUT = 30.0  # seconds a connection may stay silent, or stop reading, before it is closed
+HEAD_DEADLINE = 10.0  # seconds for a whole request line and headers, however they trickle in
 BUSY = b"HTTP/1.0 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 0\r\n\r\n"
 FAR = 10**18  # past the end of any file: stands for a byte number of more digits than that
 
@@ -99,8 +108,10 @@ class LivePage:
         port: int = 0,
         limit: int = MAX_CONNECTIONS,
         timeout: float = TIMEOUT,
+        head_deadline: float = HEAD_DEADLINE,
     ) -> None:
         self.root = root.resolve()
+        self.token = secrets.token_urlsafe(18)
         self.clips = clips  # slug -> path of its clip under root
         self.listeners: list[queue.Queue] = []
         self.lock = threading.Lock()
@@ -111,14 +122,35 @@ class LivePage:
             def log_message(self, *args) -> None:  # the terminal is for the edits
                 pass
 
+            def setup(self) -> None:
+                super().setup()
+                # one deadline for the whole head: a socket timeout restarts with each byte
+                self.cut = threading.Timer(head_deadline, self._hang_up)
+                self.cut.daemon = True
+                self.cut.start()
+
+            def _hang_up(self) -> None:
+                with contextlib.suppress(OSError):
+                    self.connection.shutdown(socket.SHUT_RDWR)
+
+            def finish(self) -> None:
+                self.cut.cancel()
+                super().finish()
+
             def do_GET(self) -> None:
+                self.cut.cancel()
+                if self.headers.get("Host", "") not in page.hosts():
+                    return page.send(self, 403, "text/plain", b"forbidden")
                 path = unquote(urlparse(self.path).path)
-                if path == "/":
+                mine, _, rest = path.removeprefix("/").partition("/")
+                if not hmac.compare_digest(mine.encode(), page.token.encode()):
+                    page.send(self, 404, "text/plain", b"not found")
+                elif not rest:
                     page.send(self, 200, "text/html; charset=utf-8", page.html().encode())
-                elif path == "/events":
+                elif rest == "events":
                     page.stream(self)
-                elif path.startswith("/media/"):
-                    page.send_file(self, path.removeprefix("/media/"))
+                elif rest.startswith("media/"):
+                    page.send_file(self, rest.removeprefix("media/"))
                 else:
                     page.send(self, 404, "text/plain", b"not found")
 
@@ -128,7 +160,12 @@ class LivePage:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/"
+        return f"http://127.0.0.1:{self.server.server_address[1]}/{self.token}/"
+
+    def hosts(self) -> set[str]:
+        """The Host headers of this server's own origin."""
+        port = self.server.server_address[1]
+        return {f"{name}:{port}" for name in ("127.0.0.1", "localhost", "[::1]")}
 
     def start(self) -> None:
         self.thread.start()
@@ -149,8 +186,8 @@ class LivePage:
     def html(self) -> str:
         figures = "\n".join(
             f"<figure><figcaption>{html.escape(slug)}</figcaption>"
-            f'<video id="clip-{html.escape(slug)}" controls src="/media/{html.escape(clip)}" '
-            f'poster="/media/{html.escape(str(Path(clip).with_suffix(".png")))}">'
+            f'<video id="clip-{html.escape(slug)}" controls src="media/{html.escape(clip)}" '
+            f'poster="media/{html.escape(str(Path(clip).with_suffix(".png")))}">'
             "</video></figure>"
             for slug, clip in self.clips.items()
         )
