@@ -21,9 +21,9 @@ import sys
 import threading
 import time
 import urllib.request
-from urllib.parse import urlparse
 from pathlib import Path
 from queue import Empty, Queue
+from urllib.parse import urlparse
 
 import pytest
 
