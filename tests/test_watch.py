@@ -225,33 +225,50 @@ def test_an_undone_bad_edit_takes_the_page_off_rendering(tmp_path, monkeypatch, 
     assert capsys.readouterr().out.splitlines()[-1] == page.told[-1]["text"]
 
 
+TOLD = """
+import json, os, signal, sys, time
+from pathlib import Path
+from rendering.cli import watch_cmd
+from rendering.cli.options import JobOptions
+from rendering.watch.server import LivePage
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal
+page = LivePage(Path(sys.argv[1]), {})
+page.start()
+told = []
+def tell(message):  # the stop lands while the page's lock is held
+    with page.lock:
+        told.append("begun")
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)  # the handler has run by now
+        told.append("done")
+page.tell = tell
+loop = watch_cmd.Loop(["clock-hands"], JobOptions(output=Path(sys.argv[1])), page)
+loop.take_stops()
+try:
+    loop.refuse("tiny.toml is not valid TOML")
+    raised = False
+except KeyboardInterrupt:
+    raised = True
+locked = page.lock.locked()
+page.stop()  # returns: nothing is left held
+print(json.dumps([raised, told, locked]))
+"""
+
+
 def test_a_stop_while_the_page_is_told_waits_for_the_telling_to_end(tmp_path):
     """A stop that cut `LivePage.tell` in half could leave its lock (or a page's queue)
-    held, and watch then hung for ever in `LivePage.stop`."""
-    page = LivePage(tmp_path, {})
-    page.start()
-    told = []
-
-    def tell(message: dict) -> None:  # the stop lands while the page's lock is held
-        with page.lock:
-            told.append("begun")
-            os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(0.05)  # the handler has run by now
-            told.append("done")
-
-    page.tell = tell
-    loop = watch_cmd.Loop(["clock-hands"], JobOptions(output=tmp_path), page)
-    before = {signum: signal.getsignal(signum) for signum in watch_cmd.STOPS}
-    with interruptible():
-        loop.take_stops()
-        try:
-            with pytest.raises(KeyboardInterrupt):
-                loop.refuse("tiny.toml is not valid TOML")
-        finally:
-            for signum, handler in before.items():
-                signal.signal(signum, handler)
-    assert told == ["begun", "done"] and not page.lock.locked()
-    page.stop()  # returns: nothing is left held
+    held, and watch then hung for ever in `LivePage.stop`. The stop is a real SIGINT, so
+    it runs in a session of its own, where it cannot reach the test runner."""
+    done = subprocess.run(
+        [sys.executable, "-c", TOLD, str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        start_new_session=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [True, ["begun", "done"], False]
 
 
 HANG_UP = """
