@@ -1,5 +1,6 @@
 """End-to-end renders through the driver: validation, manifest, cache, faults, parallel jobs."""
 
+import contextlib
 import hashlib
 import json
 import os
@@ -314,6 +315,65 @@ def test_an_interrupted_driver_leaves_the_previous_output_untouched(good_slow_cl
     assert digest(clip) == before
     assert (out / "en" / "480p15" / "manifest.json").read_bytes() == manifest_before
     assert not (out / ".work").exists()
+
+
+def _session(sid: int) -> list[str]:
+    """The processes of session `sid` still alive (zombies have ended), as their commands."""
+    alive = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            command = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if int(fields[3]) == sid and fields[0] != "Z":
+            alive.append(command[:120])
+    return alive
+
+
+# the render, with a hang-up handled as a terminal's session has it (not nohup's)
+AS_IN_A_TERMINAL = (
+    "import runpy, signal, sys; signal.signal(signal.SIGHUP, signal.SIG_DFL); "
+    "sys.argv = sys.argv[1:]; runpy.run_path('render.py', run_name='__main__')"
+)
+
+
+@pytest.mark.parametrize(
+    ("phase", "stop"),
+    [("speech", "SIGHUP"), ("speech", "SIGKILL"), ("drawing", "SIGKILL")],
+)
+def test_no_process_of_a_render_outlives_its_hang_up_or_kill(tmp_path, phase, stop):
+    """Speech workers blocked on their pipe, and drawing workers forked by the server,
+    end with the driver, however it ended."""
+    flag = tmp_path / "busy"
+    scene, voice = ("tiny", "kokoro") if phase == "speech" else ("slow", "none")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", AS_IN_A_TERMINAL, "render.py", "render", scene, "-q", "t"]
+        + ["--voice", voice, "-j", "1", "--output", str(tmp_path / "media")],
+        cwd=ROOT,
+        env=dict(os.environ, PE_SCENE_PLUGINS="tests.plugin_scenes", PE_TEST_SLOW=str(flag)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        if phase == "speech":  # two workers speak (the cache is new), each loading the voice
+            deadline = time.monotonic() + 60
+            while sum("spawn_main" in c for c in _session(proc.pid)) < 2:
+                assert proc.poll() is None and time.monotonic() < deadline
+                time.sleep(0.1)
+            time.sleep(1.0)
+        else:
+            _wait_for(flag, proc)
+        os.kill(proc.pid, getattr(signal, stop))
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while _session(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert _session(proc.pid) == []
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
 
 
 def _workers(pid: int) -> list[int]:

@@ -87,6 +87,9 @@ def main() -> None:
     # A stop from a service manager or `kill` ends the run like Ctrl-C: workers stop,
     # finished outputs stay, unfinished ones leave the previous files untouched.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
+    # a closed terminal too, unless the command was started to outlive it (nohup)
+    if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:
+        signal.signal(signal.SIGHUP, signal.default_int_handler)
     try:
         cli()
     except SystemExit as exc:

@@ -75,6 +75,9 @@ def run(conn, env: dict[str, str], shared: tuple, payload: bytes) -> None:
     """
     os.environ.clear()
     os.environ.update(env)
+    from rendering.core.lifetime import follow_parent
+
+    follow_parent()  # the server ends with the driver, and this worker after it
     try:
         fn, args, kwargs = pickle.loads(payload)
         value: tuple[bool, Any] = (True, fn(*shared, *args, **kwargs))

@@ -556,7 +556,7 @@ class Runner:
 
 @contextlib.contextmanager
 def _stop_requests() -> Iterator[threading.Event]:
-    """Ctrl-C and SIGTERM set an event instead of raising where they land.
+    """Ctrl-C, SIGTERM and a hang-up set an event instead of raising where they land.
 
     A KeyboardInterrupt raised inside concurrent.futures.wait can leave a future's lock
     taken, and the thread that settles that future then waits forever; the run loop
@@ -566,7 +566,9 @@ def _stop_requests() -> Iterator[threading.Event]:
     if threading.current_thread() is not threading.main_thread():
         yield stop
         return
-    signals = (signal.SIGINT, signal.SIGTERM)
+    signals = [signal.SIGINT, signal.SIGTERM]
+    if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:  # under nohup it stays ignored
+        signals.append(signal.SIGHUP)
     previous = {s: signal.signal(s, lambda *_: stop.set()) for s in signals}
     try:
         yield stop

@@ -25,6 +25,7 @@ import numpy as np
 from pe_math import Params
 from rendering.core import keys
 from rendering.core.files import atomic_write_text
+from rendering.core.lifetime import follow_parent
 from rendering.speech import audio, listen, voices
 from rendering.speech.synthesis import (
     MAX_TAKE,
@@ -353,11 +354,27 @@ def synthesise_pending(
         return  # the narration makes it as it goes
     making_new_speech()
     context = multiprocessing.get_context("spawn")  # the parent may run native threads
+    pool = ProcessPoolExecutor(
+        workers, mp_context=context, initializer=follow_parent, initargs=(os.getpid(),)
+    )
     try:
-        with ProcessPoolExecutor(workers, mp_context=context) as pool:
-            list(pool.map(_make_piece, tasks.values()))
+        list(pool.map(_make_piece, tasks.values()))
     except voices.VoiceError as exc:
         raise NarrationError(str(exc)) from None
+    finally:
+        _end(pool)
+
+
+def _end(pool: ProcessPoolExecutor) -> None:
+    """End `pool` now: a stop (Ctrl-C, SIGTERM, a hang-up) must not wait for the speech
+    still queued, and no worker may outlive the command."""
+    processes = list((pool._processes or {}).values())  # the executor has no public handle
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join(5)
 
 
 def _make_piece(task: tuple[voices.VoiceSpec, str, str, str]) -> None:
