@@ -593,6 +593,16 @@ def test_the_script_lists_every_beat_with_its_file_and_fit(plugin_scenes, shared
     assert two[6].startswith("recorded") and "far too long" in two[6]
 
 
+def other_onnx() -> bytes:
+    """A valid ONNX model that is not a Piper voice: y = x."""
+    from onnx import TensorProto, helper
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])
+    graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "other", [x], [y])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString()
+
+
 @pytest.mark.parametrize(
     ("onnx", "config", "problem"),
     [
@@ -600,13 +610,16 @@ def test_the_script_lists_every_beat_with_its_file_and_fit(plugin_scenes, shared
         (b"\x8f" * 3000, "not json", "bad.onnx.json cannot be read as a Piper voice config"),
         (b"\x8f" * 3000, "joe", "bad.onnx is not a readable Piper voice (Protobuf parsing"),
         (b"", "joe", "bad.onnx is not a readable Piper voice (No graph was found"),
+        (b"\x8f" * 3000, "[" * 100_000, "bad.onnx.json cannot be read as a Piper voice config"),
+        ("other", "joe", "bad.onnx is not a Piper voice (it takes no input, input_lengths,"),
     ],
+    ids=["empty-config", "not-json", "not-onnx", "no-graph", "nested-json", "other-model"],
 )
 def test_a_corrupt_piper_voice_is_one_line_before_anything_renders(
     plugin_scenes, tmp_path, onnx, config, problem
 ):
     model = tmp_path / "bad.onnx"
-    model.write_bytes(onnx)
+    model.write_bytes(other_onnx() if onnx == "other" else onnx)
     joe = voices.engine(Piper.voices["en"]).model
     text = Path(f"{joe}.json").read_text("utf-8") if config == "joe" else config
     Path(f"{model}.json").write_text(text, encoding="utf-8")

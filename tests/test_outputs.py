@@ -354,3 +354,32 @@ def test_a_damaged_clip_is_rendered_again_refused_by_package_and_cleaned_away(
         "en/144p10",
         "en/144p10/my-notes.txt",
     ]
+
+
+def test_json_nested_past_the_parsers_depth_is_set_aside_by_every_command(
+    plugin_scenes, tmp_path, monkeypatch
+):
+    out = tmp_path / "media"
+    folder = out / "en" / "480p15"
+    folder.mkdir(parents=True)
+    deep = "[" * 50_000 + "]" * 50_000
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    monkeypatch.setenv("PE_KEY_CACHE", str(keys))
+    from rendering.core import keys as keys_mod
+
+    monkeypatch.setattr(keys_mod, "_kept", None)  # read the planted file, as a new process would
+    keys_mod._kept_file().write_text("[" * 100_000)
+    for command in (
+        ["list"],
+        ["render", "tiny", "--dry-run"],
+        ["listen", "tiny"],
+        ["slides"],
+        ["package", "--format", "scorm12"],
+        ["clean", "--yes"],
+    ):
+        (folder / NAME).write_text(deep)
+        result = run(*command, "--output", str(out))
+        assert not isinstance(result.exception, RecursionError), command
+        assert result.exit_code in (0, 2), (command, result.output)
+        assert "Traceback" not in result.output and len(result.output.splitlines()) < 40

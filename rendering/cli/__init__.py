@@ -13,6 +13,7 @@ import click
 
 from rendering.cli import new_cmd, publish_cmd, render_cmd, scenes_cmd, speech_cmd, watch_cmd
 from rendering.cli.options import Fail, clipped
+from rendering.core.files import write_problem
 from rendering.run import child
 from scenes.kit.catalogue import CatalogueError
 
@@ -41,11 +42,16 @@ class OneLineErrors(click.Group):
         sys.exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx: click.Context):
-        """Run the command; a broken or missing catalogue, or a project file saved half-edited
-        (read for a cache key), whichever command reads it, is one line (its traceback with
-        --verbose)."""
+        """Run the command; a broken or missing catalogue, a project file saved half-edited
+        (read for a cache key), or a file that cannot be written, whichever command meets
+        it, is one line (its traceback with --verbose)."""
         try:
             return super().invoke(ctx)
+        except OSError as exc:  # a folder on a read-only or full disk, whichever step wrote
+            if (ctx.obj or {}).get("verbose"):
+                raise
+            click.echo(f"error: {clipped(write_problem(exc))}", err=True)
+            sys.exit(1)
         except (CatalogueError, SyntaxError) as exc:
             if (ctx.obj or {}).get("verbose"):
                 raise

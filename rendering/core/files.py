@@ -6,11 +6,12 @@ import contextlib
 import errno
 import fcntl
 import hashlib
+import json
 import os
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 
 def _umask() -> int:
@@ -81,6 +82,15 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     atomic_write(path, lambda fh: fh.write(data))
+
+
+def loads(text: str) -> Any:
+    """json.loads, where a document nested too deeply for the parser is a ValueError like
+    any other that is not JSON (a hostile file must not end a command in a traceback)."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
 
 
 SAMPLE = 1 << 20  # bytes read from each end of a file for its quick digest

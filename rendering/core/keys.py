@@ -33,6 +33,7 @@ from pathlib import Path
 from string import hexdigits
 from typing import Any
 
+from rendering.core import files
 from rendering.core.files import atomic_write
 from scenes.kit import text_store
 from scenes.kit.fonts import FONT
@@ -219,7 +220,7 @@ def _version() -> str:
 
 def _read_kept() -> dict[str, list]:
     try:
-        kept = json.loads(_kept_file().read_text(encoding="utf-8"))
+        kept = files.loads(_kept_file().read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return kept if isinstance(kept, dict) else {}

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 from pe_math import ParamError, Params
 from rendering.core import formats
-from rendering.core.files import atomic_write_text, locked, quick_digest
+from rendering.core.files import atomic_write_text, loads, locked, quick_digest
 
 SCHEMA = 1
 NAME = "manifest.json"
@@ -200,7 +200,7 @@ class Manifest:
     def load(cls, folder: Path) -> Manifest:
         path = folder / NAME
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = loads(path.read_text(encoding="utf-8"))
         except (FileNotFoundError, NotADirectoryError):
             return cls(folder)
         except (OSError, ValueError) as exc:

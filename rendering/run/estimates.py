@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
 from rendering.core import settings
+from rendering.core.files import loads
 from rendering.core.jobs import Job
 from rendering.core.manifest import NAME as MANIFEST
 from rendering.core.manifest import Manifest
@@ -63,7 +63,7 @@ def previous_timings(
 
 def _timings(path: Path, slug: str, variant: str) -> list[list[float]] | None:
     try:
-        clips = json.loads(path.read_text(encoding="utf-8")).get("clips", {})
+        clips = loads(path.read_text(encoding="utf-8")).get("clips", {})
         return clips[slug][variant]["animations"] or None
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None
@@ -72,7 +72,7 @@ def _timings(path: Path, slug: str, variant: str) -> list[list[float]] | None:
 def _durations(path: Path) -> dict[str, float]:
     """slug -> the longest clip a manifest file records, without touching the file."""
     try:
-        clips = json.loads(path.read_text(encoding="utf-8")).get("clips", {})
+        clips = loads(path.read_text(encoding="utf-8")).get("clips", {})
         return {
             slug: max(float(v["duration"]) for v in variants.values())
             for slug, variants in clips.items()

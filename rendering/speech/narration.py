@@ -24,7 +24,7 @@ import numpy as np
 
 from pe_math import Params
 from rendering.core import keys
-from rendering.core.files import atomic_write_text
+from rendering.core.files import atomic_write_text, loads
 from rendering.core.lifetime import follow_parent
 from rendering.speech import audio, listen, voices
 from rendering.speech.synthesis import (
@@ -241,7 +241,7 @@ def _read_notes(path: Path) -> dict | None:
     """A take's kept notes, or None when the file is missing or not what was kept (then
     the take is heard again): {"problems": [str], "sentences": None or [[start, end]]}."""
     try:
-        notes = json.loads(path.read_text(encoding="utf-8"))
+        notes = loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if not isinstance(notes, dict):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rendering.core.files import loads
 from rendering.speech.base import VoiceError, VoiceSpec, file_digest
 from rendering.speech.engines.base import Engine, Measured
 from rendering.speech.lexicon import piper_text
@@ -121,7 +122,7 @@ def _check_piper_config(model: Path) -> None:
     """The voice's .onnx.json must be a Piper config: one line naming what is wrong."""
     config = Path(f"{model}.json")
     try:
-        data = json.loads(config.read_text(encoding="utf-8"))
+        data = loads(config.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) else "not JSON"
         raise VoiceError(
@@ -198,19 +199,29 @@ def _shown(value) -> str:
     return text if len(text) <= 40 else text[:40] + "…"
 
 
+INPUTS = {"input", "input_lengths", "scales"}  # what a Piper voice's model is given
+
+
 @cache
 def _piper_voice(model: Path):
     from piper import PiperVoice
 
     config = Path(f"{model}.json")
-    problem = _phonemizer_problem(json.loads(config.read_text(encoding="utf-8")))
+    problem = _phonemizer_problem(loads(config.read_text(encoding="utf-8")))
     if problem:
         raise VoiceError(f"{config}: {problem}; {CONFIG_FIX}")
     try:
-        return PiperVoice.load(str(model))
+        voice = PiperVoice.load(str(model))
     except Exception as exc:  # onnxruntime: InvalidProtobuf, "No graph was found", ...
         text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         reason = text.rpartition(" failed:")[2].rstrip(".")[:80]  # after onnxruntime's path
         raise VoiceError(
             f"{model} is not a readable Piper voice ({reason}); download the voice again"
         ) from None
+    lacking = sorted(INPUTS - {i.name for i in voice.session.get_inputs()})
+    if lacking:  # an ONNX model of something else
+        raise VoiceError(
+            f"{model} is not a Piper voice (it takes no {', '.join(lacking)}); "
+            "download the voice again"
+        )
+    return voice
