@@ -227,7 +227,7 @@ def read_toml(path: str | Path | None = None) -> dict[str, object]:
             f"config file {source} is larger than {MAX_CONFIG_BYTES:,} bytes; pass a lesson .toml file"
         )
     try:
-        return tomllib.loads(blob.decode("utf-8"))
+        return tomllib.loads(blob.decode("utf-8-sig"))  # a byte-order mark some editors write
     except UnicodeDecodeError:
         raise ParamError(
             f"config file {source} is not UTF-8 text; pass a lesson .toml file"
@@ -237,7 +237,7 @@ def read_toml(path: str | Path | None = None) -> dict[str, object]:
             f"config file {source} is not valid TOML at {toml_problem(exc)}; fix the syntax there"
         ) from None
     except ValueError:  # a whole number past Python's limit on digits
-        text = blob.decode("utf-8")
+        text = blob.decode("utf-8-sig")
         key, digits, line = longest_number(text)
         raise ParamError(f"config file {source}, line {line}: {_too_long(key, digits)}") from None
     except RecursionError:

@@ -396,3 +396,40 @@ def test_a_model_that_is_not_kokoros_is_one_line_naming_it(tmp_path, monkeypatch
         "delete it and try again"
     )
     assert not (tmp_path / "cache").exists() or not list((tmp_path / "cache").iterdir())
+
+
+def test_ranges_naming_a_convolution_the_model_lacks_blame_the_ranges(tmp_path, monkeypatch):
+    int8 = tiny_vocoder_block(tmp_path)
+    monkeypatch.setattr(kokoro_fast, "RANGES", {"nowhere": (-1.0, 1.0, -1.0, 1.0)})
+    monkeypatch.setenv("PE_MODEL_CACHE", str(tmp_path / "cache"))
+    with pytest.raises(voices.VoiceError) as caught:
+        kokoro_fast.speaking_model(lambda: int8)
+    assert str(caught.value) == (
+        "the 8-bit ranges (kokoro_ranges.py) do not fit the Kokoro model (it has no "
+        "convolution 'nowhere'); reinstall pe-explainer, or measure them again with "
+        "scripts/kokoro_ranges.py"
+    )
+
+
+def test_earlier_models_and_writes_cut_short_leave_the_model_cache(tmp_path):
+    import os
+    import time
+
+    keep = "kokoro-v1.0-fast-1111111111111111.onnx"
+    names = {
+        keep: True,
+        "kokoro-v1.0-float-2222222222222222.onnx": False,  # the last version's model
+        "kokoro-v1.0-fast-3333333333333333.onnx": False,
+        ".kokoro-v1.0-fast-1111111111111111.onnx.ab_cd123": False,  # a kill -9 mid-write
+        ".kokoro-v1.0-fast-1111111111111111.onnx.zz9_yy88": True,  # being written now
+        "kokoro-v1.0-int8-4444444444444444.onnx": True,  # joined from the package, kept
+        "seal.key": True,
+    }
+    for name in names:
+        (tmp_path / name).write_bytes(b"x")
+    old = time.time() - 2 * kokoro_fast.STALE
+    os.utime(tmp_path / ".kokoro-v1.0-fast-1111111111111111.onnx.ab_cd123", (old, old))
+    (tmp_path / "keys").mkdir()
+    kokoro_fast.tidy(tmp_path, keep)
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == sorted([*(n for n, kept in names.items() if kept), "keys"])

@@ -53,6 +53,12 @@ def test_config_file_replaces_defaults(tmp_path):
     assert (p.base, p.d_model, p.n_bits) == (100.0, 4, 4)
 
 
+def test_a_config_file_saved_with_a_byte_order_mark_is_read(tmp_path):
+    cfg = tmp_path / "lesson.toml"
+    cfg.write_bytes(b"\xef\xbb\xbfbase = 100\n")
+    assert Params.load(cfg).base == 100.0
+
+
 def test_digest_is_stable_and_tracks_only_named_fields():
     a, b = Params(), Params.load(overrides={"base": "500"})
     assert a.digest(["n_bits"]) == b.digest(["n_bits"])

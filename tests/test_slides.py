@@ -171,6 +171,26 @@ def test_a_deck_folder_that_is_a_link_is_replaced_and_its_target_left_alone(medi
     assert [p.name for p in elsewhere.iterdir()] == ["mine.txt"]
 
 
+def test_a_slides_folder_that_is_a_link_or_a_video_outside_the_folder_is_refused(media, tmp_path):
+    _, folder = media
+    copy = tmp_path / "copy"
+    shutil.copytree(folder, copy, ignore=shutil.ignore_patterns("slides"))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "tiny-a.pdf").write_text("a teacher's", encoding="utf-8")
+    (copy / "slides").symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(slides.SlidesError, match="slides is a link or a file; move it away"):
+        slides.export(copy, "tiny-a", "pdf")
+    assert [p.read_text() for p in elsewhere.iterdir()] == ["a teacher's"]
+    (copy / "slides").unlink()
+    data = json.loads((copy / "manifest.json").read_text(encoding="utf-8"))
+    data["lesson"]["file"] = "../" * 40 + "etc/hostname"  # a file outside, reached
+    (copy / "manifest.json").write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(slides.SlidesError, match="etc/hostname' as the video, not a file"):
+        slides.export(copy, "lesson", "pdf")
+    assert not (copy / "slides").exists()
+
+
 # The command as render.py runs it, once Manim is loaded: a lesson's narration loads the
 # scenes for their numbers, and Manim gives the root logger a handler that prints INFO.
 WITH_MANIM = "import sys, manim; from rendering.cli import main; sys.argv[0] = 'render.py'; main()"

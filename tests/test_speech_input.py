@@ -186,6 +186,24 @@ def test_a_corrupt_piper_config_is_one_line_naming_the_file_and_the_field(
     assert not out.exists() and not [f for f in files(tmp_path) if f.endswith(".wav")]
 
 
+@pytest.mark.parametrize("invisible", ["\u200b\u200b", "\u200d\ufeff \u2060", "\x07\t"])
+def test_say_refuses_a_line_of_only_invisible_characters(tmp_path, invisible):
+    out = tmp_path / "x.wav"
+    said = run("say", invisible, "--out", out, "--output", tmp_path / "media")
+    assert said.exit_code == 2 and said.output.startswith("error: TEXT is empty;")
+    assert not out.exists()
+
+
+def test_the_english_voice_warns_of_the_scripts_it_cannot_read(tmp_path):
+    out = tmp_path / "x.wav"
+    said = run("say", "the cat 猫 sat 😀 بيت.", "--voice", "espeak", "--out", out)
+    assert said.exit_code == 0 and out.exists()
+    assert said.stderr.strip().splitlines() == [
+        "warning: the espeak voice will not say 猫, 😀, ب, ي, ت; write them out in words "
+        "or remove them"
+    ]
+
+
 # ------------------------------------------------------------------ what the zh voice leaves out
 LEFT_OUT = "猫🐱狗🐶，ب п 한 か\x07。"
 NAMED = (

@@ -195,9 +195,9 @@ def say(text, lang, voice, out_file, config, output) -> None:
     """Speak TEXT exactly as the lesson would (front end, engine, speed, trim, loudness)."""
     from rendering.speech import audio
     from rendering.speech.narration import CACHE, NarrationError, line_samples, synthesised
-    from rendering.speech.synthesis import unsaid
+    from rendering.speech.synthesis import unsaid, visible
 
-    if not text.strip():
+    if not visible(text).strip():
         raise Fail(
             f"TEXT is empty; give the line to speak, e.g. {command()} say '每个位置…' --lang zh"
         )
@@ -333,10 +333,10 @@ def voices_cmd(lang, text, output, config) -> None:
 
     from rendering.speech import audio, chooser
     from rendering.speech.narration import NarrationError, line_samples
-    from rendering.speech.synthesis import synthesised, unsaid
+    from rendering.speech.synthesis import synthesised, unsaid, visible
 
     if text is not None:
-        if not text.strip():
+        if not visible(text).strip():
             raise Fail("--say is empty; give a short line, e.g. --say '每个位置有一组时钟指针。'")
         if len(text) > MAX_VOICES_SAY:
             raise Fail(

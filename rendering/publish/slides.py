@@ -14,6 +14,7 @@ import io
 import json
 import logging
 import os
+import reprlib
 import secrets
 import shutil
 from dataclasses import asdict, dataclass, replace
@@ -125,9 +126,17 @@ def export(folder: Path, ident: str, fmt: str) -> tuple[Path, Path, list[Slide]]
         tl = timeline(folder, ident)
     except PresenterError as exc:
         raise SlidesError(str(exc)) from None
+    video = folder / tl.file
+    if Path(tl.file).name != tl.file or video.is_symlink() or not video.is_file():
+        raise SlidesError(
+            f"the manifest names {reprlib.repr(tl.file)} as the video, not a file beside it "
+            f"in {folder}; render it again"
+        )
+    out = folder / FOLDER
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise SlidesError(f"{out} is a link or a file; move it away to write the slides there")
     slides, images = slides_for(tl, folder)
     name = deck_name(tl)
-    out = folder / FOLDER
     out.mkdir(parents=True, exist_ok=True)
     if fmt == "pdf":
         target = out / f"{name}.pdf"

@@ -12,6 +12,7 @@ import json
 import os
 import re
 import sys
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -170,9 +171,27 @@ def said_in_parts(engine, words: str, lang: str) -> np.ndarray:
     return np.concatenate(out) if out else np.zeros(0, np.float32)
 
 
+def visible(text: str) -> str:
+    """`text` without the characters nobody sees or hears: zero-width spaces and joiners,
+    direction marks and other format and control characters (tabs and line ends stay)."""
+    return "".join(ch for ch in text if ch in "\t\n\r" or unicodedata.category(ch)[0] != "C")
+
+
+def foreign(text: str) -> list[str]:
+    """What an English voice cannot read in `text`: letters of scripts other than Latin and
+    Greek, and pictographs (it would name them, "Chinese letter", or drop them)."""
+    return [
+        ch
+        for ch in text
+        if unicodedata.category(ch) == "So"
+        or (ch.isalpha() and not unicodedata.name(ch, "").startswith(("LATIN", "GREEK")))
+    ]
+
+
 def unsaid(engine, text: str, lang: str) -> str:
     """What `engine` leaves out of `text`, in words ("" when it says every character)."""
-    lost = list(dict.fromkeys(engine.unspoken(spoken(text, lang, engine.lexicon_words))))
+    words = spoken(text, lang, engine.lexicon_words)
+    lost = list(dict.fromkeys(engine.unspoken(words) + (foreign(words) if lang == "en" else [])))
     if not lost:
         return ""
     shown = ", ".join(c if c.isprintable() else f"U+{ord(c):04X}" for c in lost[:10])

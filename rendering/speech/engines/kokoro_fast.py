@@ -18,6 +18,9 @@ over 4,800 frames a second of speech. Two rewrites make them cheaper:
 
 from __future__ import annotations
 
+import os
+import re
+import time
 from pathlib import Path
 
 import numpy as np
@@ -32,16 +35,52 @@ FAST_SHA256 = "fd4be914f4c884a2b043eeceb1f648c4b7a46f8feec0027a640e779aa79c975c"
 _FLAT = "kokoro_fast_flat_shape"
 
 
+# models this module derived before (the float one of 0.1, other fast ones), and what a
+# write cut short leaves: ".<name>.<8 characters>" beside it
+_SUPERSEDED = re.compile(r"kokoro-v1\.0-(?:float|fast)-[0-9a-f]{16}\.onnx")
+_UNFINISHED = re.compile(r"\.kokoro-v1\.0-[a-z0-9]+-[0-9a-f]{16}\.onnx\.[a-z0-9_]{8}")
+STALE = 600.0  # seconds: a write older than this was cut short (a derive takes seconds)
+
+
+def tidy(folder: Path, keep: str) -> None:
+    """Remove the models of earlier versions and the unfinished writes from `folder`."""
+    try:
+        found = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in found:
+        superseded = _SUPERSEDED.fullmatch(entry.name) and entry.name != keep
+        try:
+            stale = (
+                _UNFINISHED.fullmatch(entry.name)
+                and time.time() - entry.stat(follow_symlinks=False).st_mtime > STALE
+            )
+            if (superseded or stale) and entry.is_file(follow_symlinks=False):
+                os.unlink(entry.path)
+        except OSError:
+            continue  # another process's, or gone already
+
+
+class UnknownConvolution(NotKokoro):
+    """The ranges name a convolution the model lacks."""
+
+
 def speaking_model(int8_model) -> Path:
     """The derived model in `cache_folder()`, derived again (from `int8_model()`, the
     checked int8 file) when missing or not whole."""
     folder = cache_folder()
     target = folder / f"kokoro-v1.0-fast-{FAST_SHA256[:16]}.onnx"
+    tidy(folder, target.name)
     if holds(target, FAST_SHA256):
         return target
     source = int8_model()
     try:
         blob = fast(derived(source.read_bytes()))
+    except UnknownConvolution as exc:  # the model passed its hash check: the ranges are wrong
+        raise VoiceError(
+            f"the 8-bit ranges (kokoro_ranges.py) do not fit the Kokoro model ({exc}); "
+            "reinstall pe-explainer, or measure them again with scripts/kokoro_ranges.py"
+        ) from None
     except NotKokoro as exc:
         raise VoiceError(
             f"{source} is not the Kokoro model this voice rewrites ({exc}); delete it and try again"
@@ -230,7 +269,7 @@ class _Graph:
         for name, (in_lo, in_hi, out_lo, out_hi) in ranges.items():
             conv = convs.get(name)
             if conv is None:
-                raise NotKokoro(f"it has no convolution {name!r}")
+                raise UnknownConvolution(f"it has no convolution {name!r}")
             x, w, *bias = conv.input
             y = conv.output[0]
             weights = self.array(w)
