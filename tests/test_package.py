@@ -483,3 +483,14 @@ def test_without_a_platform_the_player_plays_and_says_progress_is_not_recorded(s
         ActionChains(browser).send_keys(" ").perform()
         assert browser.execute_script(state)[1] is False  # Space plays
         assert console_errors(browser) == []
+
+
+def test_a_missing_caption_or_poster_is_named_missing(site, tmp_path):
+    _, folder = site
+    record = Manifest.load(folder).lesson
+    for name in (record.poster, record.captions["vtt"]["en"]):
+        root = tmp_path / name
+        copy = copy_of(folder, root)
+        (copy / name).unlink()
+        line = refused("--format", "scorm12", "--lang", "zh", "--output", str(root))
+        assert line == f"error: {copy / name} is missing; render the lesson again to write it"

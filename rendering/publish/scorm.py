@@ -82,6 +82,8 @@ class Contents:
     captions: dict[str, str]  # lang -> vtt file
     chapters: list[dict]
     duration: float
+    recorded: tuple[int, str] = (0, "")  # the video's size and quick digest, as recorded
+    again: str = ""  # the command that makes the video again
 
 
 def package_name(folder: Path, fmt: str, contents: Contents) -> str:
@@ -97,8 +99,6 @@ def lesson_contents(folder: Path, manifest: Manifest, lang: str) -> Contents:
         raise PackageError(
             f"no lesson.mp4 in {folder}; join it with `{command()} render --all --lesson`"
         )
-    if not intact(folder, record.file, record.bytes, record.digest):
-        raise _changed(folder / record.file, f"{command()} render --all --lesson")
     chapters = [
         {"slug": c.slug, "title": web.plain_text(c.title), "start": c.start, "end": c.end}
         for c in record.chapters
@@ -111,6 +111,8 @@ def lesson_contents(folder: Path, manifest: Manifest, lang: str) -> Contents:
         dict(record.captions.get("vtt", {})),
         chapters,
         record.duration,
+        (record.bytes, record.digest),
+        f"{command()} render --all --lesson",
     )
 
 
@@ -120,8 +122,6 @@ def clip_contents(folder: Path, manifest: Manifest, lang: str, slug: str) -> Con
         raise PackageError(
             f"no mp4 clip of {slug!r} in {folder}; render it first ({command()} render {slug})"
         )
-    if not entry.intact(folder):
-        raise _changed(folder / entry.file, f"{command()} render {slug}")
     title = web.plain_text(entry.titles.get(lang) or entry.title or slug)
     chapter = {"slug": slug, "title": title, "start": 0.0, "end": entry.duration}
     return Contents(
@@ -132,6 +132,8 @@ def clip_contents(folder: Path, manifest: Manifest, lang: str, slug: str) -> Con
         dict(entry.captions.get("vtt", {})),
         [chapter],
         entry.duration,
+        (entry.bytes, entry.digest),
+        f"{command()} render {slug}",
     )
 
 
@@ -157,6 +159,11 @@ def build(folder: Path, fmt: str, out_dir: Path, slug: str | None = None) -> Pat
         media.append(contents.poster)
     for name in media:
         check_media(folder, name)  # before reading any of them (the player holds the cues)
+    if not intact(folder, contents.video, *contents.recorded):
+        raise PackageError(
+            f"{folder / contents.video} is not the video its manifest recorded (cut short or "
+            f"changed since); render it again ({contents.again})"
+        )
     shown = {c["slug"] for c in contents.chapters}
     asked = {k: v for k, v in presenter.chapter_questions(manifest).items() if k in shown}
     player = player_html(folder, contents, lang, fmt, asked)
@@ -197,13 +204,6 @@ def check_media(folder: Path, name: object) -> Path:
             f"(letters, digits, . _ -) of a file beside the lesson in {folder}"
         )
     return path
-
-
-def _changed(path: Path, fix: str) -> PackageError:
-    return PackageError(
-        f"{path} is not the video its manifest recorded (cut short or changed since); "
-        f"render it again ({fix})"
-    )
 
 
 def _link(path: Path) -> PackageError:
