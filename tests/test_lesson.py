@@ -206,7 +206,7 @@ def test_lesson_is_reused_while_its_clips_are_unchanged(lesson_folder):
 @pytest.mark.render
 def test_lesson_refuses_missing_clips_and_alpha_variants(tiny_scenes, tmp_path):
     folder = render_clips(tmp_path, ["tiny-a"])
-    with pytest.raises(lesson.LessonError, match="no mp4 clip for tiny-b; render them first"):
+    with pytest.raises(lesson.LessonError, match="no whole mp4 clip for tiny-b; render them first"):
         lesson.build(folder, ["tiny-a", "tiny-b"])
     with pytest.raises(lesson.LessonError, match="without --transparent"):
         lesson.build(folder, ["tiny-a"], "webm.alpha")

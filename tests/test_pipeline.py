@@ -18,7 +18,9 @@ from click.testing import CliRunner
 
 from pe_math import Params
 from render import cli
+from rendering.core.files import quick_digest
 from rendering.core.jobs import Job
+from rendering.core.manifest import Manifest
 from rendering.run.plan import plan
 from scenes.kit import text_store
 
@@ -190,7 +192,10 @@ def test_verify_draws_a_clip_whole_and_names_a_clip_that_differs(plugin_scenes, 
     )
     assert render(other, "tiny-static", "--set", "n_bits=7").exit_code == 0
     clip = Path("en") / "480p15" / "tiny-static.mp4"
-    (out / clip).write_bytes((other / clip).read_bytes())  # a wrong clip, still "up to date"
+    (out / clip).write_bytes((other / clip).read_bytes())  # a wrong clip, still "up to date":
+    with Manifest.update(out / clip.parent) as kept:  # as a wrongly drawn beat would leave it
+        entry = kept.clips["tiny-static"]["mp4"]
+        entry["bytes"], entry["digest"] = (out / clip).stat().st_size, quick_digest(out / clip)
     wrong = runner.invoke(cli, args)
     assert wrong.exit_code == 1
     (line,) = wrong.stderr.strip().splitlines()
