@@ -36,10 +36,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import scenes  # noqa: E402
+from lesson import (  # noqa: E402
+    catalogue,
+    registry,  # noqa: E402
+    say,
+)
 from rendering.core import settings  # noqa: E402
 from rendering.speech import narration  # noqa: E402
-from scenes.kit import catalogue, say  # noqa: E402
 
 
 def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, str]:
@@ -64,7 +67,7 @@ def longest(lang: str) -> str:
         text = " ".join(say.lines(slug, lang).values())
         return len(text.split()) if lang == "en" else len(text)
 
-    return max((info.slug for info in scenes.MISSION), key=spoken)
+    return max((info.slug for info in registry.MISSION), key=spoken)
 
 
 def record(voice_dir: Path, slug: str, beat: str, lang: str) -> None:
@@ -141,7 +144,7 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="driver worker processes")
     ap.add_argument("--speech", default="", help="speech cache folder (default: a new one)")
     args = ap.parse_args()
-    scenes.get(args.scene)  # an unknown slug stops here, in one line
+    registry.get(args.scene)  # an unknown slug stops here, in one line
     beats = list(catalogue.catalogue(args.lang, args.scene)["say"])
     beat = args.beat or beats[len(beats) // 3]
     work = Path(tempfile.mkdtemp(prefix="pe-bench-beats-"))

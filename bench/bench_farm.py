@@ -34,8 +34,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import scenes  # noqa: E402
 from bench.bench_render import timed  # noqa: E402
+from lesson import registry  # noqa: E402
 from rendering.core import settings  # noqa: E402
 
 
@@ -108,8 +108,8 @@ def main() -> None:
     )
     args = ap.parse_args()
     try:
-        chosen = [scenes.get(s) for s in args.scenes.split(",") if s] or scenes.ordered()
-    except scenes.UnknownScene as exc:
+        chosen = [registry.get(s) for s in args.scenes.split(",") if s] or registry.ordered()
+    except registry.UnknownScene as exc:
         sys.exit(f"error: {exc}")
     slugs = [i.slug for i in chosen]
     q, n = args.quality, args.workers

@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import scenes  # noqa: E402
+from lesson import registry  # noqa: E402
 from rendering.core import settings  # noqa: E402
 
 
@@ -53,7 +53,7 @@ def main() -> None:
     )
     ap.add_argument("--voice", default="auto", help="render.py --voice the driver speaks with")
     args = ap.parse_args()
-    chosen = [scenes.get(s) for s in args.scenes.split(",") if s] or list(scenes.MISSION)
+    chosen = [registry.get(s) for s in args.scenes.split(",") if s] or list(registry.MISSION)
     slugs = [i.slug for i in chosen]
     py = sys.executable
     work = Path(tempfile.mkdtemp(prefix="pe-bench-"))

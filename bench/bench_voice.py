@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import scenes  # noqa: E402
+from lesson import registry  # noqa: E402
 from rendering.speech import audio, listen, narration, voices  # noqa: E402
 
 LINE_LIMIT = 0.15  # the goal: no line of the lesson heard worse than this
@@ -132,8 +132,8 @@ def main() -> None:
             own, voice=args.voice or own.voice, speed=args.speed or own.speed
         )
     try:
-        chosen = [scenes.get(s) for s in args.scenes.split(",") if s] or scenes.ordered()
-    except scenes.UnknownScene as exc:
+        chosen = [registry.get(s) for s in args.scenes.split(",") if s] or registry.ordered()
+    except registry.UnknownScene as exc:
         sys.exit(f"error: {exc}")
     slugs = [i.slug for i in chosen]
     out = Path(tempfile.mkdtemp(prefix="pe-bench-voice-"))

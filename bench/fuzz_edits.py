@@ -84,12 +84,12 @@ def fuzz(args: argparse.Namespace, home: Path) -> int:
     edit_fuzz.enter(world.environment(), world.plugins, os.environ.__setitem__)
     os.environ.setdefault("PE_TEXT_CACHE", str(home / "text"))
     world.create()
-    import scenes
+    from lesson import registry
 
     importlib.import_module("tests.plugin_scenes")
     importlib.import_module(edit_fuzz.PLUGIN)
     slugs = [edit_fuzz.TINY, "fuzz-card", *([args.scene] if args.scene else [])]
-    scenes.get(slugs[-1])  # an unknown --scene stops here, in one line
+    registry.get(slugs[-1])  # an unknown --scene stops here, in one line
     outcome = edit_fuzz.run(world, args.seed, args.edits, slugs, args.per_step, start=args.start)
     print(f"{outcome.checked} edits checked, {outcome.held} held, {len(outcome.failures)} differed")
     print(outcome.tally())

@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import scenes  # noqa: E402
+from lesson import registry  # noqa: E402
 from pe_math import Params  # noqa: E402
 from rendering.core.jobs import Job  # noqa: E402
 from rendering.draw import pixel_stills  # noqa: E402
@@ -62,8 +62,8 @@ def main() -> int:
     )
     args = parser.parse_args()
     try:
-        chosen = [scenes.get(s) for s in args.scenes.split(",") if s] or list(scenes.MISSION)
-    except scenes.UnknownScene as exc:
+        chosen = [registry.get(s) for s in args.scenes.split(",") if s] or list(registry.MISSION)
+    except registry.UnknownScene as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     langs = [lang for lang in args.langs.split(",") if lang]

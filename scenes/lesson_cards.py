@@ -19,7 +19,7 @@ from manim import (
     Write,
 )
 
-import scenes
+from lesson import registry
 from pe_math import Params
 from scenes.kit import theme
 from scenes.kit.base import LessonScene
@@ -50,14 +50,14 @@ class LessonIntro(LessonScene):
 
     @classmethod
     def numbers(cls, params: Params) -> LessonIntroNumbers:
-        return LessonIntroNumbers(chapters=[info.order for info in scenes.lesson_chapters()])
+        return LessonIntroNumbers(chapters=[info.order for info in registry.lesson_chapters()])
 
     def construct(self) -> None:
         self.beat("welcome")
         title = self.text(self.ui("heading"), size=theme.TITLE_SIZE)
         subtitle = self.label("subtitle", color=theme.MUTED)
         head = VGroup(title, subtitle).arrange(DOWN, buff=0.35)
-        stops = self.chapter_list(scenes.lesson_chapters())
+        stops = self.chapter_list(registry.lesson_chapters())
         note = self.label("count", size=theme.LABEL_SIZE, color=theme.MUTED, n=len(stops))
         card = VGroup(head, stops, note).arrange(DOWN, buff=0.45)
         self.fit(card).move_to(ORIGIN)  # laid out whole first, so it sits centred in any frame

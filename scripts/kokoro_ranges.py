@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import scenes  # noqa: E402,F401  (registers the chapters)
+from lesson import registry  # noqa: E402,F401  (registers the chapters)
 from rendering.speech import narration  # noqa: E402
 from rendering.speech.base import VoiceSpec  # noqa: E402
 from rendering.speech.engines import kokoro, kokoro_fast  # noqa: E402

@@ -15,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import scenes  # noqa: E402
+from lesson import registry  # noqa: E402
 from rendering.core import settings  # noqa: E402
 from rendering.core.manifest import Manifest  # noqa: E402
 from rendering.publish.preview import frames_at, moments  # noqa: E402
@@ -39,7 +39,7 @@ OTHER_SHAPES = {
 
 
 def still(slug: str, aspect: str, lang: str, work: Path) -> Path:
-    info = scenes.get(slug)
+    info = registry.get(slug)
     subprocess.run(
         [sys.executable, "render.py", "preview", slug, "--aspect", aspect, "--lang", lang]
         + ["--voice", "none", "--output", str(work)],
@@ -59,7 +59,7 @@ def still(slug: str, aspect: str, lang: str, work: Path) -> Path:
 
 
 def main(slugs: list[str]) -> None:
-    chosen = [scenes.get(s) for s in slugs] if slugs else list(scenes.MISSION)
+    chosen = [registry.get(s) for s in slugs] if slugs else list(registry.MISSION)
     with tempfile.TemporaryDirectory(prefix="pe-stills-") as tmp:
         for info in chosen:
             print(still(info.slug, "16:9", "en", Path(tmp)))

@@ -9,15 +9,15 @@ import pytest
 @pytest.fixture
 def plugin_scenes(monkeypatch):
     """Register the tiny test scenes here and in every worker process this test spawns."""
-    import scenes
+    from lesson import registry
     from tests import plugin_scenes
 
     monkeypatch.setenv("PE_SCENE_PLUGINS", "tests.plugin_scenes")
     for info in plugin_scenes.SCENES:
-        scenes.register(info)
+        registry.register(info)
     yield plugin_scenes.SCENES
     for info in plugin_scenes.SCENES:
-        scenes.unregister(info.slug)
+        registry.unregister(info.slug)
 
 
 @pytest.fixture
@@ -45,8 +45,8 @@ def private_media_dir(tmp_path_factory):
     """
     from manim import config
 
+    from lesson import text_store
     from rendering.core import settings
-    from scenes.kit import text_store
 
     config.media_dir = str(tmp_path_factory.mktemp("manim-media"))
     # set words are kept for every worker of this run and the processes they start
@@ -147,12 +147,12 @@ ONE_WORKER_FILES = ("test_install",)  # one wheel and one fresh environment for 
 
 def scene_scope(nodeid: str) -> str | None:
     """`scene:<slug>:<lang>` for a test that builds one lesson scene, else None."""
-    import scenes
+    from lesson import registry
 
     path, _, name = nodeid.partition("::")
     file = path.rpartition("/")[2].removesuffix(".py")
     ids = name.partition("[")[2].removesuffix("]")
-    slugs = [info.slug for info in scenes.ordered()]
+    slugs = [info.slug for info in registry.ordered()]
     if file.startswith("test_scene_"):
         slug = file.removeprefix("test_scene_").replace("_", "-")
     elif file not in BUILDING_FILES:

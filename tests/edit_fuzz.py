@@ -51,9 +51,9 @@ from pathlib import Path
 from manim import DOWN, UP, FadeIn, Square, Write
 
 import {helper} as look
-from scenes import SceneInfo, register
+from lesson.registry import SceneInfo, register
 from scenes.kit.base import LessonScene
-from scenes.kit.catalogue import add_root
+from lesson.catalogue import add_root
 
 add_root(Path(__file__).resolve().parent / "captions")
 FILL = {fill}

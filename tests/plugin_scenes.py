@@ -9,9 +9,9 @@ from pathlib import Path
 from manim import DOWN, FadeIn, Square, Write
 
 import pe_math as pm
-from scenes import SceneInfo, register
+from lesson.catalogue import add_root
+from lesson.registry import SceneInfo, register
 from scenes.kit.base import LessonScene
-from scenes.kit.catalogue import add_root
 from scenes.kit.theme import fmt
 
 add_root(Path(__file__).resolve().parent / "captions")

@@ -24,11 +24,11 @@ from manim import (
     tempconfig,
 )
 
-import scenes
+from lesson import registry, say
+from lesson.catalogue import WORDS, catalogue, lookup
 from pe_math import Params
-from scenes.kit import say, theme
+from scenes.kit import theme
 from scenes.kit.base import LessonScene
-from scenes.kit.catalogue import WORDS, catalogue, lookup
 
 TEXT_TYPES = (Text, MarkupText, MathTex, Tex, SingleStringMathTex, DecimalNumber)
 EDGE_TOLERANCE = 0.02  # scene units a glyph may touch past the frame edge
@@ -244,7 +244,7 @@ def build_scene(
 
 
 def _is_lesson_scene(cls: type[LessonScene]) -> bool:
-    return any(info.slug == cls.slug and info.load() is cls for info in scenes.MISSION)
+    return any(info.slug == cls.slug and info.load() is cls for info in registry.MISSION)
 
 
 @functools.lru_cache(maxsize=24)

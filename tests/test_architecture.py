@@ -1,12 +1,15 @@
 """The shape of the code: rooms that import downwards only, and no cycles."""
 
 import ast
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from rendering.core import keys
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("rendering", "scenes", "pe_math")
+PACKAGES = ("rendering", "scenes", "lesson", "pe_math")
 
 
 def project_modules() -> dict[str, Path]:
@@ -69,23 +72,21 @@ def test_the_cycle_finder_finds_a_cycle():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
-# rendering reaches a chapter only through the registry (scenes), never by its module
-SCENES = {"scenes", "scenes.kit"}
-# rooms and the rooms they may import from: each layer only looks down; the most
-# specific room first
+# rooms and the rooms they may import from (pe_math, below them all, is open to each):
+# each layer only looks down, and no two rooms import each other; the most specific first
 ALLOWED = {
-    # the support code; it asks the registry for a scene by slug (a scene's numbers, the
-    # next chapter's title), never a chapter's module
-    "scenes.kit": {"scenes"},
-    "scenes.chapters": SCENES,
-    "scenes": {"scenes.kit"},  # the registry and the lesson's cards
-    "rendering.core": SCENES,
-    "rendering.speech": {"rendering.core"} | SCENES,
-    "rendering.draw": {"rendering.core", "rendering.speech"} | SCENES,
-    "rendering.run": {"rendering.core", "rendering.speech", "rendering.draw"} | SCENES,
-    "rendering.publish": {"rendering.core", "rendering.speech"} | SCENES,
+    "lesson": set(),  # the words and the registry: no Manim, no pictures
+    "scenes.kit": {"lesson"},
+    "scenes.chapters": {"scenes.kit", "lesson"},
+    "scenes": {"scenes.kit", "lesson"},  # the lesson's opening and closing cards
+    "rendering.core": {"lesson"},
+    "rendering.speech": {"rendering.core", "lesson"},
+    # only here does rendering reach the pictures: a scene's class, through the registry
+    "rendering.draw": {"rendering.core", "rendering.speech", "lesson", "scenes.kit"},
+    "rendering.run": {"rendering.core", "rendering.speech", "rendering.draw", "lesson"},
+    "rendering.publish": {"rendering.core", "rendering.speech", "lesson"},
     "rendering.cli": {f"rendering.{r}" for r in ("core", "speech", "draw", "run", "publish")}
-    | SCENES,
+    | {"lesson"},
 }
 
 
@@ -97,6 +98,7 @@ def test_rooms_are_matched_most_specific_first():
     assert room("scenes.kit.base") == "scenes.kit"
     assert room("scenes.chapters.clock_hands.scene") == "scenes.chapters"
     assert room("scenes") == room("scenes.lesson_cards") == "scenes"
+    assert room("lesson.registry") == "lesson" and room("lesson") == "lesson"
     assert room("rendering.cli.new_cmd") == "rendering.cli" and room("pe_math") is None
 
 
@@ -127,6 +129,24 @@ def test_pe_math_imports_neither_manim_nor_the_rest_of_the_project():
         source = path.read_text(encoding="utf-8")
         for banned in ("manim", "scenes", "rendering"):
             assert f"import {banned}" not in source and f"from {banned}" not in source, path
+
+
+def test_the_lesson_and_the_command_line_load_without_manim():
+    """Every module of lesson/, and the command line as it starts, run without Manim:
+    listing the lesson or reading its words never loads the drawing."""
+    lesson = sorted(m for m in project_modules() if m.split(".")[0] == "lesson")
+    code = (
+        "import importlib, sys\n"
+        f"for name in {lesson!r} + ['rendering.cli']:\n"
+        "    importlib.import_module(name)\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('manim', 'scenes')))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PE_SCENE_PLUGINS"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
 
 
 def shape_questions(source: str) -> list[int]:

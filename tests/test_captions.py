@@ -11,13 +11,13 @@ import webvtt
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-import scenes
+from lesson import registry
+from lesson.catalogue import catalogue
+from lesson.say import line as caption
+from lesson.text_layout import LINE_CHARS, MAX_LINES, cell_width, wrap
 from pe_math import Params
 from rendering.speech import captions
 from rendering.speech.captions import MERGE_BELOW, MIN_CUE
-from scenes.kit.catalogue import catalogue
-from scenes.kit.say import line as caption
-from scenes.kit.text_layout import LINE_CHARS, MAX_LINES, cell_width, wrap
 
 ZH = (
     "把位置向量两两分组，每一对 sin 与 cos 就是一根指针的针尖；每个时钟按自己的角速度 ω 旋转。"
@@ -189,7 +189,7 @@ def test_shifted_cues_move_both_ends():
 
 # ------------------------------------------------------------- on-screen lines
 def _rows(text, lang, max_cells):
-    from scenes.kit.text_layout import balanced_rows, break_units, cell_width
+    from lesson.text_layout import balanced_rows, break_units, cell_width
 
     units = break_units(text, lang)
     widths = [cell_width(u, lang) for u in units]
@@ -225,7 +225,7 @@ def test_a_label_keeps_brackets_together_and_its_rows_even():
 @given(st.text(alphabet="猫狗位置，。ab (1)", min_size=1, max_size=40), st.integers(4, 20))
 @example("11位)111位", 4)  # a ")" kept off a row's start costs a row too
 def test_rows_are_the_fewest_that_fit_and_lose_nothing(text, limit):
-    from scenes.kit.text_layout import break_units, cell_width, join_words
+    from lesson.text_layout import break_units, cell_width, join_words
 
     rows = _rows(text, "zh", limit)
     assert "".join(rows).replace(" ", "") == "".join(break_units(text, "zh")).replace(" ", "")
@@ -245,7 +245,7 @@ def test_rows_are_the_fewest_that_fit_and_lose_nothing(text, limit):
 
 
 def test_a_latin_run_keeps_one_space_when_joined():
-    from scenes.kit.text_layout import break_units, join_words
+    from lesson.text_layout import break_units, join_words
 
     joined = ""
     for unit in break_units("得分只看 n − m。", "zh"):
@@ -261,7 +261,7 @@ def test_a_latin_run_keeps_one_space_when_joined():
 
 
 def test_a_catalogue_mistake_names_its_file_key_and_placeholder(tmp_path, monkeypatch):
-    from scenes.kit import catalogue as catalogue_mod
+    from lesson import catalogue as catalogue_mod
 
     (tmp_path / "en").mkdir()
     good = tmp_path / "en" / "oops.toml"
@@ -291,7 +291,7 @@ def test_a_catalogue_mistake_names_its_file_key_and_placeholder(tmp_path, monkey
 def test_an_edit_that_puts_back_the_old_time_and_size_is_read_again(tmp_path, monkeypatch):
     """The parsed catalogue is kept under the file's stamp; a same-size edit whose writer
     restored the modification time must still be seen (the status-change time moves)."""
-    from scenes.kit import catalogue as catalogue_mod
+    from lesson import catalogue as catalogue_mod
 
     (tmp_path / "en").mkdir()
     path = tmp_path / "en" / "stamped.toml"
@@ -316,11 +316,11 @@ def test_chinese_lines_are_written_for_the_ear(params):
     # sentences as the voice speaks them, at most 50 characters besides the closing mark (a
     # space counts: the Latin name beside it takes the voice longer than one character),
     # clauses of about 30 characters at most, and one explanatory colon a line
-    from scenes.kit import say
-    from scenes.kit.text_layout import sentences
+    from lesson import say
+    from lesson.text_layout import sentences
 
     found = []
-    for info in (*scenes.CARDS, *scenes.MISSION):
+    for info in (*registry.CARDS, *registry.MISSION):
         for key, line in say.lines(info.slug, "zh", params).items():
             where = f"zh/{info.slug}.toml: say.{key}"
             for sentence in sentences(line, "zh"):

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 import pe_math as pm
-import scenes
+from lesson import registry
+from lesson.catalogue import catalogue
+from lesson.say import line as caption
 from pe_math import Params
 from scenes.chapters.similarity.scene import MAX_BAR_POSITIONS
-from scenes.kit.catalogue import catalogue
-from scenes.kit.say import line as caption
 from tests.scene_tools import bits
 
 P = Params()
@@ -80,7 +80,7 @@ def test_under_a_causal_mask_a_token_counts_what_came_before_and_the_swap_shows(
     for i in range(n):
         assert np.all(weights[i, i + 1 :] == 0) and np.all(weights[i, : i + 1] > 0)
     even = np.tril(np.ones((n, n))) / np.arange(1, n + 1)[:, None]
-    nums = scenes.get("attention-shuffle").load().numbers(params)
+    nums = registry.get("attention-shuffle").load().numbers(params)
     assert nums.keys_seen == list(range(1, n + 1))
     np.testing.assert_allclose(nums.even_weights, even[:, 0])
     order = swapped_order(params)
@@ -254,7 +254,7 @@ def numbers_in(line: str) -> list[float]:
 
 @pytest.mark.parametrize("params", _sweep(), ids=lambda p: p.digest()[:6])
 def test_every_knob_dependent_line_says_what_its_numbers_show(params):
-    from scenes.kit.say import line
+    from lesson.say import line
 
     lines = {
         (lang, slug, beat): line(lang, slug, beat, params)
@@ -286,7 +286,7 @@ def test_every_knob_dependent_line_says_what_its_numbers_show(params):
     bars = min(2**params.n_bits, MAX_BAR_POSITIONS)  # the steps the scene draws
     steps = pm.adjacent_distances(pm.binary_encoding(np.arange(bars), params.n_bits))
     omega = pm.frequencies(params.heat_d_model, params.base)
-    drawn = scenes.get("pe-heatmap").load().numbers(params).shown_len  # positions on screen
+    drawn = registry.get("pe-heatmap").load().numbers(params).shown_len  # positions on screen
     laps = [(drawn - 1) * omega[dim // 2] / (2 * np.pi) for dim in params.heat_dims]
     lap = 2 * np.pi / omega.min()  # the slowest pair's lap, against GPT-2's 1024 positions
     other_base = 100.0 if params.base > 100 else 10000.0
@@ -422,7 +422,7 @@ def test_the_requirement_verdicts_the_narration_states_hold_at_every_knob(params
     # relative-shift and rope-rotation: all a formula promises; seen in training may miss
     assert missed["sinusoid"] <= {"seen_length"} and missed["rope"] <= {"seen_length"}
     assert {"any_length", "seen_length", "no_training"} <= missed["learned"]
-    variants = scenes.get("variants").load().numbers(params)
+    variants = registry.get("variants").load().numbers(params)
     assert set(variants.learned_misses) == missed["learned"]
     assert variants.learned_missed == len(missed["learned"])
     for lang in ("en", "zh"):
@@ -454,7 +454,7 @@ def test_a_few_learned_rows_fit_one_linear_map_only_because_they_are_few(params)
         M, *_ = np.linalg.lstsq(table[:-1], table[1:], rcond=None)
         return bool(np.linalg.norm(table[:-1] @ M - table[1:]) < 1e-9 * np.linalg.norm(table[1:]))
 
-    nums = scenes.get("variants").load().numbers(params)
+    nums = registry.get("variants").load().numbers(params)
     assert fits(N) is (N <= d + 1) is ("shift_map" not in nums.learned_misses)
     en, zh = (caption(lang, "variants", "takeaway", params) for lang in ("en", "zh"))
     missed = len(nums.learned_misses)
@@ -519,7 +519,7 @@ def test_setting_p_beside_the_word_hands_the_next_layer_a_sum():
         np.linalg.norm(v, axis=2), axis=1
     )
     assert cos.mean() == pytest.approx(pm.typical_abs_cosine(512), rel=0.05)
-    nums = scenes.get("integer-scale").load().numbers(P)
+    nums = registry.get("integer-scale").load().numbers(P)
     assert nums.joined_error < 1e-9 and nums.wide_cosine < 0.04 < nums.narrow_cosine
     assert "512 dimensions are nearly orthogonal" in caption("en", "integer-scale", "concat")
 
@@ -561,12 +561,12 @@ def test_the_fast_hand_is_called_a_near_miss_only_when_it_nearly_repeats(pair):
 
 
 def test_every_chapter_but_the_last_ends_with_a_bridge_to_the_next():
-    chapters = scenes.lesson_chapters()
+    chapters = registry.lesson_chapters()
     for info, following in zip(chapters, chapters[1:], strict=False):
         for lang in ("en", "zh"):
             say_keys = list(catalogue(lang, info.slug)["say"])
             assert say_keys[-1] == "bridge", (info.slug, lang)
-        assert scenes.next_chapter(info.slug) == following
+        assert registry.next_chapter(info.slug) == following
     assert "bridge" not in catalogue("en", chapters[-1].slug)["say"]
 
 
@@ -608,9 +608,9 @@ def test_subtitles_say_the_line_at_the_clip_s_knobs():
 def test_a_bad_spoken_slot_or_choice_names_the_file_and_the_line(tmp_path):
     from dataclasses import dataclass
 
-    from scenes.kit import catalogue as catalogue_mod
-    from scenes.kit.catalogue import CatalogueError
-    from scenes.kit.say import fill
+    from lesson import catalogue as catalogue_mod
+    from lesson.catalogue import CatalogueError
+    from lesson.say import fill
 
     (tmp_path / "en").mkdir()
     (tmp_path / "en" / "say-probe.toml").write_text(
@@ -644,12 +644,12 @@ def test_no_narration_line_names_a_chapter_by_its_number():
     # chapters may move; a line points back by name or by "earlier", a label by {order}
     import re
 
-    from scenes.kit.say import lines
+    from lesson.say import lines
 
     numbered = re.compile(
         r"chapters? (\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b|第.{1,3}章"
     )
-    for info in scenes.ordered():
+    for info in registry.ordered():
         for lang in ("en", "zh"):
             for beat, text in lines(info.slug, lang).items():
                 assert not numbered.search(text), (lang, info.slug, beat, text)

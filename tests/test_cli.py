@@ -146,7 +146,7 @@ def words(tmp_path, monkeypatch):
     """A copy of the project's catalogues, read instead of them: a test may break one."""
     import shutil
 
-    from scenes.kit import catalogue
+    from lesson import catalogue
 
     copy = tmp_path / "captions"
     shutil.copytree(catalogue.ROOT, copy)
@@ -198,9 +198,9 @@ def test_a_broken_or_missing_catalogue_is_one_line_naming_file_line_and_fix(
 def test_watch_reports_a_broken_catalogue_in_one_line_and_keeps_watching(
     tmp_path, monkeypatch, capsys
 ):
+    from lesson import catalogue
     from rendering.cli.options import JobOptions
     from rendering.cli.watch_cmd import Loop
-    from scenes.kit import catalogue
 
     own = tmp_path / "words" / "en"
     own.mkdir(parents=True)

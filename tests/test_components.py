@@ -52,7 +52,8 @@ def test_text_is_copied_from_words_set_before_and_each_copy_is_its_own():
 
 
 def test_words_set_in_one_process_are_loaded_whole_by_the_next(tmp_path, monkeypatch):
-    from scenes.kit import copies, text_store
+    from lesson import text_store
+    from scenes.kit import copies
     from scenes.kit.components import text
 
     monkeypatch.setenv(text_store.CACHE_ENV, str(tmp_path))

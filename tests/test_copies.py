@@ -25,7 +25,7 @@ from manim import (
     always_redraw,
 )
 
-import scenes
+from lesson import registry
 from scenes.kit import copies
 from scenes.kit.components import text
 from tests.scene_tools import build_scene
@@ -84,6 +84,6 @@ def test_copies_of_shapes_text_tex_and_updaters_are_manims(monkeypatch):
 
 @pytest.mark.parametrize("slug", ["clock-hands"])
 def test_copies_of_a_built_stage_are_manims(slug, monkeypatch):
-    scene, _ = build_scene(scenes.get(slug).load())
+    scene, _ = build_scene(registry.get(slug).load())
     assert scene.mobjects
     assert_copied_as_manim_does(Group(*scene.mobjects), monkeypatch)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import scenes
+from lesson import registry
 from pe_math import Params
 from render import cli
 from rendering.cli import options as cli_options
@@ -51,10 +51,10 @@ def registered():
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("PE_SCENE_PLUGINS", "tests.plugin_scenes")
         for info in plugin_scenes.SCENES:
-            scenes.register(info)
+            registry.register(info)
         yield
         for info in plugin_scenes.SCENES:
-            scenes.unregister(info.slug)
+            registry.unregister(info.slug)
 
 
 @pytest.fixture(scope="module")
@@ -159,7 +159,7 @@ def test_the_example_course_file_is_valid():
     assert list(example.sets) == ["paper", "base100", "wide"]
     assert example.sets["base100"].base == 100 and example.sets["wide"].d_model == 16
     assert example.langs == ("en", "zh") and example.aspects == ("16:9", "9:16")
-    assert example.lesson and example.size == 3 * 2 * 2 * len(scenes.ordered())
+    assert example.lesson and example.size == 3 * 2 * 2 * len(registry.ordered())
 
 
 BAD = [

@@ -15,9 +15,9 @@ from rendering.run.executors import ProcessPerJob
 
 def probe() -> tuple[str | None, bool, int]:
     """What a worker sees: the plugins variable, whether its scene registered, its parent."""
-    import scenes
+    from lesson import registry
 
-    known = any(info.slug == "tiny" for info in scenes.ordered())
+    known = any(info.slug == "tiny" for info in registry.ordered())
     return os.environ.get("PE_SCENE_PLUGINS"), known, os.getppid()
 
 

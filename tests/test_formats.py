@@ -8,7 +8,9 @@ import pytest
 from manim import DOWN, RIGHT, VGroup, config
 from PIL import Image
 
-import scenes
+from lesson import registry
+from lesson.catalogue import catalogue
+from lesson.timing import BREATH
 from pe_math import Params
 from rendering.core import settings
 from rendering.core.jobs import Job
@@ -18,8 +20,6 @@ from rendering.draw.motion import MOST_STILL, pace_for, still_runs, with_pace
 from rendering.publish import gallery
 from scenes.kit import theme
 from scenes.kit.base import LessonScene
-from scenes.kit.catalogue import catalogue
-from scenes.kit.timing import BREATH
 from scenes.lesson_cards import LessonIntro, LessonOutro
 from tests import test_lesson
 from tests.scene_tools import LayoutReport, build_in, build_scene, check_layout, estimated_speech
@@ -166,7 +166,7 @@ def _layout_in(cls, aspect, lang):
     return scene, report, during
 
 
-MISSION_CLASSES = [pytest.param(info, id=info.slug) for info in scenes.MISSION]
+MISSION_CLASSES = [pytest.param(info, id=info.slug) for info in registry.MISSION]
 SHAPE_ASPECTS = {shape: aspect for aspect, shape in settings.SHAPES.items()}
 
 
@@ -182,7 +182,7 @@ def test_cards_lay_out_cleanly_in_every_aspect(cls, lang, aspect):
     assert report.checked_beats[-1] == "<end>"
 
 
-class _AddedChapter(scenes.SceneInfo):
+class _AddedChapter(registry.SceneInfo):
     """A thirteenth chapter, as `render.py new` adds one, with a title of the usual length."""
 
     def title(self, lang):
@@ -191,11 +191,11 @@ class _AddedChapter(scenes.SceneInfo):
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_the_intro_still_reads_at_1_1_with_a_chapter_added(lang):
-    scenes.register(_AddedChapter("added-chapter", "unused", "Unused", 13, ()))
+    registry.register(_AddedChapter("added-chapter", "unused", "Unused", 13, ()))
     try:
         _, report, during = _layout_in(LessonIntro, "1:1", lang)
     finally:
-        scenes.unregister("added-chapter")
+        registry.unregister("added-chapter")
     report.assert_clean()
     report.assert_readable()
     during.assert_clean()
@@ -206,7 +206,7 @@ def test_the_intro_still_reads_at_1_1_with_a_chapter_added(lang):
 def test_the_intro_lists_every_chapter_by_number_and_title(lang):
     _, report = build_scene(LessonIntro, Params(), lang)
     on_screen = "".join("".join(report.words_at_start["<end>"]).split())
-    chapters = [i for i in scenes.ordered() if i.slug not in ("lesson-intro", "lesson-outro")]
+    chapters = [i for i in registry.ordered() if i.slug not in ("lesson-intro", "lesson-outro")]
     assert len(chapters) == len(LessonIntro.numbers(Params()).chapters) >= 11
     for info in chapters:
         assert f"{info.order:02d}" in on_screen
@@ -268,14 +268,14 @@ def test_mission_scenes_are_readable_fill_the_16_9_stage_and_move_while_a_voice_
 
 
 def test_every_mission_scene_composes_for_every_frame_shape():
-    for info in scenes.MISSION:
+    for info in registry.MISSION:
         assert info.load().SHAPES == set(settings.SHAPES.values()), info.slug
 
 
 # Every (scene, shape) a scene composes for beyond 16:9.
 COMPOSED = [
     pytest.param(info, SHAPE_ASPECTS[shape], id=f"{info.slug}-{shape}")
-    for info in scenes.MISSION
+    for info in registry.MISSION
     for shape in sorted(info.load().SHAPES - {"wide"})
 ]
 

@@ -6,9 +6,9 @@ import re
 import tomllib
 from collections.abc import Iterator
 
-import scenes
+from lesson import registry
+from lesson.catalogue import GLOSSARY, ROOT, catalogue, shipped
 from rendering.publish import explorer
-from scenes.kit.catalogue import GLOSSARY, ROOT, catalogue, shipped
 
 ZH = ROOT / "zh"
 
@@ -93,7 +93,7 @@ def test_every_chosen_word_is_in_the_lesson():
 
 def test_a_picture_word_is_tied_to_its_term_in_the_first_line_that_says_it():
     # the learner hears 转速 first with 频率 beside it, so the two are one idea
-    order = [info.slug for info in scenes.ordered() if info.slug in shipped("zh")]
+    order = [info.slug for info in registry.ordered() if info.slug in shipped("zh")]
     for name, term in glossary().items():
         if "also" not in term:
             continue

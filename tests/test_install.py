@@ -20,11 +20,11 @@ from pathlib import Path
 import av
 import pytest
 
-from scenes.kit import catalogue
+from lesson import catalogue
 
 pytestmark = pytest.mark.render
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("pe_math", "scenes", "rendering")
+PACKAGES = ("pe_math", "lesson", "scenes", "rendering")
 COMMAND = "pe-explainer"
 # a catalogue line and a knob of the user's own, both read from the folder the command runs in
 OWN_LINE = "These words come from the user's own folder."
@@ -32,7 +32,7 @@ OWN_LESSON = 'layout = "concat"\n'
 
 
 def package_files() -> list[str]:
-    """Every file of the three packages that the wheel must carry: the tracked ones, or
+    """Every file of the four packages that the wheel must carry: the tracked ones, or
     without git every file outside the byte-code caches."""
     listed = subprocess.run(
         ["git", "ls-files", "--", *PACKAGES], cwd=ROOT, capture_output=True, text=True

@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-import scenes
+from lesson import registry
 from pe_math import Params
 from rendering.core import keys
 from rendering.core.jobs import Job
 
 ROOT = Path(__file__).resolve().parent.parent
-PROJECT = ("scenes", "pe_math", "rendering", "render")
+PROJECT = (*keys.PROJECT_PACKAGES, "render")
 
 
-@pytest.mark.parametrize("info", [*scenes.MISSION, *scenes.CARDS], ids=lambda i: i.slug)
+@pytest.mark.parametrize("info", [*registry.MISSION, *registry.CARDS], ids=lambda i: i.slug)
 def test_every_project_module_a_scene_imports_is_in_its_key(info):
     # import the scene in a fresh interpreter and see which project files it really loads
     probe = (
@@ -44,7 +44,7 @@ def test_a_chapter_key_covers_its_folder_the_kit_and_the_lessons_list():
         f"{folder}/en.toml",
         "scenes/chapters/order.toml",
         "scenes/kit/base.py",
-        "scenes/kit/catalogue.py",
+        "lesson/catalogue.py",
         "scenes/__init__.py",
     } <= names
     assert f"{folder}/zh.toml" not in names
@@ -99,8 +99,8 @@ def test_the_font_and_the_text_and_video_libraries_are_in_the_clip_and_beat_keys
     other bytes: no clip or kept beat made with the old one may be reused."""
     from importlib import metadata
 
+    from lesson import text_store
     from rendering.draw import segments
-    from scenes.kit import text_store
 
     job = Job("tiny-static", Params())
     before = (job.key(), segments.base(job))
@@ -151,7 +151,7 @@ def test_a_plugin_outside_the_project_is_traced_with_its_own_helper_modules(tmp_
 
 # --- keys traced from the code -------------------------------------------------------
 
-TREE = ("rendering", "scenes", "pe_math")
+TREE = keys.PROJECT_PACKAGES
 
 
 @pytest.fixture
@@ -254,8 +254,8 @@ def test_imports_only_for_type_checking_are_not_in_the_key():
 def test_every_project_module_the_drawing_code_loads_is_in_the_renderer_or_scene_key(tmp_path):
     # draw a tiny scene in a fresh interpreter and see which project files it really loads
     probe = (
-        "import json, sys; from pathlib import Path; from pe_math import Params; import scenes;"
-        "from tests import plugin_scenes; [scenes.register(i) for i in plugin_scenes.SCENES];"
+        "import json, sys; from pathlib import Path; from pe_math import Params; from lesson import registry;"
+        "from tests import plugin_scenes; [registry.register(i) for i in plugin_scenes.SCENES];"
         "from rendering.core.jobs import Job; from rendering.draw import scene;"
         f"scene.render(Job('tiny', Params()), Path({str(tmp_path)!r}));"
         "print(json.dumps([m.__file__ for m in list(sys.modules.values())"

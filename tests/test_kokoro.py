@@ -13,14 +13,14 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-import scenes
+from lesson import registry
+from lesson.text_layout import sentences
 from render import cli
 from rendering.speech import lexicon, narration, synthesis, voices, zh_frontend
 from rendering.speech.base import VoiceSpec
 from rendering.speech.engines import kokoro, kokoro_fast, kokoro_float
 from rendering.speech.engines.espeak import Espeak
 from rendering.speech.engines.piper import Piper
-from scenes.kit.text_layout import sentences
 
 
 @pytest.fixture
@@ -151,7 +151,7 @@ def test_every_phoneme_the_lesson_is_given_reaches_piper_as_one_it_knows():
     known = json.loads(Path(f"{model}.json").read_text("utf-8"))["phoneme_id_map"]
     written = {c for _, said in spec.lexicon for c in lexicon.phonemes(said) or ""}
     keep = frozenset(word for word, _ in spec.lexicon)
-    for info in scenes.ordered():
+    for info in registry.ordered():
         for line in narration.beat_lines(info.slug, "en").values():
             for sentence in sentences(line, "en"):
                 said = synthesis.spoken(sentence, "en", keep)

@@ -17,7 +17,9 @@ import srt
 import webvtt
 from manim import DOWN, Circle, Create, FadeIn, Square
 
-import scenes
+from lesson import catalogue as catalogue_mod
+from lesson import registry
+from lesson.say import line as say_line
 from pe_math import Params
 from rendering.core import settings
 from rendering.core.jobs import Job
@@ -26,9 +28,7 @@ from rendering.draw import scene
 from rendering.publish import lesson
 from rendering.run.install import install
 from rendering.speech import captions
-from scenes.kit import catalogue as catalogue_mod
 from scenes.kit.base import LessonScene
-from scenes.kit.say import line as say_line
 from tests.videos import synthetic
 
 TINY = ("low_quality", 144, 10)  # 256x144 at 10 fps
@@ -77,8 +77,8 @@ class TinyB(LessonScene):
 
 
 TINY_SCENES = (
-    scenes.SceneInfo("tiny-a", __name__, "TinyA", 10, ()),
-    scenes.SceneInfo("tiny-b", __name__, "TinyB", 20, ()),
+    registry.SceneInfo("tiny-a", __name__, "TinyA", 10, ()),
+    registry.SceneInfo("tiny-b", __name__, "TinyB", 20, ()),
 )
 
 
@@ -93,10 +93,10 @@ def tiny_scenes(tmp_path_factory, monkeypatch):
     catalogue_mod.add_root(root)
     monkeypatch.setitem(settings.QUALITIES, "l", TINY)
     for info in TINY_SCENES:
-        scenes.register(info)
+        registry.register(info)
     yield TINY_SCENES
     for info in TINY_SCENES:
-        scenes.unregister(info.slug)
+        registry.unregister(info.slug)
     catalogue_mod.ROOTS.remove(root)
     catalogue_mod.catalogue.cache_clear()
 

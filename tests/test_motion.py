@@ -5,12 +5,12 @@ from pathlib import Path
 import pytest
 from manim import RIGHT, Dot, FadeIn, Rotate, Square, tempconfig
 
+from lesson import say
+from lesson.catalogue import CatalogueError, add_root
+from lesson.timing import BREATH
 from pe_math import Params
 from rendering.draw.motion import MOST_PACE, pace_for, still_runs, with_pace
-from scenes.kit import say
 from scenes.kit.base import LessonScene, Play
-from scenes.kit.catalogue import CatalogueError, add_root
-from scenes.kit.timing import BREATH
 
 add_root(Path(__file__).resolve().parent / "captions")  # the cued scene's lines
 

@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from lesson import catalogue as catalogue_mod
 from pe_math import Params
 from render import cli
 from rendering.core.jobs import Job
@@ -28,7 +29,6 @@ from rendering.run.plan import plan
 from rendering.speech import audio, narration, synthesis, voices
 from rendering.speech.engines import espeak
 from rendering.speech.engines.piper import Piper
-from scenes.kit import catalogue as catalogue_mod
 from tests.scene_tools import build_scene
 from tests.videos import synthetic
 

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import scenes
+from lesson import registry
 from rendering.cli import new_cmd
+from rendering.core import keys
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -24,8 +25,8 @@ def room(tmp_path, monkeypatch):
     chapters, tests = tmp_path / "chapters", tmp_path / "tests"
     chapters.mkdir()
     tests.mkdir()
-    shutil.copy(scenes.CHAPTERS / scenes.ORDER, chapters / scenes.ORDER)
-    monkeypatch.setattr(scenes, "CHAPTERS", chapters)
+    shutil.copy(registry.CHAPTERS / registry.ORDER, chapters / registry.ORDER)
+    monkeypatch.setattr(registry, "CHAPTERS", chapters)
     monkeypatch.setattr(new_cmd, "tests_folder", lambda: tests)
     return tmp_path
 
@@ -46,10 +47,10 @@ def test_it_writes_the_folder_and_the_test_and_lists_the_chapter_after_another(r
     folder = room / "chapters" / "my_chapter"
     assert {p.name for p in folder.iterdir()} == set(new_cmd.FOLDER_FILES)
     assert (room / "tests" / "test_scene_my_chapter.py").is_file()
-    listed = scenes.lesson_order(room / "chapters")
+    listed = registry.lesson_order(room / "chapters")
     assert listed[listed.index("clock-hands") + 1] == "my-chapter"
     assert "lists it as chapter 6" in result.output
-    assert scenes.declared(folder) == ("my-chapter", "MyChapter", ("d_model",))
+    assert registry.declared(folder) == ("my-chapter", "MyChapter", ("d_model",))
 
 
 @pytest.mark.parametrize(
@@ -116,11 +117,11 @@ def test_a_write_that_fails_takes_back_what_it_wrote(room, monkeypatch):
     assert result.exit_code == 2
     assert "No space left on device" in result.output and "nothing was made" in result.output
     assert files(room) == before
-    assert [p.name for p in (room / "chapters").iterdir()] == [scenes.ORDER]  # no staging left
+    assert [p.name for p in (room / "chapters").iterdir()] == [registry.ORDER]  # no staging left
 
 
 def test_a_list_it_cannot_edit_is_named_with_the_line_to_add(room):
-    (room / "chapters" / scenes.ORDER).write_text('chapters = ["recap"]\n')
+    (room / "chapters" / registry.ORDER).write_text('chapters = ["recap"]\n')
     before = files(room)
     result = new("my-chapter")
     assert result.exit_code == 2
@@ -129,7 +130,7 @@ def test_a_list_it_cannot_edit_is_named_with_the_line_to_add(room):
 
 
 def test_a_slug_listed_by_hand_is_not_listed_twice(room):
-    order = room / "chapters" / scenes.ORDER
+    order = room / "chapters" / registry.ORDER
     order.write_text('chapters = ["recap", "my-chapter"]\n')
     result = new("my-chapter")
     assert result.exit_code == 0, result.output
@@ -149,7 +150,7 @@ def test_a_new_chapter_renders_and_its_test_passes(tmp_path):
     """In a copy of the project: the checkout is never written."""
     project = tmp_path / "project"
     skip = shutil.ignore_patterns("__pycache__")
-    for name in ("scenes", "pe_math", "rendering"):
+    for name in keys.PROJECT_PACKAGES:
         shutil.copytree(ROOT / name, project / name, ignore=skip)
     for name in ("render.py", "tests/__init__.py", "tests/conftest.py", "tests/scene_tools.py"):
         (project / name).parent.mkdir(exist_ok=True)
@@ -170,7 +171,7 @@ def test_a_new_chapter_renders_and_its_test_passes(tmp_path):
     clips = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["clips"]
     entry = clips["my-chapter"]["mp4"]
     assert entry["file"] == "my-chapter.mp4" and [b for b, _ in entry["beats"]] == ["idea"]
-    assert entry["order"] == len(scenes.lesson_order()) + 1  # last in the lesson's list
+    assert entry["order"] == len(registry.lesson_order()) + 1  # last in the lesson's list
     test = "tests/test_scene_my_chapter.py"
     done = run("-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "-n", "0", test)
     assert " passed" in done.stdout and "failed" not in done.stdout

@@ -18,12 +18,12 @@ from urllib.parse import quote
 import pytest
 from click.testing import CliRunner
 
+from lesson import catalogue as catalogue_mod
+from lesson import questions
 from render import cli
 from rendering.core import settings
 from rendering.core.manifest import Manifest
 from rendering.publish import lesson, scorm
-from scenes.kit import catalogue as catalogue_mod
-from scenes.kit import questions
 from tests.browser_tools import WAIT, browser_test, chromium, console_errors, static_server
 from tests.test_lesson import render_clips
 from tests.test_presenter import SLUGS, tiny_scenes_for_module
@@ -53,7 +53,7 @@ def site(tmp_path_factory):
         for lang, text in CHOICE.items():
             path = catalogue_mod.path_for(lang, "tiny-a")
             path.write_text(path.read_text("utf-8") + text, "utf-8")
-        mp.setitem(questions.KEYS, "tiny-a", {"closer": questions.KEYS["similarity"]["closer"]})
+        mp.setitem(questions.KEYS, "tiny-a", {"closer": questions.keys_of("similarity")["closer"]})
         root = tmp_path_factory.mktemp("media")
         folder = render_clips(root, SLUGS, lang="zh")
         lesson.build(folder, SLUGS)

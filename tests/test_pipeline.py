@@ -16,13 +16,13 @@ import av
 import pytest
 from click.testing import CliRunner
 
+from lesson import text_store
 from pe_math import Params
 from render import cli
 from rendering.core.files import quick_digest
 from rendering.core.jobs import Job
 from rendering.core.manifest import Manifest
 from rendering.run.plan import plan
-from scenes.kit import text_store
 
 pytestmark = pytest.mark.render
 ROOT = Path(__file__).resolve().parent.parent
@@ -99,7 +99,7 @@ def test_planted_or_wrong_text_cache_entries_are_never_unpickled_and_are_set_aga
 ):
     from manim import Text
 
-    from scenes.kit import sealed
+    from lesson import sealed
 
     monkeypatch.delenv(text_store.CACHE_ENV)  # the render keeps words in <output>/.text
     out, marker = tmp_path / "out", tmp_path / "code-ran"
@@ -156,10 +156,10 @@ def test_a_knob_the_build_reads_makes_the_clip_out_of_date_though_the_registry_o
     a scene that reads a field it does not declare is still drawn again when it changes."""
     import dataclasses
 
-    import scenes
+    from lesson import registry
 
-    info = scenes.get("tiny-static")
-    monkeypatch.setitem(scenes.REGISTRY, info.slug, dataclasses.replace(info, fields=()))
+    info = registry.get("tiny-static")
+    monkeypatch.setitem(registry.REGISTRY, info.slug, dataclasses.replace(info, fields=()))
     assert render(tmp_path, "tiny-static").exit_code == 0
     assert manifest(tmp_path)["clips"]["tiny-static"]["mp4"]["params"] == {"n_bits": 4}
 

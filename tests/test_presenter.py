@@ -16,13 +16,12 @@ from pathlib import Path
 
 import pytest
 
-import scenes
+from lesson import catalogue as catalogue_mod
+from lesson import questions, registry
+from lesson.say import line as caption
 from rendering.core import settings
 from rendering.core.manifest import Manifest
 from rendering.publish import gallery, lesson, presenter
-from scenes.kit import catalogue as catalogue_mod
-from scenes.kit import questions
-from scenes.kit.say import line as caption
 from tests import test_lesson
 from tests.browser_tools import WAIT, browser_test, chromium, console_errors, static_server
 from tests.test_lesson import render_clips
@@ -50,14 +49,14 @@ def tiny_scenes_for_module(tmp_path_factory):
     catalogue_mod.add_root(root)
     with pytest.MonkeyPatch.context() as mp:
         mp.setitem(settings.QUALITIES, "l", test_lesson.TINY)
-        mp.setitem(questions.KEYS, "tiny-b", {"codes": questions.KEYS["binary-bits"]["codes"]})
+        mp.setitem(questions.KEYS, "tiny-b", {"codes": questions.keys_of("binary-bits")["codes"]})
         for info in test_lesson.TINY_SCENES:
-            scenes.register(info)
+            registry.register(info)
         try:
             yield
         finally:
             for info in test_lesson.TINY_SCENES:
-                scenes.unregister(info.slug)
+                registry.unregister(info.slug)
             catalogue_mod.ROOTS.remove(root)
             catalogue_mod.catalogue.cache_clear()
 

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import pe_math as pm
+from lesson import questions as qmod
+from lesson.catalogue import CatalogueError
 from pe_math import Params
-from scenes.kit import questions as qmod
-from scenes.kit.catalogue import CatalogueError
 
 KNOBS = [
     {},

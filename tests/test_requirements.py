@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 import pe_math as pm
+from lesson import say
+from lesson.catalogue import COMMON, LANGS, catalogue, lookup, shipped
 from pe_math import Params
 from pe_math.requirements import smooth, training_length, unturned_pairs
-from scenes.kit import say
-from scenes.kit.catalogue import COMMON, LANGS, catalogue, lookup, shipped
 from tests.scene_tools import bits, omegas
 
 DEFAULT_MISSES = {

@@ -3,16 +3,16 @@
 import pytest
 from manim import RIGHT, Text, Write
 
-import scenes
+from lesson import registry
+from lesson.catalogue import LANGS, CatalogueError, catalogue, lookup
 from scenes.kit.base import LessonScene
-from scenes.kit.catalogue import LANGS, CatalogueError, catalogue, lookup
 from tests.scene_tools import build_scene
 
 
 def test_registry_orders_the_lesson_as_a_design_story():
     # the sinusoid's own properties come before relative position; RoPE and the variants
     # are the climax, and the recap ticks off the requirements last
-    assert [i.slug for i in scenes.lesson_chapters()] == [
+    assert [i.slug for i in registry.lesson_chapters()] == [
         "attention-shuffle",
         "integer-scale",
         "binary-bits",
@@ -26,16 +26,16 @@ def test_registry_orders_the_lesson_as_a_design_story():
         "long-context",
         "recap",
     ]
-    assert [i.order for i in scenes.lesson_chapters()] == list(range(1, 13))
-    assert scenes.get("clock-hands").stem == "clock-hands"  # its place is only `order`
-    assert scenes.get("rope-rotation").order == 9
-    assert scenes.next_chapter("pe-heatmap").slug == "relative-shift"
-    assert scenes.next_chapter("recap") is None
+    assert [i.order for i in registry.lesson_chapters()] == list(range(1, 13))
+    assert registry.get("clock-hands").stem == "clock-hands"  # its place is only `order`
+    assert registry.get("rope-rotation").order == 9
+    assert registry.next_chapter("pe-heatmap").slug == "relative-shift"
+    assert registry.next_chapter("recap") is None
 
 
 def test_unknown_slug_suggests_the_closest():
-    with pytest.raises(scenes.UnknownScene, match="did you mean 'clock-hands'"):
-        scenes.get("clock-hand")
+    with pytest.raises(registry.UnknownScene, match="did you mean 'clock-hands'"):
+        registry.get("clock-hand")
 
 
 def test_missing_catalogue_key_names_the_file_and_fix():
@@ -45,7 +45,7 @@ def test_missing_catalogue_key_names_the_file_and_fix():
         catalogue("fr", "clock-hands")
 
 
-@pytest.mark.parametrize("info", scenes.MISSION, ids=lambda i: i.slug)
+@pytest.mark.parametrize("info", registry.MISSION, ids=lambda i: i.slug)
 def test_both_catalogues_have_the_same_keys(info):
     def keys(node, prefix=""):
         return {

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 import pe_math as pm
+from lesson.catalogue import lookup
 from pe_math import Params
 from scenes.chapters.binary_bits.scene import BinaryBits
-from scenes.kit.catalogue import lookup
 from scenes.kit.components import compact
 from tests.scene_tools import alternating_langs, build_and_read
 

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 import pe_math as pm
+from lesson.text_layout import listing
 from pe_math import Params
 from scenes.chapters.clock_hands.scene import MAX_CLOCKS, ClockHands
 from scenes.kit.components import compact
-from scenes.kit.text_layout import listing
 from scenes.kit.theme import fmt
 from tests.scene_tools import alternating_langs, build_and_read, catalogue_ui
 
@@ -196,7 +196,7 @@ def test_numbers_follow_the_params():
 def test_the_fingerprint_gap_is_measured_in_neighbour_steps(pair):
     """say.fingerprint: at (0, 3) the gap is 2.02, twice a neighbour step of 0.96, so the
     words may not say "that gap need not be large"; at (0, 6) it is smaller than a step."""
-    from scenes.kit.say import line
+    from lesson.say import line
 
     params = Params(ambiguity_positions=pair)
     a, b = pair

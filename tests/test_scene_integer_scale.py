@@ -115,7 +115,7 @@ def test_builds_clean_and_shows_pe_maths_values(params, lang):
 def test_the_takeaway_says_no_fixed_matrix_adds_k_and_why():
     """say.takeaway: adding k is affine; a matrix keeps position 0's all-zero code at zero,
     so no fixed matrix takes the code of p to the code of p + k."""
-    from scenes.kit.say import line
+    from lesson.say import line
 
     en, zh = (line(lang, "integer-scale", "takeaway") for lang in ("en", "zh"))
     assert "no fixed matrix adds k" in en.lower() and "all zeros" in en and "linear map" not in en
@@ -128,7 +128,7 @@ def test_the_takeaway_says_no_fixed_matrix_adds_k_and_why():
 
 def test_the_concat_beat_does_not_name_pe_before_it_is_introduced():
     """ui.concat_scale: the sinusoid comes chapters later, so no ‖PE(p)‖ here."""
-    from scenes.kit.catalogue import lookup
+    from lesson.catalogue import lookup
 
     for lang in ("en", "zh"):
         words = lookup(lang, "integer-scale", "ui.concat_scale")

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 import pe_math as pm
+from lesson import catalogue, facts, say
 from pe_math import ParamError, Params
 from scenes.chapters.long_context.scene import RULES, LongContext, scaling_for
-from scenes.kit import catalogue, facts, say
 from scenes.kit.components import compact
 from scenes.kit.theme import fmt
 from tests.scene_tools import build_in, build_scene, catalogue_ui, squash

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import pe_math as pm
-import scenes
+from lesson import registry
+from lesson.facts import GPT2_POSITIONS
 from pe_math import Params
 from scenes.chapters.pe_heatmap.scene import (
     DIGITS,
@@ -17,7 +18,6 @@ from scenes.chapters.pe_heatmap.scene import (
     tex_power,
 )
 from scenes.kit.components import compact
-from scenes.kit.facts import GPT2_POSITIONS
 from scenes.kit.theme import fmt
 from tests.scene_tools import (
     build_in,
@@ -187,7 +187,7 @@ def test_builds_clean_and_shows_its_numbers(case, lang):
             "integer",
             value=compact(nums.int_last),
             last=nums.shown_len - 1,
-            order=scenes.get("integer-scale").order,
+            order=registry.get("integer-scale").order,
         )
     ) in squash(after)
     # the end of "curves": each chosen dim named with its pair, its laps or its range
@@ -302,7 +302,7 @@ def test_a_large_base_keeps_the_slowest_hand_from_lapping_a_gpt2_context():
 def test_why_ten_thousand_is_the_paper_s_choice_and_the_base_moves_only_the_slow_end():
     # say.base at the defaults: the paper's choice, the fastest hand the same at any base,
     # the slowest lap growing towards 2π·base with the width, and what a small base costs
-    from scenes.kit.say import line
+    from lesson.say import line
 
     en, zh = (line(lang, "pe-heatmap", "base", DEFAULTS) for lang in ("en", "zh"))
     assert "Why ten thousand? The original paper chose it." in en
@@ -321,7 +321,7 @@ def test_why_ten_thousand_is_the_paper_s_choice_and_the_base_moves_only_the_slow
 
 def test_a_lap_of_nine_positions_is_not_called_a_large_base():
     # base = 1.5: the slowest hand comes round every 9 positions
-    from scenes.kit.say import line
+    from lesson.say import line
 
     params = Params(base=1.5)
     nums = PeHeatmap.numbers(params)
@@ -333,7 +333,7 @@ def test_a_lap_of_nine_positions_is_not_called_a_large_base():
 
 
 def test_with_one_pair_the_base_changes_nothing_and_the_words_say_so():
-    from scenes.kit.say import line
+    from lesson.say import line
 
     params = Params(heat_d_model=2, heat_dims=(0, 1))
     nums = PeHeatmap.numbers(params)
@@ -346,7 +346,7 @@ def test_with_one_pair_the_base_changes_nothing_and_the_words_say_so():
 
 def test_the_heat_map_chapter_reads_the_table_anew_rather_than_rebuilding_it():
     # chapter 4 stacks the table; this one says it is that table, and what it adds
-    from scenes.kit.say import line
+    from lesson.say import line
 
     en, zh = (line(lang, "pe-heatmap", "matrix", DEFAULTS) for lang in ("en", "zh"))
     assert "the formula built" in en and "three ways" in en

@@ -7,6 +7,10 @@ import numpy as np
 import pytest
 
 import pe_math as pm
+from lesson import say
+from lesson.catalogue import lookup
+from lesson.facts import GPT2_POSITIONS, GPT2_WIDTH
+from lesson.text_layout import sentences
 from pe_math import Params
 from rendering.draw.motion import MOST_STILL, pace_for, still_runs, with_pace
 from scenes.chapters.recap.scene import (
@@ -16,11 +20,7 @@ from scenes.chapters.recap.scene import (
     Recap,
     probe_position,
 )
-from scenes.kit import say
-from scenes.kit.catalogue import lookup
 from scenes.kit.components import compact
-from scenes.kit.facts import GPT2_POSITIONS, GPT2_WIDTH
-from scenes.kit.text_layout import sentences
 from scenes.kit.theme import fmt
 from tests.scene_tools import (
     bits,

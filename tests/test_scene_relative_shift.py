@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import pe_math as pm
+from lesson.text_layout import listing
 from pe_math import Params
 from scenes.chapters.relative_shift.scene import (
     DIGITS,
@@ -15,7 +16,6 @@ from scenes.chapters.relative_shift.scene import (
     sci_tex,
 )
 from scenes.kit.components import compact
-from scenes.kit.text_layout import listing
 from scenes.kit.theme import fmt
 from tests.scene_tools import (
     alternating_langs,

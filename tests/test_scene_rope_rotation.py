@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 import pe_math as pm
-import scenes
+from lesson import registry
+from lesson.catalogue import lookup
+from lesson.say import line as caption
 from pe_math import Params
 from scenes.chapters.rope_rotation.scene import RopeRotation
-from scenes.kit.catalogue import lookup
 from scenes.kit.components import compact
-from scenes.kit.say import line as caption
 from scenes.kit.theme import fmt
 from tests.scene_tools import alternating_langs, build_and_read
 
@@ -127,7 +127,7 @@ def test_builds_clean_and_shows_its_numbers(case, lang):
     assert lookup(lang, "rope-rotation", "ui.letters") in " ".join(" ".join(seen["dials"]).split())
     # why RoPE won: three reasons, the last naming the long-context chapter
     reasons = " ".join(seen["takeaway"])
-    assert f"{scenes.REGISTRY['long-context'].order:02d}" in reasons
+    assert f"{registry.REGISTRY['long-context'].order:02d}" in reasons
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -367,7 +367,7 @@ def test_chinese_sentences_stay_short_at_every_knob(case):
 
 
 def caption_lines(params: Params) -> dict[str, str]:
-    from scenes.kit import say
+    from lesson import say
 
     return say.lines("rope-rotation", "zh", params)
 
@@ -375,7 +375,7 @@ def caption_lines(params: Params) -> dict[str, str]:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize(("m", "n"), [(5, 2), (2, 5), (4, 4), (0, 40)])
 def test_the_shift_question_asks_for_a_signed_offset(lang, m, n):
-    from scenes.kit.questions import questions
+    from lesson.questions import questions
 
     p = Params(rope_m=m, rope_n=n)
     (q,) = questions("rope-rotation", lang, p)

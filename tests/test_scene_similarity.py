@@ -314,7 +314,7 @@ VERDICTS = {
 def test_the_verdict_on_more_clocks_names_the_wider_width_and_needs_a_decay(case):
     # say.rows, say.wider, ui.<verdict>: "the wider model" was always similarity_d_model,
     # and 1.64 against 1.60 was called a cleaner decay though no row decayed
-    from scenes.kit.say import line
+    from lesson.say import line
 
     params, verdict, en, zh = VERDICTS[case]
     nums = Similarity.numbers(params)
@@ -341,7 +341,7 @@ def test_the_verdict_on_more_clocks_names_the_wider_width_and_needs_a_decay(case
 
 def test_one_bit_takes_a_single_step_and_no_jump_is_claimed():
     # say.adjacent and ui.one_step at n_bits = 1: not "its tallest step is 1 times its first"
-    from scenes.kit.say import line
+    from lesson.say import line
 
     params = Params(n_bits=1)
     nums = Similarity.numbers(params)
@@ -355,7 +355,7 @@ def test_one_bit_takes_a_single_step_and_no_jump_is_claimed():
 @pytest.mark.parametrize(("d", "answer"), [(8, "PE(6)"), (64, "PE(1)")])
 def test_the_closer_question_says_which_width_it_asks_about(d, answer):
     # ask.closer: the answer flips with the width, so the prompt names it
-    from scenes.kit.questions import questions
+    from lesson.questions import questions
 
     for lang, width in (("en", f"{d} dims"), ("zh", f"{d} 维")):
         (q,) = questions("similarity", lang, Params(d_model=d))

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 import pe_math as pm
+from lesson.catalogue import lookup
 from pe_math import Params
 from scenes.chapters.square_to_sine.scene import SquareToSine
-from scenes.kit.catalogue import lookup
 from tests.scene_tools import alternating_langs, build_and_read, squash
 
 BEATS = [
@@ -197,7 +197,7 @@ def test_the_ladder_says_what_really_changes_and_both_reasons_in_both_languages(
     """say.ladder: halving is a fixed factor too (2); PE's factor is base^(2/d), so the rungs
     run from 1 towards 1/base at any width; a wide model's last pairs would freeze under
     halving; a larger base leaves room for longer texts."""
-    from scenes.kit.say import line
+    from lesson.say import line
 
     nums = SquareToSine.numbers(params)
     omega = pm.frequencies(params.d_model, params.base)
@@ -216,7 +216,7 @@ def test_the_ladder_says_what_really_changes_and_both_reasons_in_both_languages(
 def test_with_one_pair_the_ladder_line_claims_nothing_of_the_base():
     """d_model = 2: one pair at ω = 1 whatever the base, so "the base sets the slowest lap"
     would be false."""
-    from scenes.kit.say import line
+    from lesson.say import line
 
     for base in (100.0, 10000.0):
         assert pm.periods(2, base)[-1] == pytest.approx(2 * np.pi)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import pe_math as pm
+from lesson.text_layout import listing
 from pe_math import Params
 from scenes.chapters.variants.scene import (
     ALIBI_LEN,
@@ -19,7 +20,6 @@ from scenes.chapters.variants.scene import (
     slope_text,
 )
 from scenes.kit.components import compact
-from scenes.kit.text_layout import listing
 from scenes.kit.theme import digits_for, fmt
 from tests.scene_tools import build_in, build_scene, catalogue_ui, squash
 

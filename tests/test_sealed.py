@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from scenes.kit import sealed
+from lesson import sealed
 
 
 @pytest.fixture

@@ -21,10 +21,10 @@ import pytest
 from click.testing import CliRunner
 from PIL import Image
 
+from lesson import catalogue
+from lesson.say import line as caption
 from rendering.core.manifest import Manifest
 from rendering.publish import lesson, slides
-from scenes.kit import catalogue
-from scenes.kit.say import line as caption
 from tests.test_lesson import render_clips
 from tests.test_presenter import SLUGS, expected_beats, tiny_scenes_for_module
 

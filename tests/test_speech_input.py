@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from lesson import catalogue as catalogue_mod
 from render import cli
 from rendering.speech import synthesis, voices, zh_frontend
 from rendering.speech.engines.base import Engine
 from rendering.speech.engines.piper import Piper
-from scenes.kit import catalogue as catalogue_mod
 from tests.disks import fill, make_read_only
 
 CAPTIONS = Path(__file__).resolve().parent / "captions"

@@ -22,7 +22,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-import scenes
+from lesson import catalogue as catalogue_mod
+from lesson import reads, registry
+from lesson.catalogue import catalogue
+from lesson.reads import PRELUDE
 from pe_math import Params
 from render import cli
 from rendering.cli import options
@@ -32,11 +35,7 @@ from rendering.draw import join, packets, segments
 from rendering.draw.scene import draw
 from rendering.run import split
 from rendering.speech import audio
-from scenes.kit import catalogue as catalogue_mod
-from scenes.kit import reads
 from scenes.kit.base import LessonScene
-from scenes.kit.catalogue import catalogue
-from scenes.kit.reads import PRELUDE
 from tests.videos import synthetic
 
 TINY_FRAME = {"pixel_width": 256, "pixel_height": 144, "frame_rate": 10}
@@ -360,13 +359,13 @@ def test_adding_a_bridge_line_changes_the_key_of_the_beat_that_lays_it_out(
     monkeypatch.setenv(catalogue_mod.OVERRIDE, str(words))
     with reads.watching() as read:
         read.enter("takeaway")
-        assert scenes.bridge_to("tiny", "en") is None
+        assert registry.bridge_to("tiny", "en") is None
     names = read.as_dict()
     job = Job("tiny", Params())
     before = segments.beat_keys("base", segments.traced(job, names, ({}, {}, set())))
     line = words / "en" / "tiny.toml"
     line.write_text(line.read_text() + 'bridge = "Next, a scene that reads the bits."\n')
-    assert scenes.bridge_to("tiny", "en") is not None
+    assert registry.bridge_to("tiny", "en") is not None
     after = segments.beat_keys("base", segments.traced(job, names, ({}, {}, set())))
     assert after["takeaway"] != before["takeaway"]
 
@@ -383,12 +382,12 @@ def test_a_bridge_that_points_to_another_chapter_changes_the_beat_that_shows_it(
     line.write_text(line.read_text() + 'bridge = "Next, a scene that reads the bits."\n')
     with reads.watching() as read:
         read.enter("takeaway")
-        assert scenes.bridge_to("tiny", "en").slug == "tiny-static"
+        assert registry.bridge_to("tiny", "en").slug == "tiny-static"
     names = read.as_dict()
     job = Job("tiny", Params())
     before = segments.beat_keys("base", segments.traced(job, names, ({}, {}, set())))
-    monkeypatch.delitem(scenes.REGISTRY, "tiny-static")
-    assert scenes.bridge_to("tiny", "en").slug == "slow"
+    monkeypatch.delitem(registry.REGISTRY, "tiny-static")
+    assert registry.bridge_to("tiny", "en").slug == "slow"
     after = segments.beat_keys("base", segments.traced(job, names, ({}, {}, set())))
     assert after["takeaway"] != before["takeaway"]
 

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from lesson.text_layout import sentences
 from pe_math import Params
 from render import cli
 from rendering.core.jobs import Job
@@ -23,7 +24,6 @@ from rendering.draw.scene import animation_times
 from rendering.speech import audio, listen, narration, voices
 from rendering.speech.base import VoiceError
 from rendering.speech.engines import fastspeech2
-from scenes.kit.text_layout import sentences
 
 # Three of the longest scenes of the lesson (nearest to the 130 s a clip may last); every
 # scene is listened to by `make bench` (bench_voice.py runs `listen --all`).

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from lesson.palette import PALETTE
 from rendering.core.manifest import Manifest
 from rendering.publish import explorer, gallery, presenter, web
 from scenes.kit import theme
-from scenes.kit.palette import PALETTE
 
 PUBLISH = Path(web.__file__).parent
 

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from lesson.catalogue import COMMON, GLOSSARY, shipped
 from rendering.speech import narration, zh_frontend
 from rendering.speech.engines import fastspeech2
-from scenes.kit.catalogue import COMMON, GLOSSARY, shipped
 
 CAPTIONS = shipped("zh")
 

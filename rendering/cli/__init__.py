@@ -11,11 +11,11 @@ from pathlib import Path
 
 import click
 
+from lesson.catalogue import CatalogueError
 from rendering.cli import new_cmd, publish_cmd, render_cmd, scenes_cmd, speech_cmd, watch_cmd
 from rendering.cli.options import Fail, clipped
 from rendering.core.files import write_problem
 from rendering.run import child
-from scenes.kit.catalogue import CatalogueError
 
 
 class OneLineErrors(click.Group):

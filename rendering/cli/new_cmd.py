@@ -16,13 +16,12 @@ from pathlib import Path
 
 import click
 
-import scenes
+from lesson import catalogue, registry
 from pe_math.params import shown
 from rendering.cli.options import Fail
 from rendering.core import keys
 from rendering.core.door import command
 from rendering.core.files import atomic_write_text
-from scenes.kit import catalogue
 
 TEMPLATES = Path(__file__).resolve().parent / "templates" / "chapter"
 # a chapter folder's files and the templates they are made from
@@ -51,9 +50,9 @@ def tests_folder() -> Path:
 def new(slug: str, after: str | None) -> None:
     """Make a chapter from the template: its folder in scenes/chapters/ (scene.py, en.toml,
     zh.toml, chapter.toml), its test in tests/, and its line in the lesson's list."""
-    folder, test, placed = make_chapter(slug, after, scenes.CHAPTERS, tests_folder())
+    folder, test, placed = make_chapter(slug, after, registry.CHAPTERS, tests_folder())
     click.echo(f"made {shown_path(folder)}/ ({', '.join(FOLDER_FILES)}) and {shown_path(test)}")
-    order = shown_path(scenes.CHAPTERS / scenes.ORDER)
+    order = shown_path(registry.CHAPTERS / registry.ORDER)
     click.echo(f"{order} lists it as chapter {placed}" if placed else f"{order} lists it already")
     click.echo(f"render it: {command()} render {slug} -q l --voice none")
 
@@ -79,7 +78,7 @@ def check_slug(slug: str, room: Path, tests: Path) -> None:
     if clash:
         raise Fail(f"{slug!r} {clash}; pick another slug")
     taken = [
-        (slug in scenes.REGISTRY, "is a scene already"),
+        (slug in registry.REGISTRY, "is a scene already"),
         ((room / name).exists(), f"has a folder already ({room / name})"),
         (slug in (catalogue.COMMON, catalogue.GLOSSARY), "names the shared words"),
         ((catalogue.ROOT / "en" / f"{slug}.toml").exists(), "has a catalogue already"),
@@ -152,11 +151,11 @@ def make_chapter(slug: str, after: str | None, room: Path, tests: Path) -> tuple
     """Write the chapter folder, its test and its place in the list, all or nothing.
     Returns the folder, the test and its number in the lesson (0: it was listed)."""
     check_slug(slug, room, tests)
-    order = room / scenes.ORDER
+    order = room / registry.ORDER
     try:
         text = order.read_text(encoding="utf-8")
-        listed = scenes.lesson_order(room)
-    except (OSError, scenes.ChapterError) as exc:
+        listed = registry.lesson_order(room)
+    except (OSError, registry.ChapterError) as exc:
         raise Fail(str(exc)) from None
     if after is not None and after not in listed:
         raise Fail(f"--after {shown(after)} is not in {shown_path(order)}; name a listed chapter")
@@ -186,7 +185,7 @@ def make_chapter(slug: str, after: str | None, room: Path, tests: Path) -> tuple
         raise Fail(
             f"cannot write {exc.filename or room} ({exc.strerror}); nothing was made"
         ) from None
-    placed = 0 if edited is None else scenes.lesson_order(room).index(slug) + 1
+    placed = 0 if edited is None else registry.lesson_order(room).index(slug) + 1
     return folder, test, placed
 
 

@@ -17,7 +17,9 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn
 
-import scenes
+from lesson import registry
+from lesson.catalogue import LANGS
+from lesson.fonts import FONT, missing_glyphs
 from pe_math import ParamError, Params, parse_assignment
 from rendering.core import formats, settings
 from rendering.core.door import command
@@ -25,8 +27,6 @@ from rendering.core.files import write_problem
 from rendering.core.jobs import Job
 from rendering.run.preflight import PipelineError, check_writable, preflight
 from rendering.speech import voices
-from scenes.kit.catalogue import LANGS
-from scenes.kit.fonts import FONT, missing_glyphs
 
 console = Console(stderr=False, highlight=False)
 status_console = Console(stderr=True, highlight=False)  # progress that must not mix with output
@@ -114,12 +114,12 @@ def resolve_slugs(slugs: tuple[str, ...], all_: bool) -> list[str]:
     if all_ and slugs:
         raise Fail("give scene names or --all, not both")
     if all_:
-        return [i.slug for i in scenes.ordered()]
+        return [i.slug for i in registry.ordered()]
     if not slugs:
         raise Fail(f"name at least one scene (see `{command()} list`) or pass --all")
     try:
-        return [scenes.get(s).slug for s in slugs]
-    except scenes.UnknownScene as exc:
+        return [registry.get(s).slug for s in slugs]
+    except registry.UnknownScene as exc:
         raise Fail(str(exc)) from None
 
 
@@ -303,7 +303,7 @@ class JobOptions:
         except settings.SettingsError as exc:
             raise Fail(str(exc)) from None
         for slug in slugs:
-            scenes.check_catalogues(slug)
+            registry.check_catalogues(slug)
         if synthesize and self.voice != "none":
             from rendering.speech.narration import CACHE
 

@@ -8,7 +8,8 @@ import json
 import click
 from rich.table import Table
 
-import scenes
+from lesson import registry
+from lesson.catalogue import LANGS, CatalogueError
 from rendering.cli.options import (
     Fail,
     JobOptions,
@@ -19,7 +20,6 @@ from rendering.cli.options import (
 )
 from rendering.core import settings
 from rendering.run.plan import plan
-from scenes.kit.catalogue import LANGS, CatalogueError
 
 
 @click.command("list")
@@ -29,7 +29,7 @@ from scenes.kit.catalogue import LANGS, CatalogueError
 def list_scenes(opts: JobOptions, as_json: bool) -> None:
     """Each scene: order, slug, titles, the parameters it reads, and whether its output is up to date."""
     output, lang = opts.output, opts.lang
-    jobs = opts.jobs([i.slug for i in scenes.ordered()], opts.params(), synthesize=False)
+    jobs = opts.jobs([i.slug for i in registry.ordered()], opts.params(), synthesize=False)
     rows = []
     for p in plan(jobs, output):
         info = p.job.info
@@ -78,8 +78,8 @@ def numbers(slug: str, as_json: bool, opts: JobOptions) -> None:
     """Print the numbers a scene will show for the current parameters (no rendering)."""
     params = opts.params()
     try:
-        info = scenes.get(slug)
-    except scenes.UnknownScene as exc:
+        info = registry.get(slug)
+    except registry.UnknownScene as exc:
         raise Fail(str(exc)) from None
     values = info.load().numbers(params)
     if dataclasses.is_dataclass(values):

@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-import scenes
+from lesson import registry
 from rendering.cli.options import (
     LANGS,
     Fail,
@@ -106,7 +106,7 @@ def script(slugs: tuple[str, ...], all_: bool, opts: JobOptions, table_format: s
         mine = [v for v in values if v[0] == slug]
         if not mine:
             continue
-        click.echo(f"## {scenes.get(slug).stem}: {scenes.get(slug).title(lang)}\n")
+        click.echo(f"## {registry.get(slug).stem}: {registry.get(slug).title(lang)}\n")
         click.echo("| " + " | ".join(head[1:]) + " |")
         click.echo("|" + "---|" * (len(head) - 1))
         for v in mine:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from lesson import catalogue
 from pe_math.params import DEFAULT_TOML, LOCAL_TOML
 from rendering.cli.options import (
     Fail,
@@ -30,7 +31,6 @@ from rendering.core.jobs import Job
 from rendering.core.manifest import Manifest
 from rendering.watch.changes import Watcher, snapshot, syntax_error
 from rendering.watch.server import LivePage
-from scenes.kit import catalogue
 
 POLL = 0.3  # seconds between looks at the files
 SETTLE = 0.2  # an editor may save in steps: wait this long for the last one
@@ -40,11 +40,11 @@ STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # Ctrl-C, `kill`, a clos
 
 def watched_places(slugs: list[str], opts: JobOptions) -> list[Path]:
     """The scene code, the knobs, the words (every catalogue folder) and the recordings."""
-    import scenes
+    from lesson import registry
 
-    code = {keys.ROOT / "scenes", keys.ROOT / "pe_math"}
+    code = {keys.ROOT / name for name in ("scenes", "lesson", "pe_math")}
     for slug in slugs:
-        code.update(keys.module_closure(scenes.get(slug).module))
+        code.update(keys.module_closure(registry.get(slug).module))
     # without --config: ./lesson.toml, which may appear while watching, else the default
     configs = [Path(opts.config)] if opts.config else [LOCAL_TOML.resolve(), DEFAULT_TOML]
     return sorted({*code, *configs, *catalogue.roots(), opts.voice_dir / opts.lang})

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import scenes
+from lesson import registry
 from pe_math import Params
 from rendering.core import formats, keys, settings
 
@@ -43,8 +43,8 @@ class Job:
     narration: Narration | None = None  # the speech of every beat; None renders silent
 
     @property
-    def info(self) -> scenes.SceneInfo:
-        return scenes.get(self.slug)
+    def info(self) -> registry.SceneInfo:
+        return registry.get(self.slug)
 
     @property
     def format(self) -> formats.Format:
@@ -72,7 +72,7 @@ class Job:
         """The digest of every file behind the scene code and behind the renderer."""
         info = self.info
         # only this language's words shape the clip; the other's subtitles are rewritten cheaply
-        data = scenes.frame_files(info.slug, self.lang)
+        data = registry.frame_files(info.slug, self.lang)
         return {
             "code": keys.sources(info.module, extra_files=data),
             "renderer": keys.sources(*renderer_modules()),

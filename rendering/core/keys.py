@@ -33,13 +33,13 @@ from pathlib import Path
 from string import hexdigits
 from typing import Any
 
+from lesson import text_store
+from lesson.fonts import FONT
+from lesson.sealed import user_cache
 from rendering.core import files
 from rendering.core.files import atomic_write
-from scenes.kit import text_store
-from scenes.kit.fonts import FONT
-from scenes.kit.sealed import user_cache
 
-PROJECT_PACKAGES = ("scenes", "pe_math", "rendering")
+PROJECT_PACKAGES = ("scenes", "lesson", "pe_math", "rendering")
 ROOT = Path(__file__).resolve().parents[2]
 # Calls whose string arguments are messages for people, by the name they are called
 # through: (the last name before the method, the method). A drawing helper that happens

@@ -12,9 +12,9 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
+from lesson.timing import BREATH
 from rendering.core.jobs import Job
 from rendering.draw.config import manim_config
-from scenes.kit.timing import BREATH
 
 MOST_PACE = 6.0  # an animation runs at most this many times slower than written
 MOST_STILL = 6.0  # seconds the picture may hold while the voice talks

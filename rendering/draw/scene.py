@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lesson import reads
 from rendering.core import settings
 from rendering.core.jobs import Job
 from rendering.core.validate import Checked, InvalidOutput, check_image, check_joined, check_video
@@ -22,7 +23,6 @@ from rendering.draw import encoders, motion, segments
 from rendering.draw.config import Span, manim_config
 from rendering.draw.packets import frames_in
 from rendering.speech import audio
-from scenes.kit import reads
 
 
 @dataclass(frozen=True)

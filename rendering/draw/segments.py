@@ -1,7 +1,7 @@
 """A clip as beat segments: each beat's frames kept under a key of what can change them.
 
 A beat's frames depend on the scene code, the output settings, the knobs and words the
-build had read by the end of the beat (scenes.kit.reads), its own line, and its own speech:
+build had read by the end of the beat (lesson.reads), its own line, and its own speech:
 the seconds and sentence times it is timed by. Earlier beats' speech shifts a beat in
 time but leaves its frames alone (a skipped play ends where a drawn one would, and the
 scenes hold no updater on the absolute clock; tests/test_split.py checks every scene).
@@ -23,14 +23,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import scenes
+from lesson import registry
+from lesson.catalogue import CatalogueError, has, node
+from lesson.reads import EXISTS, NEXT, PRELUDE
 from rendering.core import keys
 from rendering.core.jobs import Job
 from rendering.core.manifest import BEAT_STORE
 from rendering.core.validate import signature
 from rendering.draw.packets import frames_in, join
-from scenes.kit.catalogue import CatalogueError, has, node
-from scenes.kit.reads import EXISTS, NEXT, PRELUDE
 
 STORE = BEAT_STORE
 MISSING = "<missing>"
@@ -77,7 +77,7 @@ def word_value(name: str) -> str:
     where, _, key = name.partition(":")
     lang, _, slug = where.partition("/")
     if key == NEXT:
-        following = scenes.next_chapter(slug)
+        following = registry.next_chapter(slug)
         return _digest(following and [following.slug, following.order])
     if key.endswith(EXISTS):
         try:

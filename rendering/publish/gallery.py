@@ -21,6 +21,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from lesson.catalogue import LANGS
 from rendering.core import formats
 from rendering.core.door import command
 from rendering.core.files import atomic_write_text
@@ -35,7 +36,6 @@ from rendering.publish.web import (
     lesson_sources,
     video_sources,
 )
-from scenes.kit.catalogue import LANGS
 
 NAME = GALLERY
 PRESENT = presenter.NAME

@@ -21,6 +21,7 @@ from pathlib import Path
 import av
 import numpy as np
 
+from lesson.catalogue import LANGS
 from rendering.core import formats
 from rendering.core.files import atomic_write_text, replacing
 from rendering.core.jobs import by_folder
@@ -35,7 +36,6 @@ from rendering.core.manifest import (
 from rendering.core.validate import InvalidOutput, check_video, signature
 from rendering.publish.web import clock
 from rendering.speech import audio, captions
-from scenes.kit.catalogue import LANGS
 
 STEM = "lesson"
 CHAPTERS_VTT = "chapters.vtt"

@@ -18,14 +18,14 @@ from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
+from lesson import questions
+from lesson.catalogue import LANGS, CatalogueError
+from lesson.say import line as narration_line
 from rendering.core import formats
 from rendering.core.door import command
 from rendering.core.files import atomic_write_text
 from rendering.core.manifest import ClipEntry, Manifest
 from rendering.publish import web
-from scenes.kit import questions
-from scenes.kit.catalogue import LANGS, CatalogueError
-from scenes.kit.say import line as narration_line
 
 NAME = web.PRESENT
 TEMPLATE = "present.html"  # in templates/; {{head}} and /*DATA*/ are filled in

@@ -6,7 +6,7 @@ In an LMS the player finds the runtime API the standard way (`API` for 1.2,
 `API_1484_11` for 2004, in its parent frames or its opener), keeps the play position
 and the chapters seen, resumes there on the next launch, and reports the lesson
 completed once every chapter has been seen. A chapter with checkpoint questions
-(scenes/kit/questions.py) stops at its end to ask them; each answer is reported as an
+(lesson/questions.py) stops at its end to ask them; each answer is reported as an
 interaction and the share answered right as the score. Without an LMS it still
 plays, asks, and says that progress is not being recorded.
 """
@@ -24,12 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
+from lesson.catalogue import lookup
 from rendering.core import formats
 from rendering.core.door import command
 from rendering.core.files import replacing
 from rendering.core.manifest import Manifest, intact
 from rendering.publish import presenter, web
-from scenes.kit.catalogue import lookup
 
 FORMATS = ("scorm12", "scorm2004")
 PLAYER = "player.html"

@@ -13,9 +13,9 @@ import re
 from html import escape
 from importlib import resources
 
+from lesson.palette import PALETTE
 from rendering.core import formats
 from rendering.core.manifest import ClipEntry
-from scenes.kit.palette import PALETTE
 
 GALLERY = "index.html"
 PRESENT = "present.html"

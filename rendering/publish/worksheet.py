@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lesson.catalogue import lookup
+from lesson.text_layout import break_units, join_words
 from rendering.core.files import replacing
 from rendering.core.manifest import Manifest
 from rendering.publish import presenter
-from scenes.kit.catalogue import lookup
-from scenes.kit.text_layout import break_units, join_words
 
 A4 = (595.0, 842.0)  # points
 MARGIN = 56.0

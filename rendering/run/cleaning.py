@@ -13,12 +13,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Union
 
+from lesson import text_store
+from lesson.catalogue import LANGS
 from rendering.core.manifest import NAME as MANIFEST
 from rendering.core.manifest import made_here, written_here
 from rendering.run.workdirs import WORK, work_folders
 from rendering.speech.narration import CACHE as SPEECH
-from scenes.kit import text_store
-from scenes.kit.catalogue import LANGS
 
 PACKAGES = "packages"  # below the output root
 # what `package` writes there: zips and worksheets named after their folder

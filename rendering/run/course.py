@@ -23,12 +23,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import scenes
+from lesson import registry
+from lesson.catalogue import LANGS
 from pe_math import ParamError, Params
 from pe_math.params import field_names, read_toml
 from rendering.core import settings
 from rendering.core.door import command
-from scenes.kit.catalogue import LANGS
 
 COURSE_KEYS = ("langs", "qualities", "aspects", "scenes", "lesson")
 SET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -185,14 +185,14 @@ def _choices(course: dict, key: str, valid: tuple[str, ...], default, fail) -> t
 
 def _scenes(value, fail) -> tuple[str, ...]:
     if value == "all":
-        return tuple(i.slug for i in scenes.ordered())
+        return tuple(i.slug for i in registry.ordered())
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
         raise fail("[course] scenes =", f'{value!r} must be "all" or a list of scene names')
     try:
-        infos = [scenes.get(slug) for slug in value]
-    except scenes.UnknownScene as exc:
+        infos = [registry.get(slug) for slug in value]
+    except registry.UnknownScene as exc:
         raise fail("[course] scenes:", f"{exc} (see `{command()} list`)") from None
     if len({i.slug for i in infos}) != len(infos):
         raise fail("[course] scenes:", "lists a scene twice; name each once")

@@ -6,6 +6,7 @@ import json
 import os
 from pathlib import Path
 
+from lesson.catalogue import LANGS
 from rendering.core.files import publish_mode
 from rendering.core.jobs import Job
 from rendering.core.manifest import Beat, ClipEntry, Manifest, VoiceCard, video_facts
@@ -13,7 +14,6 @@ from rendering.core.validate import check_image, check_video
 from rendering.draw import encoders, segments
 from rendering.draw.scene import RenderResult
 from rendering.speech import captions
-from scenes.kit.catalogue import LANGS
 
 
 def install(job: Job, result: RenderResult, root: Path) -> Path:

@@ -18,6 +18,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
+from lesson import text_store
 from rendering.core.files import atomic_write_bytes
 from rendering.core.jobs import Job
 from rendering.core.manifest import Manifest
@@ -34,7 +35,6 @@ from rendering.run.preflight import PipelineError
 from rendering.run.report import Outcome, RunReport
 from rendering.run.task import JobFailed, Rendered, Task, describe_error, speech_files
 from rendering.run.workdirs import WORK, remove_if_empty, remove_stale_work
-from scenes.kit import text_store
 
 
 def execute(

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from lesson.sealed import user_cache
 from rendering.core.files import atomic_write
-from scenes.kit.sealed import user_cache
 
 
 class VoiceError(RuntimeError):

@@ -17,11 +17,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from pe_math import Params
-from rendering.core.files import atomic_write_text
-from scenes.kit.catalogue import LANGS
-from scenes.kit.say import line as narration_line
-from scenes.kit.text_layout import (
+from lesson.catalogue import LANGS
+from lesson.say import line as narration_line
+from lesson.text_layout import (
     cell_width,
     chunks,
     fits,
@@ -29,6 +27,8 @@ from scenes.kit.text_layout import (
     sentences,
     wrap,
 )
+from pe_math import Params
+from rendering.core.files import atomic_write_text
 
 MIN_CUE = 1.0  # seconds; shorter cues borrow time from a neighbour with time to spare
 MERGE_BELOW = 0.9  # seconds; a cue still shorter than this after borrowing is merged

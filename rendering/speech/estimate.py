@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
+from lesson import say
+from lesson.text_layout import sentences
 from pe_math import Params
 from rendering.speech.synthesis import SENTENCE_GAP, spoken
-from scenes.kit import say
-from scenes.kit.text_layout import sentences
 
 # Seconds a voice takes per spoken word (en) or character (zh): the slowest tenth of the
 # default voices' sentences, so a clip estimated with them holds still no less than spoken.

@@ -22,6 +22,10 @@ from pathlib import Path
 
 import numpy as np
 
+from lesson import say
+from lesson.catalogue import path_for
+from lesson.text_layout import sentences
+from lesson.timing import BREATH
 from pe_math import Params
 from rendering.core import keys
 from rendering.core.files import atomic_write_text, loads
@@ -40,10 +44,6 @@ from rendering.speech.synthesis import (
     unsaid,
     whole_take,
 )
-from scenes.kit import say
-from scenes.kit.catalogue import path_for
-from scenes.kit.text_layout import sentences
-from scenes.kit.timing import BREATH
 
 CACHE = ".speech"
 RECORDING_TYPES = (".wav", ".flac", ".mp3", ".m4a", ".ogg")

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import numpy as np
 
+from lesson.text_layout import clauses, sentences
 from rendering.core import keys
 from rendering.speech import audio
 from rendering.speech.base import stream_digest
-from scenes.kit.text_layout import clauses, sentences
 
 SENTENCE_GAP = 0.3  # seconds of silence between two sentences of one beat
 # Characters an engine is given at once: the lesson's longest sentence has 210. A longer

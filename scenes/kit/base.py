@@ -34,13 +34,14 @@ from manim.constants import RendererType
 from manim.utils.exceptions import EndSceneEarlyException
 
 import pe_math as pm
+from lesson import reads, say
+from lesson.catalogue import COMMON, CatalogueError, fill, lookup
+from lesson.text_layout import balanced_rows, break_units, listing, wrap
+from lesson.timing import BREATH
 from pe_math import Params
-from scenes.kit import reads, say, theme
-from scenes.kit.catalogue import COMMON, CatalogueError, fill, lookup
+from scenes.kit import theme
 from scenes.kit.components import Checklist, text
 from scenes.kit.skip_renderer import SkipRenderer
-from scenes.kit.text_layout import balanced_rows, break_units, listing, wrap
-from scenes.kit.timing import BREATH
 
 BeatHook = Callable[["LessonScene", str], None]
 
@@ -368,7 +369,7 @@ class LessonScene(Scene):
     # ----------------------------------------------------------------- cards
     def title_card(self) -> None:
         """The scene's title with its place in the lesson, then clear the stage."""
-        from scenes import REGISTRY  # the registry imports scene modules lazily
+        from lesson.registry import REGISTRY  # the registry imports scene modules lazily
 
         info = REGISTRY[self.slug]
         number = self.text(f"{info.order:02d}", size=theme.HEADING_SIZE, color=theme.ACCENT)
@@ -442,9 +443,9 @@ class LessonScene(Scene):
 
     def bridge_target(self):
         """The next chapter, when this scene's catalogue has a bridge line to it."""
-        import scenes  # the registry imports scene modules lazily
+        from lesson import registry  # the registry imports scene modules lazily
 
-        return scenes.bridge_to(self.slug, self.lang)
+        return registry.bridge_to(self.slug, self.lang)
 
     def next_line(self, info) -> Mobject:
         words = self.common("next", order=f"{info.order:02d}", title=info.title(self.lang))

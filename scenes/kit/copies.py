@@ -31,7 +31,7 @@ import numpy as np
 from manim import ManimColor, Mobject, Text, config
 from manim.mobject.svg.svg_mobject import VMobjectFromSVGPath
 
-from scenes.kit import text_store
+from lesson import text_store
 
 # values copy.deepcopy hands back as they are (or equal, immutable copies of)
 _AS_IS = {int, float, bool, str, type(None), np.float64, np.int64, np.bool_}

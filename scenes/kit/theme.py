@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from manim import ManimColor, interpolate_color
 
-from scenes.kit.fonts import FONT  # noqa: F401  (the theme names the one face)
-from scenes.kit.palette import PALETTE
+from lesson.fonts import FONT  # noqa: F401  (the theme names the one face)
+from lesson.palette import PALETTE
 
 BACKGROUND = ManimColor(PALETTE["background"])
 FOREGROUND = ManimColor(PALETTE["foreground"])

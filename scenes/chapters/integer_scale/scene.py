@@ -26,11 +26,11 @@ from manim import (
 )
 
 import pe_math as pm
+from lesson.facts import PAPER_WIDTH
 from pe_math import Params
 from scenes.kit import theme
 from scenes.kit.base import LessonScene
 from scenes.kit.components import LiveNumber, arrow, formula
-from scenes.kit.facts import PAPER_WIDTH
 
 SAMPLES = 500  # at most this many positions are sampled between 0 and int_max_position
 CHART_W, CHART_H = 6.4, 4.2  # the plot box, before the stage is fitted to the frame

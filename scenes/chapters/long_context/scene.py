@@ -36,8 +36,9 @@ from manim import (
 )
 
 import pe_math as pm
+from lesson import facts
 from pe_math import Params
-from scenes.kit import facts, theme
+from scenes.kit import theme
 from scenes.kit.base import LessonScene
 from scenes.kit.components import (
     AngleDial,

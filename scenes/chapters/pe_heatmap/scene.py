@@ -38,8 +38,9 @@ from manim import (
 )
 
 import pe_math as pm
+from lesson.facts import GPT2_POSITIONS, PAPER_WIDTH
+from lesson.registry import REGISTRY
 from pe_math import Params
-from scenes import REGISTRY
 from scenes.kit import theme
 from scenes.kit.base import LessonScene
 from scenes.kit.components import (
@@ -52,7 +53,6 @@ from scenes.kit.components import (
     compact,
     formula,
 )
-from scenes.kit.facts import GPT2_POSITIONS, PAPER_WIDTH
 
 PAPER_BASE = 10000.0  # Vaswani et al. (2017)
 SMALL_BASE = 100.0  # the contrast: a base this small gives the slowest hand a short lap

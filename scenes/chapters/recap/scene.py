@@ -42,6 +42,7 @@ from manim import (
 )
 
 import pe_math as pm
+from lesson.facts import GPT2_POSITIONS, GPT2_WIDTH
 from pe_math import Params
 from pe_math.requirements import pair_speeds, training_length, unturned_pairs
 from scenes.kit import theme
@@ -56,7 +57,6 @@ from scenes.kit.components import (
     panel,
     spread_indices,
 )
-from scenes.kit.facts import GPT2_POSITIONS, GPT2_WIDTH
 
 SIN_PARAMETERS = 0  # the formula has nothing to train: no seed, no weights
 MAX_SIN_BARS = 32  # adjacent steps drawn for the sinusoidal encoding

@@ -209,7 +209,7 @@ class RopeRotation(LessonScene):
             }
         out["mixed"] = cls.mixed_numbers(p)
         out["sign"] = sign
-        from scenes import REGISTRY  # the registry imports scene modules lazily
+        from lesson.registry import REGISTRY  # the registry imports scene modules lazily
 
         out["long_order"] = REGISTRY["long-context"].order
         out["lines"] = {

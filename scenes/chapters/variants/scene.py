@@ -36,9 +36,9 @@ from manim import (
 )
 
 import pe_math as pm
+from lesson.registry import REGISTRY
 from pe_math import Params
 from pe_math.requirements import EXACT, shift_residual
-from scenes import REGISTRY
 from scenes.kit import theme
 from scenes.kit.base import LessonScene
 from scenes.kit.components import (

@@ -4,11 +4,13 @@ A chapter's catalogue holds the words of its questions under `[ask.<id>]`: a `pr
 for a multiple choice its `choices`, and a `reason` shown with the answer. Their
 `{q.<name>}` slots are filled from the answer key below, worked out at the knobs the
 lesson was rendered with, so when a knob changes the right answer changes with it.
+Each chapter's keys live in its own folder, `scenes/chapters/<slug>/questions.py`.
 """
 
 from __future__ import annotations
 
-import math
+import importlib
+import importlib.util
 import string
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -16,9 +18,9 @@ from types import SimpleNamespace
 
 import numpy as np
 
-import pe_math as pm
+from lesson import registry
+from lesson.catalogue import CatalogueError, catalogue, path_for
 from pe_math import Params
-from scenes.kit.catalogue import CatalogueError, catalogue, path_for
 
 CHOICE, NUMBER = "choice", "number"
 
@@ -60,65 +62,30 @@ class Question:
         return abs(float(given) - self.answer) <= self.tolerance + 1e-9
 
 
-def _closer(p: Params) -> Key:
-    """Which of two positions has the code nearer (by cosine) to position 0's."""
-    near, far = 1, min(6, p.max_len - 1)
-    table = pm.sinusoidal([0, near, far], p.d_model, p.base, layout=p.layout, variant=p.variant)
-    a, b = pm.cosine(table[0], table[1]), pm.cosine(table[0], table[2])
-    answer = 2 if math.isclose(a, b, abs_tol=1e-9) else (0 if a > b else 1)
-    slots = {"d": p.d_model, "near": near, "far": far, "cos_near": a, "cos_far": b}
-    return Key(CHOICE, answer, slots=slots)
+# slug -> question id -> its answer key, as each chapter's folder holds them in its
+# questions.py (KEYS); a plugin scene's keys are added here by hand
+KEYS: dict[str, dict[str, Callable[[Params], Key]]] = {}
 
 
-def _codes(p: Params) -> Key:
-    return Key(NUMBER, 2**p.n_bits, slots={"bits": p.n_bits})
-
-
-def _slowest(p: Params) -> Key:
-    period = float(pm.periods(p.d_model, p.base, p.variant)[-1])
-    return Key(
-        NUMBER,
-        period,
-        tolerance=0.01 * period,  # one percent: read off the clock, not to the last digit
-        slots={"d": p.d_model, "base": p.base, "period": period},
-    )
-
-
-def _shift(p: Params) -> Key:
-    m, n = p.rope_m, p.rope_n
-    return Key(NUMBER, n - m, slots={"m": m, "n": n, "gap": n - m})
-
-
-def _interpolated(p: Params) -> Key:
-    """The position Position Interpolation reads the target length as: every pair's angle
-    there over its angle per position as trained."""
-    factor = p.target_len / p.train_len
-    plain, _ = pm.rope_frequencies(p.rope_head_dim, p.rope_base)
-    scaled, _ = pm.rope_frequencies(
-        p.rope_head_dim, p.rope_base, {"rope_type": "linear", "factor": factor}
-    )
-    read = round(float(p.target_len * scaled[0] / plain[0]), 6)  # a whole position
-    return Key(NUMBER, read, slots={"train": p.train_len, "target": p.target_len, "read": read})
-
-
-# chapter -> question id -> its answer key (the catalogue holds the words)
-KEYS: dict[str, dict[str, Callable[[Params], Key]]] = {
-    "binary-bits": {"codes": _codes},
-    "clock-hands": {"slowest": _slowest},
-    "similarity": {"closer": _closer},
-    "rope-rotation": {"shift": _shift},
-    "long-context": {"interpolated": _interpolated},
-}
+def keys_of(slug: str) -> dict[str, Callable[[Params], Key]]:
+    """The answer keys of `slug`'s questions: its folder's questions.py (none without one)."""
+    if slug not in KEYS:
+        info = registry.REGISTRY.get(slug)
+        module = f"{info.module.rpartition('.')[0]}.questions" if info else ""
+        found = module.startswith("scenes.chapters.") and importlib.util.find_spec(module)
+        KEYS[slug] = importlib.import_module(module).KEYS if found else {}
+    return KEYS[slug]
 
 
 def questions(slug: str, lang: str, params: Params | None = None) -> list[Question]:
     """The chapter's questions in `lang`, their answers at `params` (the defaults if None)."""
-    if slug not in KEYS:
+    keys = keys_of(slug)
+    if not keys:
         return []
     params = params or Params()
     asked = catalogue(lang, slug).get("ask", {})
     out = []
-    for qid, key_of in KEYS.get(slug, {}).items():
+    for qid, key_of in keys.items():
         words = asked.get(qid)
         where = f"{path_for(lang, slug)}: ask.{qid}"
         if not isinstance(words, dict) or "prompt" not in words or "reason" not in words:

@@ -14,14 +14,14 @@ import tomllib
 from functools import cache
 from pathlib import Path
 
+from lesson.reads import EXISTS, word_read
 from pe_math.params import longest_number, shown, toml_problem
-from scenes.kit.reads import EXISTS, word_read
 
 LANGS = ("zh", "en")
 COMMON = "common"  # the catalogue of words several scenes share
 GLOSSARY = "glossary"  # zh/glossary.toml: one word per idea, held by a test; no scene reads it
-ROOT = Path(__file__).resolve().parents[1] / "captions"
-CHAPTERS = Path(__file__).resolve().parents[1] / "chapters"  # a folder per chapter
+ROOT = Path(__file__).resolve().parents[1] / "scenes" / "captions"
+CHAPTERS = Path(__file__).resolve().parents[1] / "scenes" / "chapters"  # a folder per chapter
 ROOTS: list[Path] = [ROOT]  # scene plugins may add their own catalogue folders
 # A folder of catalogues (<lang>/<slug>.toml) read before the project's: a course's own
 # wording of some scenes, kept outside the project

@@ -19,11 +19,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import scenes
+from lesson import registry
+from lesson.catalogue import WORDS, CatalogueError, catalogue, path_for
+from lesson.catalogue import node as catalogue_node
+from lesson.text_layout import sentences
 from pe_math import Params
-from scenes.kit.catalogue import WORDS, CatalogueError, catalogue, path_for
-from scenes.kit.catalogue import node as catalogue_node
-from scenes.kit.text_layout import sentences
 
 MARKER = re.compile(r"@([a-z][a-z0-9_]*) ?")
 
@@ -31,7 +31,7 @@ MARKER = re.compile(r"@([a-z][a-z0-9_]*) ?")
 @functools.lru_cache(maxsize=64)
 def numbers_for(slug: str, params: Params) -> Any:
     """The registered scene's numbers() at `params` (kept: narration asks once per beat)."""
-    return scenes.get(slug).load().numbers(params)
+    return registry.get(slug).load().numbers(params)
 
 
 def line(lang: str, slug: str, key: str, params: Params | None = None) -> str:

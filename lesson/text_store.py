@@ -2,7 +2,7 @@
 
 With PE_TEXT_CACHE naming a folder, each Text is pickled there under a key of its words,
 its arguments, the canvas, the font's file and the versions of what sets and stores it.
-A pickle can run code, so each file is sealed with this user's key (scenes.kit.sealed)
+A pickle can run code, so each file is sealed with this user's key (lesson.sealed)
 and only a file whose seal holds is unpickled: one planted in a shared folder, or copied
 under another entry's name, is never read. A file that is missing, cut short, unsealed or
 of the wrong kind is set again; one that cannot be written only costs time.
@@ -21,8 +21,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from scenes.kit import sealed
-from scenes.kit.fonts import FONT
+from lesson import sealed
+from lesson.fonts import FONT
 
 CACHE_ENV = "PE_TEXT_CACHE"  # the folder; unset: nothing is kept
 FOLDER = ".text"  # its name beside a render's work folders
