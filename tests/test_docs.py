@@ -30,6 +30,10 @@ def test_the_readme_is_an_introduction_not_a_manual():
     assert len((ROOT / "README.md").read_text(encoding="utf-8").splitlines()) < 300
 
 
+def test_the_guide_is_a_guide_not_a_log():
+    assert len((ROOT / "docs" / "guide.md").read_text(encoding="utf-8").splitlines()) <= 400
+
+
 def test_every_link_between_the_pages_leads_to_a_file_and_heading():
     broken = []
     for page in PAGES:
