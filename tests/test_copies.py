@@ -87,3 +87,19 @@ def test_copies_of_a_built_stage_are_manims(slug, monkeypatch):
     scene, _ = build_scene(registry.get(slug).load())
     assert scene.mobjects
     assert_copied_as_manim_does(Group(*scene.mobjects), monkeypatch)
+
+
+@pytest.mark.parametrize("quality", ["t", "l"])
+def test_a_line_wider_than_the_frames_pixels_is_set_whole(quality):
+    """Pango leaves out the glyphs past the frame's pixel width: a long Chinese line of
+    integer-scale failed to render at every quality."""
+    from manim import config, tempconfig
+
+    from rendering.core import settings
+
+    line = "原论文把词嵌入乘以 √512 ≈ 22.6；它的位置编码（后面会讲）在每个 p 长度都是 16.0"
+    with tempconfig(settings.geometry(quality, "16:9").manim_frame()):
+        copies._made.cache_clear()
+        whole = text(line)
+        assert config.pixel_width < 1000
+    assert len(whole.submobjects) == len(line) and whole.width > text(line[:-1]).width

@@ -25,10 +25,11 @@ from __future__ import annotations
 import copy
 import functools
 from enum import Enum
+from pathlib import Path
 from typing import Any
 
 import numpy as np
-from manim import ManimColor, Mobject, Text, config
+from manim import ManimColor, Mobject, Text, config, tempconfig
 from manim.mobject.svg.svg_mobject import VMobjectFromSVGPath
 
 from lesson import text_store
@@ -148,13 +149,29 @@ def _made(content: str, settings: tuple[tuple[str, Any], ...], canvas: tuple[int
     stored = text_store.load(key, font, Text)
     if stored is not None:
         return stored
-    text = Text(content, **dict(settings))
+    text = _set(content, dict(settings))
     if text_store.enabled():
         kept = text.copy()
         for glyph in kept.family_members_with_points():
             glyph.path_obj = None  # read once, when the points were made
         text_store.save(key, font, kept)
     return text
+
+
+WIDE = 32_768  # pixels: a surface no line of the lesson reaches the edge of
+
+
+def _set(content: str, settings: dict[str, Any]) -> Text:
+    """Text(content, **settings). Pango draws a line into a surface as wide as the frame's
+    pixels and leaves out the glyphs past its edge, which Text then reports as fewer glyphs
+    than characters; such a line is set again on a surface wide enough, in a folder of its
+    own (the cut drawing stays under the same name in the usual one)."""
+    try:
+        return Text(content, **settings)
+    except ValueError:
+        wide = Path(config.get_dir("text_dir")) / "wide"
+        with tempconfig({"pixel_width": WIDE, "text_dir": str(wide)}):
+            return Text(content, **settings)
 
 
 def text_like(content: str, **settings: Any) -> Text:
