@@ -45,3 +45,17 @@ def test_every_link_between_the_pages_leads_to_a_file_and_heading():
             if not goal.exists() or (anchor and anchor not in anchors(goal)):
                 broken.append(f"{page.relative_to(ROOT)}: {target}")
     assert broken == []
+
+
+def test_the_version_is_one_in_pyproject_the_changelog_and_the_command():
+    import tomllib
+
+    from click.testing import CliRunner
+
+    from render import cli
+
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]["version"]
+    released = re.findall(r"^## \[(\d[^\]]*)\]", (ROOT / "CHANGELOG.md").read_text("utf-8"), re.M)
+    assert released[0] == version
+    said = CliRunner().invoke(cli, ["--version"])
+    assert (said.exit_code, said.output) == (0, f"pe-explainer {version}\n")

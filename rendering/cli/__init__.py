@@ -14,6 +14,7 @@ import click
 from lesson.catalogue import CatalogueError
 from rendering.cli import new_cmd, publish_cmd, render_cmd, scenes_cmd, speech_cmd, watch_cmd
 from rendering.cli.options import Fail, clipped
+from rendering.core.door import INSTALLED, version
 from rendering.core.files import write_problem
 from rendering.run import child
 
@@ -63,6 +64,7 @@ class OneLineErrors(click.Group):
 
 
 @click.group(cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(version(), "--version", prog_name=INSTALLED, message="%(prog)s %(version)s")
 @click.option("--verbose", is_flag=True, help="Show full tracebacks and Manim's own log.")
 @click.pass_context
 def cli(ctx: click.Context, verbose: bool) -> None:

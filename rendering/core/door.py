@@ -3,6 +3,9 @@ in a checkout, `pe-explainer` where the package is installed."""
 
 from __future__ import annotations
 
+import importlib.metadata
+import tomllib
+
 from rendering.core.keys import ROOT
 
 INSTALLED = "pe-explainer"  # the console script pyproject.toml names
@@ -10,3 +13,13 @@ INSTALLED = "pe-explainer"  # the console script pyproject.toml names
 
 def command() -> str:
     return "python render.py" if (ROOT / "render.py").exists() else INSTALLED
+
+
+def version() -> str:
+    """This program's version: the checkout's pyproject.toml where there is one (an
+    editable install's metadata keeps the version it was installed at), else the
+    installed package's."""
+    pyproject = ROOT / "pyproject.toml"
+    if pyproject.is_file():
+        return tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"]
+    return importlib.metadata.version(INSTALLED)
