@@ -36,6 +36,7 @@ class SceneInfo:
     # the Params fields the scene reads at the defaults, for people (`render.py list`);
     # a clip's key holds the fields its build read (lesson.reads), never this list
     fields: tuple[str, ...]
+    shows: str = ""  # what the chapter shows, in a line (the README's table of the lesson)
 
     def fields_for(self, lang: str) -> tuple[str, ...]:
         """The fields a clip in `lang` reads: the other language's words are left out."""
@@ -92,9 +93,11 @@ def declared(folder: Path) -> tuple[str, str, tuple[str, ...]]:
         and isinstance(class_name, str)
         and isinstance(fields, list)
         and all(isinstance(f, str) for f in fields)
+        and isinstance(decl.get("shows", ""), str)
     ):
         raise ChapterError(
-            f'{folder / "chapter.toml"} needs slug = "...", class = "..." and fields = [...]'
+            f'{folder / "chapter.toml"} needs slug = "...", class = "..." and fields = [...] '
+            '(and may say shows = "...")'
         )
     if slug.replace("-", "_") != folder.name:  # its catalogues are found by the slug
         raise ChapterError(
@@ -113,12 +116,14 @@ def discover(room: Path = CHAPTERS) -> tuple[SceneInfo, ...]:
         if folder.name.startswith(".") or not (folder / "chapter.toml").is_file():
             continue  # not a chapter, or one being made
         slug, class_name, fields = declared(folder)
-        found[slug] = (f"scenes.chapters.{folder.name}.scene", class_name, fields)
+        shows = _toml(folder / "chapter.toml").get("shows", "")
+        found[slug] = (f"scenes.chapters.{folder.name}.scene", class_name, fields, shows)
     listed = [s for s in lesson_order(room) if s in found]
     unlisted = sorted(set(found) - set(listed))
     return tuple(
-        SceneInfo(slug, *found[slug][:2], order, found[slug][2])
+        SceneInfo(slug, module, class_name, order, fields, shows)
         for order, slug in enumerate([*listed, *unlisted], start=1)
+        for module, class_name, fields, shows in [found[slug]]
     )
 
 

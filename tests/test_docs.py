@@ -30,6 +30,15 @@ def test_the_readme_is_an_introduction_not_a_manual():
     assert len((ROOT / "README.md").read_text(encoding="utf-8").splitlines()) < 300
 
 
+def test_the_readmes_table_of_the_lesson_is_made_from_the_chapters_folders():
+    from lesson import contents, registry
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert contents.BEGIN in readme and contents.with_table(readme) == readme
+    rows = re.findall(r"^\| \d+ \| `([a-z0-9-]+)` \|", readme, re.M)
+    assert rows == registry.lesson_order()
+
+
 def test_the_guide_is_a_guide_not_a_log():
     assert len((ROOT / "docs" / "guide.md").read_text(encoding="utf-8").splitlines()) <= 400
 

@@ -14,7 +14,6 @@ from click.testing import CliRunner
 
 from lesson import registry
 from rendering.cli import new_cmd
-from rendering.core import keys
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -50,6 +49,10 @@ def test_it_writes_the_folder_and_the_test_and_lists_the_chapter_after_another(r
     listed = registry.lesson_order(room / "chapters")
     assert listed[listed.index("clock-hands") + 1] == "my-chapter"
     assert "lists it as chapter 6" in result.output
+    assert (
+        "clock-hands's bridge now leads into it: reword its bridge line in "
+        f"{room / 'chapters' / 'clock_hands'}/en.toml and zh.toml"
+    ) in result.output
     assert registry.declared(folder) == ("my-chapter", "MyChapter", ("d_model",))
 
 
@@ -146,15 +149,20 @@ def test_the_templates_ship_with_the_package():
 
 
 @pytest.mark.render
-def test_a_new_chapter_renders_and_its_test_passes(tmp_path):
-    """In a copy of the project: the checkout is never written."""
+def test_a_chapter_inserted_into_the_whole_project_renders_and_the_lessons_tests_pass(tmp_path):
+    """In a copy of the whole project (the checkout is never written): `new`, then the
+    chapter renders and the lesson's own tests of its chapters, words and pages pass with
+    no other edit."""
     project = tmp_path / "project"
-    skip = shutil.ignore_patterns("__pycache__")
-    for name in keys.PROJECT_PACKAGES:
-        shutil.copytree(ROOT / name, project / name, ignore=skip)
-    for name in ("render.py", "tests/__init__.py", "tests/conftest.py", "tests/scene_tools.py"):
-        (project / name).parent.mkdir(exist_ok=True)
-        shutil.copy(ROOT / name, project / name)
+    tracked = (
+        subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True)
+        .stdout.decode()
+        .split("\0")
+    )
+    for name in filter(None, tracked):
+        if (ROOT / name).is_file():
+            (project / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, project / name)
 
     def run(*args: str) -> subprocess.CompletedProcess:
         done = subprocess.run(
@@ -163,16 +171,25 @@ def test_a_new_chapter_renders_and_its_test_passes(tmp_path):
         assert done.returncode == 0, done.stdout + done.stderr
         return done
 
-    run("render.py", "new", "my-chapter")
+    run("render.py", "new", "my-chapter", "--after", "clock-hands")
     out = tmp_path / "out"
-    run("render.py", "render", "my-chapter", "-q", "l", "--voice", "none", "--output", str(out))
-    folder = out / "en" / "480p15"
+    run("render.py", "render", "my-chapter", "-q", "t", "--voice", "none", "--output", str(out))
+    folder = out / "en" / "144p10"
     assert (folder / "my-chapter.mp4").stat().st_size > 0
     clips = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["clips"]
     entry = clips["my-chapter"]["mp4"]
-    assert entry["file"] == "my-chapter.mp4" and [b for b, _ in entry["beats"]] == ["idea"]
-    assert entry["order"] == len(registry.lesson_order()) + 1  # last in the lesson's list
-    test = "tests/test_scene_my_chapter.py"
-    done = run("-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "-n", "0", test)
+    assert [b for b, _ in entry["beats"]] == ["idea", "takeaway", "bridge"]
+    assert entry["order"] == registry.lesson_order().index("clock-hands") + 2
+    tests = [
+        "tests/test_scene_my_chapter.py",
+        "tests/test_scene_base.py::test_registry_numbers_the_chapters_in_the_order_the_lessons_list_gives",
+        "tests/test_claims.py::test_every_chapter_but_the_last_ends_with_a_bridge_to_the_next",
+        "tests/test_registry.py",
+        "tests/test_docs.py",
+    ]
+    done = run(
+        *("-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0", *tests),
+        *("-k", "not test_declared_fields or my-chapter"),
+    )
     assert " passed" in done.stdout and "failed" not in done.stdout
     assert not (ROOT / "scenes" / "chapters" / "my_chapter").exists()

@@ -1,5 +1,7 @@
 """The shared scene machinery: registry, catalogues, beats, layout checker."""
 
+import tomllib
+
 import pytest
 from manim import RIGHT, Text, Write
 
@@ -8,29 +10,34 @@ from lesson.catalogue import LANGS, CatalogueError, catalogue, lookup
 from scenes.kit.base import LessonScene
 from tests.scene_tools import build_scene
 
+# the design story: the needs first, integer and binary fail them, the sinusoid is built
+# and examined, relative position and RoPE follow, the recap ticks the list last. A
+# chapter added anywhere keeps this order among these.
+STORY = [
+    "attention-shuffle",
+    "integer-scale",
+    "binary-bits",
+    "square-to-sine",
+    "clock-hands",
+    "similarity",
+    "pe-heatmap",
+    "relative-shift",
+    "rope-rotation",
+    "variants",
+    "long-context",
+    "recap",
+]
 
-def test_registry_orders_the_lesson_as_a_design_story():
-    # the sinusoid's own properties come before relative position; RoPE and the variants
-    # are the climax, and the recap ticks off the requirements last
-    assert [i.slug for i in registry.lesson_chapters()] == [
-        "attention-shuffle",
-        "integer-scale",
-        "binary-bits",
-        "square-to-sine",
-        "clock-hands",
-        "similarity",
-        "pe-heatmap",
-        "relative-shift",
-        "rope-rotation",
-        "variants",
-        "long-context",
-        "recap",
-    ]
-    assert [i.order for i in registry.lesson_chapters()] == list(range(1, 13))
-    assert registry.get("clock-hands").stem == "clock-hands"  # its place is only `order`
-    assert registry.get("rope-rotation").order == 9
-    assert registry.next_chapter("pe-heatmap").slug == "relative-shift"
-    assert registry.next_chapter("recap") is None
+
+def test_registry_numbers_the_chapters_in_the_order_the_lessons_list_gives():
+    listed = tomllib.loads((registry.CHAPTERS / registry.ORDER).read_text("utf-8"))["chapters"]
+    chapters = registry.lesson_chapters()
+    assert [i.slug for i in chapters] == listed
+    assert [i.order for i in chapters] == list(range(1, len(listed) + 1))
+    assert [s for s in listed if s in STORY] == STORY
+    for info, following in zip(chapters, [*chapters[1:], None], strict=True):
+        assert registry.next_chapter(info.slug) == following
+        assert info.stem == info.slug  # its place is only `order`
 
 
 def test_unknown_slug_suggests_the_closest():
@@ -79,3 +86,11 @@ def test_layout_checker_catches_overflow_and_overlap():
     assert any("leaves the frame" in p for p in report.problems)
     assert any("overlaps" in p for p in report.problems)
     assert report.checked_beats == ["a", "b", "<end>"]
+
+
+def test_no_chapter_names_its_own_place_in_the_lesson():
+    """A chapter's number comes from the lesson's list: its code never says it."""
+    import re
+
+    for path in registry.CHAPTERS.glob("*/scene.py"):
+        assert not re.search(r"\bScene \d+\b", path.read_text(encoding="utf-8")), path

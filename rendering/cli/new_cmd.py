@@ -16,7 +16,7 @@ from pathlib import Path
 
 import click
 
-from lesson import catalogue, registry
+from lesson import catalogue, contents, registry
 from pe_math.params import shown
 from rendering.cli.options import Fail
 from rendering.core import keys
@@ -54,6 +54,13 @@ def new(slug: str, after: str | None) -> None:
     click.echo(f"made {shown_path(folder)}/ ({', '.join(FOLDER_FILES)}) and {shown_path(test)}")
     order = shown_path(registry.CHAPTERS / registry.ORDER)
     click.echo(f"{order} lists it as chapter {placed}" if placed else f"{order} lists it already")
+    before = registry.lesson_order(registry.CHAPTERS)[placed - 2] if placed > 1 else None
+    if before is not None:
+        folder_of = shown_path(registry.CHAPTERS / before.replace("-", "_"))
+        click.echo(
+            f"{before}'s bridge now leads into it: reword its bridge line in "
+            f"{folder_of}/en.toml and zh.toml"
+        )
     click.echo(f"render it: {command()} render {slug} -q l --voice none")
 
 
@@ -176,6 +183,10 @@ def make_chapter(slug: str, after: str | None, room: Path, tests: Path) -> tuple
         made.append(test)
         if edited is not None:
             atomic_write_text(order, edited)
+        readme = room.parents[1] / "README.md"  # the checkout's: its table of the lesson
+        if readme.is_file():
+            text_ = readme.read_text(encoding="utf-8")
+            atomic_write_text(readme, contents.with_table(text_, room))
     except OSError as exc:
         for path in reversed(made):
             if path.is_dir():

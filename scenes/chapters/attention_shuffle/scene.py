@@ -1,4 +1,4 @@
-"""Scene 1, attention-shuffle: swap two tokens and every attention output moves with its token."""
+"""attention-shuffle: swap two tokens and every attention output moves with its token."""
 
 from __future__ import annotations
 

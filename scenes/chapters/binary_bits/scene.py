@@ -1,4 +1,4 @@
-"""Scene 3, binary-bits: a binary counter is bounded and layered, but it jumps."""
+"""binary-bits: a binary counter is bounded and layered, but it jumps."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Scene 5, clock-hands: every (sin, cos) pair of the PE vector is a clock hand.
+"""clock-hands: every (sin, cos) pair of the PE vector is a clock hand.
 
 Hand i points at angle p·ω_i, clockwise from 12 o'clock, so its tip is
 (x, y) = (sin, cos)(p·ω_i): exactly PE dims (2i, 2i+1) in the interleaved layout

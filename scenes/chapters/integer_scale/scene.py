@@ -1,4 +1,4 @@
-"""Scene 2, integer-scale: adding the raw position p to every dim drowns the word vectors."""
+"""integer-scale: adding the raw position p to every dim drowns the word vectors."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Scene 11, long-context: RoPE read past its training length, and four ways to stretch it.
+"""long-context: RoPE read past its training length, and four ways to stretch it.
 
 Every pair of a RoPE head turns at its own speed θ_i. The slow pairs never finish one turn
 within the training length, so positions past it give them angles training never showed.

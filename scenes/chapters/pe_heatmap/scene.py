@@ -1,4 +1,4 @@
-"""Scene 7, pe-heatmap: the whole PE matrix at a wider width, read three ways.
+"""pe-heatmap: the whole PE matrix at a wider width, read three ways.
 
 The table (positions × dims, pe_math.sinusoidal) is drawn with dims down and positions
 across. "dim j" is column j of the table in the lesson's layout: interleaved puts pair i

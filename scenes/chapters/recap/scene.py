@@ -1,4 +1,4 @@
-"""Scene 12, recap: the list of needs from the first chapter, one need at a time, on one table.
+"""recap: the list of needs from the first chapter, one need at a time, on one table.
 
 The table (every scheme down, every need of `pe_math.REQUIREMENTS` across) stands beside a
 picture. Each need gets a beat of its own: its picture moves while it is said, then its

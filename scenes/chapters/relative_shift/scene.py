@@ -1,4 +1,4 @@
-"""Scene 8, relative-shift: moving k positions turns every clock hand by k·ω_i.
+"""relative-shift: moving k positions turns every clock hand by k·ω_i.
 
 PE(p+k) = M_k·PE(p), where M_k holds one 2×2 rotation per (sin, cos) pair and zeros
 elsewhere (pe_math.shift_matrix, laid out on the pair's dims for either layout). Hands

@@ -1,4 +1,4 @@
-"""Scene 9, rope-rotation: RoPE turns q and k instead of adding a position vector.
+"""rope-rotation: RoPE turns q and k instead of adding a position vector.
 
 One frequency pair is drawn as a 2-d plane with the clock-hands scene's axes: the
 pair's first dim to the right, its second dim up. q at position m is turned by m·θ

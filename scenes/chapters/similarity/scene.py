@@ -1,4 +1,4 @@
-"""Scene 6, similarity: how alike PE(i) and PE(j) are, and how far one step moves.
+"""similarity: how alike PE(i) and PE(j) are, and how far one step moves.
 
 The cosine-similarity matrix of the PE rows is 1 on its diagonal and fades away from
 it. With few clocks the fade is not steady: row 0 dips and climbs back. A wider model's

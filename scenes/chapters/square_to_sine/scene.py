@@ -1,4 +1,4 @@
-"""Scene 4, square-to-sine: sand each bit's square wave into a sine, then into the PE table."""
+"""square-to-sine: sand each bit's square wave into a sine, then into the PE table."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Scene 10, variants: not every model adds sinusoids.
+"""variants: not every model adds sinusoids.
 
 A learned table (one trained row per position, and none past the end), ALiBi (a bias on
 the attention scores, a slope per head), T5's relative buckets (exact nearby, then ever
