@@ -86,6 +86,11 @@ def lesson_order(room: Path = CHAPTERS) -> list[str]:
 
 def declared(folder: Path) -> tuple[str, str, tuple[str, ...]]:
     """(slug, class name, fields) from a chapter folder's chapter.toml."""
+    return declaration(folder)[:3]
+
+
+def declaration(folder: Path) -> tuple[str, str, tuple[str, ...], str]:
+    """(slug, class name, fields, what it shows) from a chapter folder's chapter.toml."""
     decl = _toml(folder / "chapter.toml")
     slug, class_name, fields = decl.get("slug"), decl.get("class"), decl.get("fields", [])
     if not (
@@ -104,7 +109,7 @@ def declared(folder: Path) -> tuple[str, str, tuple[str, ...]]:
             f"{folder / 'chapter.toml'} declares slug {shown(slug)}; its folder must be named "
             f"{shown(slug.replace('-', '_'), quoted=False)}, or the slug {folder.name.replace('_', '-')}"
         )
-    return slug, class_name, tuple(fields)
+    return slug, class_name, tuple(fields), decl.get("shows", "")
 
 
 def discover(room: Path = CHAPTERS) -> tuple[SceneInfo, ...]:
@@ -115,8 +120,7 @@ def discover(room: Path = CHAPTERS) -> tuple[SceneInfo, ...]:
     for folder in sorted(room.iterdir()):
         if folder.name.startswith(".") or not (folder / "chapter.toml").is_file():
             continue  # not a chapter, or one being made
-        slug, class_name, fields = declared(folder)
-        shows = _toml(folder / "chapter.toml").get("shows", "")
+        slug, class_name, fields, shows = declaration(folder)
         found[slug] = (f"scenes.chapters.{folder.name}.scene", class_name, fields, shows)
     listed = [s for s in lesson_order(room) if s in found]
     unlisted = sorted(set(found) - set(listed))

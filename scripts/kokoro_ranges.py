@@ -43,8 +43,7 @@ def feeds(lang: str, voice: str, speed: float, every: int):
     for slug in CHAPTERS:
         for line in list(narration.beat_lines(slug, lang).values())[::every]:
             phonemes = engine.phonemes(narration.spoken(line, lang))
-            ids = [vocab[c] for c in phonemes if c in vocab]
-            for part in kokoro.chunks(ids, phonemes, vocab):
+            for part in kokoro.chunks(phonemes, vocab):
                 yield {
                     "tokens": np.array([[0, *part, 0]], np.int64),
                     "style": kokoro._styles(engine.pack)[len(part)].astype(np.float32),

@@ -37,7 +37,7 @@ import numpy as np
 from click.testing import CliRunner
 
 from pe_math.params import DEFAULT_TOML
-from rendering.core import settings
+from rendering.core import keys, settings
 
 ROOT = Path(__file__).resolve().parent.parent
 PLUGIN = "fuzz_card"  # the plugin scene's module, written outside the project
@@ -164,7 +164,7 @@ def tone(path: Path, seconds: float, pitch: float) -> None:
         out.writeframes(samples.tobytes())
 
 
-PROJECT = ("render.py", "pyproject.toml", "rendering", "scenes", "pe_math", "bench/fuzz_edits.py")
+PROJECT = ("render.py", "pyproject.toml", *keys.PROJECT_PACKAGES, "bench/fuzz_edits.py")
 PROJECT += tuple(
     f"tests/{n}" for n in ("__init__.py", "plugin_scenes.py", "edit_fuzz.py", "captions")
 )

@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from render import cli
+from rendering.core import keys
 from rendering.core.manifest import Manifest
 from rendering.speech import narration, voices
 from rendering.speech.engines.base import REGISTRY
@@ -18,7 +19,7 @@ from tests import test_lesson
 from tests.test_lesson import render_clips
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("rendering", "scenes", "pe_math")
+PACKAGES = keys.PROJECT_PACKAGES
 # Piper's voice files name the phonemiser they were trained with under this key
 FILE_FORMAT_WORDS = {("rendering/speech/engines/piper.py", "espeak")}
 

@@ -433,3 +433,12 @@ def test_earlier_models_and_writes_cut_short_leave_the_model_cache(tmp_path):
     kokoro_fast.tidy(tmp_path, keep)
     left = sorted(p.name for p in tmp_path.iterdir())
     assert left == sorted([*(n for n, kept in names.items() if kept), "keys"])
+
+
+def test_a_clause_too_long_for_one_call_starts_its_own():
+    vocab = {c: i for i, c in enumerate("ab, .", start=1)}
+    short, long = "a" * 298 + ", ", " ".join(["b" * 99] * 6) + "."  # 300 ids, 599 ids
+    parts = kokoro.chunks(short + long, vocab)
+    assert len(parts[0]) == 300  # the pause, not a space inside the long clause
+    assert sum(parts, []) == [vocab[c] for c in short + long]
+    assert all(len(p) <= kokoro.MAX_IDS for p in parts)

@@ -413,6 +413,8 @@ def test_only_its_own_origin_and_its_secret_folder_are_answered(live):
     for host in ("evil.example", f"evil.example:{port}", "127.0.0.1", f"127.0.0.1:{port + 1}"):
         status, _, body = request(live.url, "/media/clip.mp4", {"Host": host})
         assert (status, body) == (403, b"forbidden"), host
+    status, headers, _ = request(f"http://127.0.0.1:{port}/", f"/{live.token}")
+    assert (status, headers["Location"]) == (301, f"/{live.token}/")
     outside = f"http://127.0.0.1:{port}/"
     for path in ("/", "/media/clip.mp4", "/events", f"/{live.token[:-1]}/media/clip.mp4"):
         assert request(outside, path)[0] == 404, path

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import functools
 import keyword
 import os
@@ -57,10 +58,11 @@ def new(slug: str, after: str | None) -> None:
     before = registry.lesson_order(registry.CHAPTERS)[placed - 2] if placed > 1 else None
     if before is not None:
         folder_of = shown_path(registry.CHAPTERS / before.replace("-", "_"))
-        click.echo(
-            f"{before}'s bridge now leads into it: reword its bridge line in "
-            f"{folder_of}/en.toml and zh.toml"
-        )
+        if catalogue.has("en", before, "say.bridge"):
+            say = f"{before}'s bridge now leads into it: reword its bridge line"
+        else:
+            say = f"{before} ends without a bridge: add a bridge line to [say]"
+        click.echo(f"{say} in {folder_of}/en.toml and zh.toml")
     click.echo(f"render it: {command()} render {slug} -q l --voice none")
 
 
@@ -172,6 +174,7 @@ def make_chapter(slug: str, after: str | None, room: Path, tests: Path) -> tuple
     fill = {f: template(t, values) for f, t in FOLDER_FILES.items()}
     folder, test = room / name, tests / f"test_scene_{name}.py"
     made: list[Path] = []
+    edits: list[tuple[Path, str]] = []  # files edited in place, with their text before
     try:
         staging = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=room))
         made.append(staging)
@@ -182,12 +185,16 @@ def make_chapter(slug: str, after: str | None, room: Path, tests: Path) -> tuple
         atomic_write_text(test, template("test.py.tmpl", values))
         made.append(test)
         if edited is not None:
+            edits.append((order, text))
             atomic_write_text(order, edited)
         readme = room.parents[1] / "README.md"  # the checkout's: its table of the lesson
         if readme.is_file():
-            text_ = readme.read_text(encoding="utf-8")
-            atomic_write_text(readme, contents.with_table(text_, room))
+            edits.append((readme, readme.read_text(encoding="utf-8")))
+            atomic_write_text(readme, contents.with_table(edits[-1][1], room))
     except OSError as exc:
+        for path, before in reversed(edits):
+            with contextlib.suppress(OSError):
+                atomic_write_text(path, before)
         for path in reversed(made):
             if path.is_dir():
                 shutil.rmtree(path)

@@ -19,7 +19,11 @@ def version() -> str:
     """This program's version: the checkout's pyproject.toml where there is one (an
     editable install's metadata keeps the version it was installed at), else the
     installed package's."""
-    pyproject = ROOT / "pyproject.toml"
-    if pyproject.is_file():
-        return tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"]
-    return importlib.metadata.version(INSTALLED)
+    try:
+        project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+        return str(project["project"]["version"])
+    except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError):  # installed, or mid-edit
+        try:
+            return importlib.metadata.version(INSTALLED)
+        except importlib.metadata.PackageNotFoundError:
+            return "unknown"

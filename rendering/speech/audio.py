@@ -191,8 +191,9 @@ def take_seconds(path: Path) -> float | None:
     missing, not a plain file (a FIFO would block a read), not our format, or its size
     not what its header says (cut short by a crash or a full disk)."""
     try:
-        size = os.stat(path).st_size
-        if not stat.S_ISREG(os.stat(path).st_mode) or size < WAV_HEADER:
+        found = os.stat(path)
+        size = found.st_size
+        if not stat.S_ISREG(found.st_mode) or size < WAV_HEADER:
             return None
         with wave.open(str(path), "rb") as w:
             shape = (w.getnchannels(), w.getsampwidth(), w.getframerate())

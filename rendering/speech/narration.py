@@ -16,6 +16,7 @@ import json
 import math
 import multiprocessing
 import os
+import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -368,13 +369,14 @@ def synthesise_pending(
 def _end(pool: ProcessPoolExecutor) -> None:
     """End `pool` now: a stop (Ctrl-C, SIGTERM, a hang-up) must not wait for the speech
     still queued, and no worker may outlive the command."""
-    processes = list((pool._processes or {}).values())  # the executor has no public handle
+    processes = list((pool._processes or {}).values())  # no public handle before 3.14
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         if process.is_alive():
             process.terminate()
+    deadline = time.monotonic() + 5
     for process in processes:
-        process.join(5)
+        process.join(max(0.0, deadline - time.monotonic()))
 
 
 def _make_piece(task: tuple[voices.VoiceSpec, str, str, str]) -> None:

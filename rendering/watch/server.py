@@ -99,7 +99,8 @@ class BoundedServer(ThreadingHTTPServer):
 
 
 class LivePage:
-    """Serves the page, the clips of `root` under /media/, and the events at /events."""
+    """Serves, under /<token>/ (its `url`), the page, the clips of `root` under media/,
+    and the events at events."""
 
     def __init__(
         self,
@@ -142,9 +143,14 @@ class LivePage:
                 if self.headers.get("Host", "") not in page.hosts():
                     return page.send(self, 403, "text/plain", b"forbidden")
                 path = unquote(urlparse(self.path).path)
-                mine, _, rest = path.removeprefix("/").partition("/")
+                mine, slash, rest = path.removeprefix("/").partition("/")
                 if not hmac.compare_digest(mine.encode(), page.token.encode()):
                     page.send(self, 404, "text/plain", b"not found")
+                elif not slash:  # the page's own links are relative to its folder
+                    self.send_response(301)
+                    self.send_header("Location", f"/{page.token}/")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
                 elif not rest:
                     page.send(self, 200, "text/html; charset=utf-8", page.html().encode())
                 elif rest == "events":

@@ -1,2 +1,2 @@
 """The lesson's chapters: one folder each (scene.py, en.toml, zh.toml, chapter.toml); their
-order is order.toml here. The registry (scenes) finds them."""
+order is order.toml here. lesson.registry finds them."""

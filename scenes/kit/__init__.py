@@ -1,3 +1,2 @@
-"""The support code every scene stands on: the base scene, components, catalogues,
-text, theme and timing. It asks the registry (scenes) for a scene by slug, never a
-chapter by its module."""
+"""What every chapter stands on, in Manim: the base scene and its timing, components,
+theme, and the copy and skip helpers. The words and the registry are lesson's."""

@@ -227,8 +227,9 @@ _SYLLABLE = re.compile(r"[ˈˌ]*[^ˈˌ→↗↓↘]*[→↗↓↘]*")  # Mandari
 
 
 def chunks(phonemes: str, vocab: dict[str, int], limit: int = MAX_IDS) -> list[list[int]]:
-    """Every id of `phonemes` in calls of at most `limit`, cut at the best breaks: pauses,
-    else spaces, else syllables (before a stress mark, after a tone), else anywhere."""
+    """Every id of `phonemes` in calls of at most `limit`, cut at the best breaks: between
+    clauses, and only inside a clause too long for one call, at its spaces, else between
+    syllables (before a stress mark, after a tone), else anywhere."""
 
     def ids(text: str) -> list[int]:
         return [vocab[c] for c in text if c in vocab]
@@ -242,12 +243,16 @@ def chunks(phonemes: str, vocab: dict[str, int], limit: int = MAX_IDS) -> list[l
         return [p for part in breaks[0].findall(text) for p in pieces(part, breaks[1:])]
 
     out: list[list[int]] = []
-    for part in pieces(phonemes, [_CLAUSE, _WORD, _SYLLABLE]):
-        if out and len(out[-1]) + len(part) <= limit:
-            out[-1] += part
-        elif part:
-            out.append(list(part))
-    return out
+    for clause in _CLAUSE.findall(phonemes):
+        parts = [p for p in pieces(clause, [_WORD, _SYLLABLE]) if p]
+        if len(parts) > 1 and out:
+            out.append([])  # a clause cut in parts starts a call of its own
+        for part in parts:
+            if out and len(out[-1]) + len(part) <= limit:
+                out[-1] += part
+            else:
+                out.append(list(part))
+    return [call for call in out if call]
 
 
 def _check_phonemes(lexicon: Entries, vocab: dict[str, int]) -> None:
