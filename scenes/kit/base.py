@@ -84,6 +84,8 @@ class LessonScene(Scene):
     SHAPES: ClassVar[frozenset[str]] = frozenset({"wide"})
     # Where the scene's groups go, one record per shape it composes for: sizes, directions
     # and gaps chosen once, so its beats read `self.layout` instead of asking the shape.
+    # A chapter gives them as `class Chapter(LessonScene, layouts=LAYOUTS)`, which also
+    # makes those shapes its SHAPES.
     LAYOUTS: ClassVar[Mapping[str, Any]] = {}
     # Whether the pipeline may draw the scene in ranges of animations on several workers.
     # A range skips the plays before it (they end without drawing), so a scene whose state
@@ -95,6 +97,12 @@ class LessonScene(Scene):
     cue_hooks: ClassVar[list[BeatHook]] = []
     # Called after every play and wait with the scene; the pipeline reports progress from it.
     play_hooks: ClassVar[list[Callable[[LessonScene], None]]] = []
+
+    def __init_subclass__(cls, layouts: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if layouts is not None:
+            cls.LAYOUTS = layouts
+            cls.SHAPES = frozenset(layouts)
 
     def __init__(
         self,

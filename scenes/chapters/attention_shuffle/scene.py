@@ -152,12 +152,10 @@ QK_TEX = r"\tfrac{QK^{\top}}{\sqrt{d}}"
 MIX_TEX = r"\cdot\,V"
 
 
-class AttentionShuffle(LessonScene):
+class AttentionShuffle(LessonScene, layouts=LAYOUTS):
     """猫咬狗 → 狗咬猫: the weight grid permutes and the outputs travel with their tokens."""
 
     slug = "attention-shuffle"
-    SHAPES = frozenset(LAYOUTS)
-    LAYOUTS = LAYOUTS
 
     @classmethod
     def numbers(cls, params: Params) -> AttentionShuffleNumbers:

@@ -100,10 +100,8 @@ class BinaryBitsNumbers:
     lines: dict[str, str]  # beat -> which of its narration alternatives holds here
 
 
-class BinaryBits(LessonScene):
+class BinaryBits(LessonScene, layouts=LAYOUTS):
     slug = "binary-bits"
-    SHAPES = frozenset(LAYOUTS)
-    LAYOUTS = LAYOUTS
 
     @classmethod
     def numbers(cls, params: pm.Params) -> BinaryBitsNumbers:

@@ -113,12 +113,10 @@ class ClockHandsNumbers:
     lines: dict[str, str]  # beat -> which of its narration alternatives holds here
 
 
-class ClockHands(LessonScene):
+class ClockHands(LessonScene, layouts=LAYOUTS):
     """d/2 clocks, one per sin/cos pair; a position counter turns them all."""
 
     slug: ClassVar[str] = "clock-hands"
-    SHAPES: ClassVar[frozenset[str]] = frozenset(LAYOUTS)
-    LAYOUTS = LAYOUTS
 
     # ------------------------------------------------------------------ numbers
     @classmethod

@@ -124,12 +124,10 @@ class IntegerScaleNumbers:
     paper_pe_norm: float  # ‖PE(p)‖ at the paper's width, the same for every p
 
 
-class IntegerScale(LessonScene):
+class IntegerScale(LessonScene, layouts=LAYOUTS):
     """cat and dog plus p·1: the axis stretches, the meaning shrinks to a sliver, cos → 1."""
 
     slug = "integer-scale"
-    SHAPES = frozenset(LAYOUTS)
-    LAYOUTS = LAYOUTS
 
     @classmethod
     def numbers(cls, params: Params) -> IntegerScaleNumbers:

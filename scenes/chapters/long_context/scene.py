@@ -180,12 +180,10 @@ class LongContextNumbers:
     lines: dict[str, str]
 
 
-class LongContext(LessonScene):
+class LongContext(LessonScene, layouts=LAYOUTS):
     """The ladder of RoPE's turns against the training length, and what each remedy does."""
 
     slug: ClassVar[str] = "long-context"
-    SHAPES: ClassVar[frozenset[str]] = frozenset(LAYOUTS)
-    LAYOUTS = LAYOUTS
 
     # ------------------------------------------------------------------ numbers
     @classmethod

@@ -192,12 +192,10 @@ def tex_power(exponent: int) -> str:
     return "1" if exponent == 0 else rf"10^{{{exponent}}}"
 
 
-class PeHeatmap(LessonScene):
+class PeHeatmap(LessonScene, layouts=LAYOUTS):
     """The PE matrix as a heat map, its chosen dims as curves, their first steps, base's lap."""
 
     slug: ClassVar[str] = "pe-heatmap"
-    SHAPES: ClassVar[frozenset[str]] = frozenset(LAYOUTS)
-    LAYOUTS = LAYOUTS
 
     # ------------------------------------------------------------------ numbers
     @classmethod

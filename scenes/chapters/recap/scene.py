@@ -167,12 +167,10 @@ def best_line(checks: dict[str, dict[str, bool]]) -> str:
     return "other"
 
 
-class Recap(LessonScene):
+class Recap(LessonScene, layouts=LAYOUTS):
     """The needs one at a time, each with its picture in motion, marked on one table."""
 
     slug: ClassVar[str] = "recap"
-    SHAPES: ClassVar[frozenset[str]] = frozenset(LAYOUTS)
-    LAYOUTS = LAYOUTS
 
     # ------------------------------------------------------------------ numbers
     @classmethod

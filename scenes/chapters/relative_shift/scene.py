@@ -130,12 +130,10 @@ def degrees_text(deg: float) -> str:
     return theme.fmt(deg, 1) if abs(deg) < 1000 else compact(deg)
 
 
-class RelativeShift(LessonScene):
+class RelativeShift(LessonScene, layouts=LAYOUTS):
     """PE(p) as clocks; turning every hand by k·ω_i lands on PE(p+k)."""
 
     slug: ClassVar[str] = "relative-shift"
-    SHAPES: ClassVar[frozenset[str]] = frozenset(LAYOUTS)
-    LAYOUTS = LAYOUTS
 
     # ------------------------------------------------------------------ numbers
     @classmethod

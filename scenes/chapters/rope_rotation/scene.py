@@ -146,12 +146,10 @@ class RopeRotationNumbers:
     lines: dict
 
 
-class RopeRotation(LessonScene):
+class RopeRotation(LessonScene, layouts=LAYOUTS):
     """q and k in one RoPE plane: a common shift keeps the score, a new gap changes it."""
 
     slug: ClassVar[str] = "rope-rotation"
-    SHAPES: ClassVar[frozenset[str]] = frozenset(LAYOUTS)
-    LAYOUTS = LAYOUTS
 
     # ------------------------------------------------------------------ numbers
     @classmethod

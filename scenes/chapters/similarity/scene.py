@@ -205,12 +205,10 @@ def bar_chart(
     return VGroup(base, bars, greedy_labels(marks, first), grid)
 
 
-class Similarity(LessonScene):
+class Similarity(LessonScene, layouts=LAYOUTS):
     """The similarity matrix of PE at two widths, row 0 as curves, and the step lengths."""
 
     slug: ClassVar[str] = "similarity"
-    SHAPES: ClassVar[frozenset[str]] = frozenset(LAYOUTS)
-    LAYOUTS = LAYOUTS
 
     # ------------------------------------------------------------------ numbers
     @classmethod

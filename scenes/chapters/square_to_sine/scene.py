@@ -106,10 +106,8 @@ class SquareToSineNumbers:
     lines: dict[str, str]  # beat -> which of its narration alternatives holds here
 
 
-class SquareToSine(LessonScene):
+class SquareToSine(LessonScene, layouts=LAYOUTS):
     slug = "square-to-sine"
-    SHAPES = frozenset(LAYOUTS)
-    LAYOUTS = LAYOUTS
 
     @classmethod
     def layout_sizes(cls, params: pm.Params) -> dict[str, int]:

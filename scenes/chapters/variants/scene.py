@@ -186,12 +186,10 @@ def t5_samples(max_distance: int) -> list[int]:
     return [*powers, max_distance, 4 * max_distance]
 
 
-class Variants(LessonScene):
+class Variants(LessonScene, layouts=LAYOUTS):
     """A learned table, ALiBi, T5 buckets and RoPE, then all five ways side by side."""
 
     slug: ClassVar[str] = "variants"
-    SHAPES: ClassVar[frozenset[str]] = frozenset(LAYOUTS)
-    LAYOUTS = LAYOUTS
 
     # ------------------------------------------------------------------ numbers
     @classmethod
