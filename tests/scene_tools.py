@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import itertools
 import tempfile
@@ -24,7 +23,7 @@ from manim import (
     tempconfig,
 )
 
-from lesson import registry, say
+from lesson import reads, registry, say
 from lesson.catalogue import WORDS, catalogue, lookup
 from pe_math import Params
 from scenes.kit import theme
@@ -253,25 +252,10 @@ def _shared_build(cls, params, lang, timing, frame) -> tuple[LessonScene, Layout
     return _build(cls, params, lang, None, speech, None, sentences)
 
 
-class TracingParams(Params):
-    """Params that note every field the scene reads into the report."""
-
-    def __getattribute__(self, name):
-        if name in _FIELD_NAMES and _TRACE:
-            _TRACE[-1].add(name)
-        return super().__getattribute__(name)
-
-
-_FIELD_NAMES = frozenset(f.name for f in dataclasses.fields(Params))
-_TRACE: list[set[str]] = []
-
-
 def _build(
     cls, params, lang, tmp, speech, pace=None, sentences=None
 ) -> tuple[LessonScene, LayoutReport]:
     report = LayoutReport()
-    traced = TracingParams(**{f: getattr(params, f) for f in _FIELD_NAMES})
-    _TRACE.append(report.fields_read)
     hook = lambda scene, beat: check_layout(scene, beat, report)  # noqa: E731
     at_cues = LayoutReport()  # as every cued animation ends: only its problems count
     cue_hook = lambda scene, cue: check_layout(scene, cue, at_cues)  # noqa: E731
@@ -286,10 +270,11 @@ def _build(
             "verbosity": "WARNING",
             "media_dir": str(tmp if tmp is not None else _shared_media_dir()),
         }
-        with tempconfig(settings):
+        # the knobs it reads are noted as a render notes them (lesson.reads)
+        with tempconfig(settings), reads.watching() as read:
             # skip_animations jumps each play to its end state: no frames are drawn
             scene = cls(
-                params=traced,
+                params=params,
                 lang=lang,
                 skip_animations=True,
                 speech=speech,
@@ -297,10 +282,10 @@ def _build(
                 sentences=sentences,
             )
             scene.render()
+        report.fields_read.update(read.knob_names())
     finally:
         LessonScene.beat_hooks.remove(hook)
         LessonScene.cue_hooks.remove(cue_hook)
-        _TRACE.pop()
     report.problems += at_cues.problems + unplayed_cues(scene)
     report.too_small += at_cues.too_small
     return scene, report
