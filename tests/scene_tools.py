@@ -6,7 +6,7 @@ import functools
 import itertools
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +26,7 @@ from manim import (
 from lesson import reads, registry, say
 from lesson.catalogue import WORDS, catalogue, lookup
 from pe_math import Params
+from rendering.draw import motion
 from scenes.kit import theme
 from scenes.kit.base import LessonScene
 
@@ -378,3 +379,36 @@ def omegas(d: int, base: float, variant: str = "paper") -> np.ndarray:
 def bits(p: int, n: int) -> np.ndarray:
     """The n bits of p, lowest first."""
     return np.array([(p >> k) & 1 for k in range(n)], dtype=float)
+
+
+# --------------------------------------------------------------- pacing without a build
+def pace_for(plays, speech: dict[str, float], most: float = motion.MOST_PACE) -> dict[str, float]:
+    """Beat -> the factor that stretches its animations (not its waits) until they and
+    its own waits fill its speech and breath (beat_pace); only the beats it stretches,
+    never those that play with their sentences. The beat lasts as long as before: only
+    the hold at its end shrinks."""
+    return motion.pace_for_inputs(motion.pace_inputs(plays), speech, most)
+
+
+def with_pace(plays, beats: list[tuple[str, float]], pace: dict[str, float]):
+    """The plays and beat starts as `pace` would time them, worked out from a build
+    without it: a paced beat's animations run longer, and the hold for its speech at its
+    end is shorter by as much (a beat grows only where nothing is left to shorten)."""
+    out, shift, added = [], 0.0, 0.0
+    starts = dict(beats)
+    moved = {}
+    for play in plays:
+        if play.beat in starts and play.beat not in moved:
+            moved[play.beat] = starts[play.beat] + shift
+            added = 0.0
+        length = play.seconds
+        if not play.wait and not play.cued:
+            length *= pace.get(play.beat, 1.0)
+            added += length - play.seconds
+        elif play.for_speech:
+            length, added = max(0.0, length - added), max(0.0, added - length)
+        start = play.start + shift
+        shift += length - play.seconds
+        if length > 1e-3:  # a hold with nothing left to wait is not played
+            out.append(replace(play, start=start, end=start + length))
+    return out, [(key, moved.get(key, start + shift)) for key, start in beats]

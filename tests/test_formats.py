@@ -16,13 +16,21 @@ from rendering.core import settings
 from rendering.core.jobs import Job
 from rendering.core.manifest import ClipEntry, Manifest
 from rendering.draw import encoders
-from rendering.draw.motion import MOST_STILL, pace_for, still_runs, with_pace
+from rendering.draw.motion import MOST_STILL, still_runs
 from rendering.publish import gallery
 from scenes.kit import theme
 from scenes.kit.base import LessonScene
 from scenes.lesson_cards import LessonIntro, LessonOutro
 from tests import test_lesson
-from tests.scene_tools import LayoutReport, build_in, build_scene, check_layout, estimated_speech
+from tests.scene_tools import (
+    LayoutReport,
+    build_in,
+    build_scene,
+    check_layout,
+    estimated_speech,
+    pace_for,
+    with_pace,
+)
 from tests.test_lesson import render_clips
 
 tiny_scenes = test_lesson.tiny_scenes  # the fixture: tiny scenes at 256x144, 10 fps

@@ -9,8 +9,9 @@ from lesson import say
 from lesson.catalogue import CatalogueError, add_root
 from lesson.timing import BREATH
 from pe_math import Params
-from rendering.draw.motion import MOST_PACE, pace_for, still_runs, with_pace
+from rendering.draw.motion import MOST_PACE, still_runs
 from scenes.kit.base import LessonScene, Play
+from tests.scene_tools import pace_for, with_pace
 
 add_root(Path(__file__).resolve().parent / "captions")  # the cued scene's lines
 

@@ -12,7 +12,7 @@ from lesson.catalogue import lookup
 from lesson.facts import GPT2_POSITIONS, GPT2_WIDTH
 from lesson.text_layout import sentences
 from pe_math import Params
-from rendering.draw.motion import MOST_STILL, pace_for, still_runs, with_pace
+from rendering.draw.motion import MOST_STILL, still_runs
 from scenes.chapters.recap.scene import (
     BINARY_BITS_SHOWN,
     DIGITS,
@@ -28,7 +28,9 @@ from tests.scene_tools import (
     build_scene,
     catalogue_ui,
     omegas,
+    pace_for,
     squash,
+    with_pace,
 )
 
 BEATS = [*pm.REQUIREMENTS, "checklist", "beyond", "takeaway"]

@@ -169,7 +169,7 @@ def test_a_beat_drawn_after_kept_ones_and_an_earlier_longer_beat_leave_the_later
     later, and the beats' start times must follow from the frames."""
     job = Job(slug, Params.load())
     speech, longer, speech2 = speeches(slug)
-    # Speech stretches the animations to fill it (motion.pace_for), which costs a build
+    # Speech stretches the animations to fill it (the driver's pacing, rendering.draw.motion), which costs a build
     # before the draw: one scene is drawn so, the others as written ({})
     pace = None if slug == JOINED else {}
     store = tmp_path / "beats"

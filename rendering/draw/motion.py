@@ -8,7 +8,6 @@ plays, and only its part inside a beat's speech counts.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,38 +92,6 @@ def beat_pace(moving: float, waiting: float, said: float, most: float = MOST_PAC
         return 1.0
     factor = (said + BREATH - waiting) / moving
     return round(min(factor, most), 6) if factor > 1.0 else 1.0
-
-
-def pace_for(plays, speech: dict[str, float], most: float = MOST_PACE) -> dict[str, float]:
-    """Beat -> the factor that stretches its animations (not its waits) until they and
-    its own waits fill its speech and breath (beat_pace); only the beats it stretches,
-    never those that play with their sentences. The beat lasts as long as before: only
-    the hold at its end shrinks."""
-    return pace_for_inputs(pace_inputs(plays), speech, most)
-
-
-def with_pace(plays, beats: list[tuple[str, float]], pace: dict[str, float]):
-    """The plays and beat starts as `pace` would time them, worked out from a build
-    without it: a paced beat's animations run longer, and the hold for its speech at its
-    end is shorter by as much (a beat grows only where nothing is left to shorten)."""
-    out, shift, added = [], 0.0, 0.0
-    starts = dict(beats)
-    moved = {}
-    for play in plays:
-        if play.beat in starts and play.beat not in moved:
-            moved[play.beat] = starts[play.beat] + shift
-            added = 0.0
-        length = play.seconds
-        if not play.wait and not play.cued:
-            length *= pace.get(play.beat, 1.0)
-            added += length - play.seconds
-        elif play.for_speech:
-            length, added = max(0.0, length - added), max(0.0, added - length)
-        start = play.start + shift
-        shift += length - play.seconds
-        if length > 1e-3:  # a hold with nothing left to wait is not played
-            out.append(dataclasses.replace(play, start=start, end=start + length))
-    return out, [(key, moved.get(key, start + shift)) for key, start in beats]
 
 
 def build(
