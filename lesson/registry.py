@@ -16,7 +16,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from lesson.catalogue import COMMON, LANGS, has, lookup, path_for
+from lesson.catalogue import CHAPTERS, COMMON, LANGS, has, lookup, path_for
 from lesson.catalogue import catalogue as parsed  # `lesson.catalogue` stays the module
 from lesson.reads import NEXT, word_read
 from pe_math.params import shown, toml_problem
@@ -57,7 +57,6 @@ class SceneInfo:
 
 
 LANGUAGE_FIELDS = {"tokens": "zh", "tokens_en": "en"}  # words shown in one language only
-CHAPTERS = Path(__file__).resolve().parents[1] / "scenes" / "chapters"
 ORDER = "order.toml"  # in CHAPTERS: the lesson's one list of chapters, in order
 
 

@@ -72,20 +72,29 @@ def video_facts(file: Path, checked, fps: int, poster: str | None) -> dict[str, 
     }
 
 
-def intact(folder: Path, file: str, size: int, digest: str) -> bool:
-    """Whether `folder`/`file` is still the video the manifest recorded: a plain file of
-    that size and quick digest (an entry written before digests were kept: that size)."""
-    path = folder / file
-    try:
-        if Path(file).name != file or not path.is_file() or path.stat().st_size != size:
+class Recorded:
+    """A video the manifest records by its `file`, `bytes` and quick `digest`."""
+
+    file: str
+    bytes: int
+    digest: str
+
+    def intact(self, folder: Path) -> bool:
+        """Whether `folder`/file is still the video recorded: a plain file of that size and
+        quick digest (an entry written before digests were kept: that size)."""
+        path = folder / self.file
+        try:
+            if Path(self.file).name != self.file or not path.is_file():
+                return False
+            if path.stat().st_size != self.bytes:
+                return False
+            return not self.digest or quick_digest(path) == self.digest
+        except OSError:
             return False
-        return not digest or quick_digest(path) == digest
-    except OSError:
-        return False
 
 
 @dataclass(frozen=True)
-class LessonRecord:
+class LessonRecord(Recorded):
     """The joined lesson of a folder, as the manifest keeps it under "lesson"."""
 
     file: str
@@ -125,7 +134,7 @@ class LessonRecord:
 
 
 @dataclass(frozen=True)
-class ClipEntry:
+class ClipEntry(Recorded):
     """One validated clip as the manifest records it."""
 
     slug: str
@@ -185,10 +194,6 @@ class ClipEntry:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-    def intact(self, folder: Path) -> bool:
-        """Whether the clip in `folder` is the one this entry recorded."""
-        return intact(folder, self.file, self.bytes, self.digest)
 
 
 @dataclass

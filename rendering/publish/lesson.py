@@ -30,7 +30,6 @@ from rendering.core.manifest import (
     ClipEntry,
     LessonRecord,
     Manifest,
-    intact,
     video_facts,
 )
 from rendering.core.validate import InvalidOutput, check_video, signature
@@ -101,7 +100,7 @@ def build(
     key = lesson_key(variant, entries)
     name = filename(variant)
     old = manifest.lesson
-    if not force and old and old.key == key and intact(folder, old.file, old.bytes, old.digest):
+    if not force and old and old.key == key and old.intact(folder):
         if not (folder / CHAPTER_LIST).exists():  # a folder joined before the list was written
             write_chapter_list(folder, marks(old.chapters))
         return old

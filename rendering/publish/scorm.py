@@ -28,7 +28,7 @@ from lesson.catalogue import lookup
 from rendering.core import formats
 from rendering.core.door import command
 from rendering.core.files import replacing
-from rendering.core.manifest import Manifest, intact
+from rendering.core.manifest import Manifest, Recorded
 from rendering.publish import presenter, web
 
 FORMATS = ("scorm12", "scorm2004")
@@ -82,7 +82,7 @@ class Contents:
     captions: dict[str, str]  # lang -> vtt file
     chapters: list[dict]
     duration: float
-    recorded: tuple[int, str] = (0, "")  # the video's size and quick digest, as recorded
+    recorded: Recorded | None = None  # the manifest's record of the video
     again: str = ""  # the command that makes the video again
 
 
@@ -111,7 +111,7 @@ def lesson_contents(folder: Path, manifest: Manifest, lang: str) -> Contents:
         dict(record.captions.get("vtt", {})),
         chapters,
         record.duration,
-        (record.bytes, record.digest),
+        record,
         f"{command()} render --all --lesson",
     )
 
@@ -132,7 +132,7 @@ def clip_contents(folder: Path, manifest: Manifest, lang: str, slug: str) -> Con
         dict(entry.captions.get("vtt", {})),
         [chapter],
         entry.duration,
-        (entry.bytes, entry.digest),
+        entry,
         f"{command()} render {slug}",
     )
 
@@ -159,7 +159,7 @@ def build(folder: Path, fmt: str, out_dir: Path, slug: str | None = None) -> Pat
         media.append(contents.poster)
     for name in media:
         check_media(folder, name)  # before reading any of them (the player holds the cues)
-    if not intact(folder, contents.video, *contents.recorded):
+    if contents.recorded is not None and not contents.recorded.intact(folder):
         raise PackageError(
             f"{folder / contents.video} is not the video its manifest recorded (cut short or "
             f"changed since); render it again ({contents.again})"

@@ -180,5 +180,5 @@ def text_like(content: str, **settings: Any) -> Text:
         key = tuple(sorted(settings.items()))
         hash(key)
     except TypeError:  # e.g. a t2c dict: made afresh
-        return Text(content, **settings)
+        return _set(content, settings)
     return _made(content, key, (config.pixel_width, config.pixel_height)).copy()

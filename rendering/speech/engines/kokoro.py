@@ -235,10 +235,10 @@ def chunks(phonemes: str, vocab: dict[str, int], limit: int = MAX_IDS) -> list[l
         return [vocab[c] for c in text if c in vocab]
 
     def pieces(text: str, breaks: list[re.Pattern]) -> list[list[int]]:
-        if len(ids(text)) <= limit:
-            return [ids(text)]
+        whole = ids(text)
+        if len(whole) <= limit:
+            return [whole]
         if not breaks:
-            whole = ids(text)
             return [whole[i : i + limit] for i in range(0, len(whole), limit)]
         return [p for part in breaks[0].findall(text) for p in pieces(part, breaks[1:])]
 
