@@ -27,8 +27,8 @@ sys.path.insert(0, str(ROOT))
 from lesson import registry  # noqa: E402
 from pe_math import Params  # noqa: E402
 from rendering.core.jobs import Job  # noqa: E402
-from rendering.draw import pixel_stills  # noqa: E402
 from rendering.draw.motion import MOST_STILL  # noqa: E402
+from rendering.run import pixel_stills  # noqa: E402
 from rendering.speech import narration, voices  # noqa: E402
 from rendering.speech.estimate import estimated_speech  # noqa: E402
 

@@ -113,6 +113,40 @@ def test_each_room_imports_only_the_rooms_below_it():
     assert wrong == []
 
 
+def named_modules(path: Path) -> set[str]:
+    """The project modules a file names in a string, e.g. "rendering.run.scheduler"."""
+    modules = project_modules()
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and node.value in modules
+        and "." in node.value
+    }
+
+
+# the registry is where a slug becomes the name of its scene's module (only draw imports it)
+NAMED_AS_DATA = {("lesson.registry", "scenes.lesson_cards")}
+
+
+def test_no_room_names_a_room_above_it_even_as_a_string():
+    wrong = [
+        f"{module} names {other}"
+        for module, path in project_modules().items()
+        for other in named_modules(path)
+        if (mine := room(module))
+        and room(other) not in (None, mine, *ALLOWED[mine])
+        and (module, other) not in NAMED_AS_DATA
+    ]
+    assert wrong == []
+
+
+def test_a_module_named_in_a_string_is_found():
+    assert named_modules(ROOT / "lesson" / "registry.py") == {"scenes.lesson_cards"}
+
+
 def test_scenes_never_import_rendering():
     wrong = [
         f"{module} -> {other}"

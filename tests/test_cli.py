@@ -199,8 +199,8 @@ def test_watch_reports_a_broken_catalogue_in_one_line_and_keeps_watching(
     tmp_path, monkeypatch, capsys
 ):
     from lesson import catalogue
-    from rendering.cli.options import JobOptions
     from rendering.cli.watch_cmd import Loop
+    from rendering.run.request import JobOptions
 
     own = tmp_path / "words" / "en"
     own.mkdir(parents=True)

@@ -12,6 +12,7 @@ from lesson import registry
 from pe_math import Params
 from rendering.core import keys
 from rendering.core.jobs import Job
+from rendering.draw import clip_key
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = (*keys.PROJECT_PACKAGES, "render")
@@ -36,7 +37,7 @@ def test_every_project_module_a_scene_imports_is_in_its_key(info):
 
 def test_a_chapter_key_covers_its_folder_the_kit_and_the_lessons_list():
     # the list numbers the chapters on screen; the other language's words are left out
-    names = set(Job("clock-hands", Params(), "en").sources()["code"])
+    names = set(clip_key.sources(Job("clock-hands", Params(), "en"))["code"])
     folder = "scenes/chapters/clock_hands"
     assert {
         f"{folder}/scene.py",
@@ -65,7 +66,7 @@ def test_a_clip_key_holds_the_knobs_its_build_read():
     en_read, zh_read = ["tokens_en", "X", "swap"], ["tokens", "X", "swap"]
 
     def params(p: Params, lang: str, read: list[str]) -> str:
-        return Job("attention-shuffle", p, lang).key_parts(read)["params"]
+        return clip_key.key_parts(Job("attention-shuffle", p, lang), read)["params"]
 
     en, zh = params(base, "en", en_read), params(base, "zh", zh_read)
     assert params(zh_words, "en", en_read) == en
@@ -77,7 +78,7 @@ def test_a_clip_key_holds_the_knobs_its_build_read():
 def test_a_clip_key_covers_the_shared_words_and_the_next_chapters_title():
     # the bridge shows the next chapter's title, the verdicts the shared requirement names
     def files(slug: str) -> set[str]:
-        code = Job(slug, Params(), "en").sources()["code"]
+        code = clip_key.sources(Job(slug, Params(), "en"))["code"]
         return {f for f in code if f.endswith(".toml")}
 
     chapters, common = "scenes/chapters", {"scenes/captions/en/common.toml"}
@@ -103,7 +104,7 @@ def test_the_font_and_the_text_and_video_libraries_are_in_the_clip_and_beat_keys
     from rendering.draw import segments
 
     job = Job("tiny-static", Params())
-    before = (job.key(), segments.base(job))
+    before = (clip_key.key(job), segments.base(job))
     if change == "font":
         monkeypatch.setattr(text_store, "font_file", lambda font: "/other/NotoSansCJK.ttc:1:2")
     else:
@@ -113,7 +114,7 @@ def test_the_font_and_the_text_and_video_libraries_are_in_the_clip_and_beat_keys
         if cached is not None:
             cached.cache_clear()
     try:
-        assert job.key() != before[0]
+        assert clip_key.key(job) != before[0]
         assert segments.base(job) != before[1]
     finally:
         monkeypatch.undo()
@@ -166,9 +167,7 @@ def tree(tmp_path, monkeypatch):
 
 
 def renderer_key() -> str:
-    from rendering.core.jobs import renderer_modules
-
-    return keys.hash_of(keys.sources(*renderer_modules()))
+    return keys.hash_of(keys.sources(*clip_key.renderer_modules()))
 
 
 def edit(path: Path, old: str, new: str) -> None:
@@ -232,7 +231,7 @@ def test_a_draw_module_the_render_driver_starts_to_use_is_in_the_renderer_key(tr
 
 def test_a_draw_module_the_render_driver_never_imports_stays_out_of_the_renderer_key(tree):
     before = renderer_key()
-    append(tree / "rendering/draw/pixel_stills.py", "THRESHOLD = 9")
+    append(tree / "rendering/run/pixel_stills.py", "THRESHOLD = 9")
     assert renderer_key() == before
 
 
@@ -243,6 +242,13 @@ def test_a_renamed_module_is_an_error_naming_who_imports_it(tree):
         match=r"rendering/(draw/scene|draw/config|run/install).py imports rendering.draw.encoders",
     ):
         renderer_key()
+
+
+def test_every_drawing_module_the_render_driver_imports_is_in_the_renderer_key():
+    driver = {keys.project_module(p) for p in keys.module_closure("rendering.run.scheduler")}
+    drawing = {name for name in driver if name.startswith("rendering.draw.")}
+    assert "rendering.draw.scene" in drawing
+    assert drawing <= set(clip_key.renderer_modules())
 
 
 def test_imports_only_for_type_checking_are_not_in_the_key():
@@ -266,9 +272,7 @@ def test_every_project_module_the_drawing_code_loads_is_in_the_renderer_or_scene
     )
     loaded = {Path(f).resolve() for f in json.loads(out.stdout.splitlines()[-1])}
     drawing = {f for f in loaded if f.is_relative_to(ROOT / "rendering")}
-    from rendering.core.jobs import renderer_modules
-
-    hashed = {p.resolve() for m in renderer_modules() for p in keys.module_closure(m)}
+    hashed = {p.resolve() for m in clip_key.renderer_modules() for p in keys.module_closure(m)}
     assert drawing, "the probe loaded no rendering module"
     assert drawing <= hashed, f"loaded but not in the key: {sorted(map(str, drawing - hashed))}"
 

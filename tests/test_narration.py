@@ -24,6 +24,7 @@ from lesson import catalogue as catalogue_mod
 from pe_math import Params
 from render import cli
 from rendering.core.jobs import Job
+from rendering.draw import clip_key
 from rendering.publish import lesson
 from rendering.run.plan import plan
 from rendering.speech import audio, narration, synthesis, voices
@@ -543,11 +544,11 @@ def test_changing_one_languages_words_leaves_the_other_cached(plugin_scenes, tmp
             shutil.copy(f, root / lang / f.name)
     monkeypatch.setattr(catalogue_mod, "ROOTS", [root])
     catalogue_mod.catalogue.cache_clear()
-    before = {lang: Job("tiny", Params(), lang).key() for lang in ("en", "zh")}
+    before = {lang: clip_key.key(Job("tiny", Params(), lang)) for lang in ("en", "zh")}
     path = root / "en" / "tiny.toml"
     path.write_text(path.read_text(encoding="utf-8").replace("square", "circle"), encoding="utf-8")
     catalogue_mod.catalogue.cache_clear()
-    after = {lang: Job("tiny", Params(), lang).key() for lang in ("en", "zh")}
+    after = {lang: clip_key.key(Job("tiny", Params(), lang)) for lang in ("en", "zh")}
     catalogue_mod.catalogue.cache_clear()
     assert after["zh"] == before["zh"] and after["en"] != before["en"]
 

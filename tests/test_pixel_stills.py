@@ -10,9 +10,9 @@ import pytest
 
 from pe_math import Params
 from rendering.core.jobs import Job
-from rendering.draw import pixel_stills
 from rendering.draw.motion import MOST_STILL
-from rendering.draw.pixel_stills import (
+from rendering.run import pixel_stills
+from rendering.run.pixel_stills import (
     STILL_LEVELS,
     in_beats,
     measure_video,

@@ -10,8 +10,8 @@ import pytest
 
 from pe_math import Params
 from render import cli
-from rendering.cli.options import JobOptions
 from rendering.core.jobs import Job
+from rendering.run.request import JobOptions
 from tests.test_architecture import import_graph, project_modules
 
 

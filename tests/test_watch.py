@@ -28,7 +28,7 @@ from urllib.parse import urlparse
 import pytest
 
 from rendering.cli import watch_cmd
-from rendering.cli.options import JobOptions
+from rendering.run.request import JobOptions
 from rendering.watch.changes import snapshot, syntax_error
 from rendering.watch.server import LivePage
 
@@ -229,7 +229,7 @@ TOLD = """
 import json, os, signal, sys, time
 from pathlib import Path
 from rendering.cli import watch_cmd
-from rendering.cli.options import JobOptions
+from rendering.run.request import JobOptions
 from rendering.watch.server import LivePage
 signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal
 page = LivePage(Path(sys.argv[1]), {})

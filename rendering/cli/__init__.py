@@ -16,7 +16,14 @@ from rendering.cli import new_cmd, publish_cmd, render_cmd, scenes_cmd, speech_c
 from rendering.cli.options import Fail, clipped
 from rendering.core.door import INSTALLED, version
 from rendering.core.files import write_problem
+from rendering.core.settings import SettingsError
 from rendering.run import child
+from rendering.run.preflight import PipelineError
+from rendering.run.request import RequestError
+from rendering.speech.base import VoiceError
+from rendering.speech.narration import NarrationError
+
+USER_ERRORS = (RequestError, SettingsError, PipelineError, VoiceError, NarrationError)
 
 
 class OneLineErrors(click.Group):
@@ -53,6 +60,8 @@ class OneLineErrors(click.Group):
                 raise
             click.echo(f"error: {clipped(write_problem(exc))}", err=True)
             sys.exit(1)
+        except USER_ERRORS as exc:  # what the request or the lesson's files got wrong
+            raise Fail(str(exc)) from None
         except (CatalogueError, SyntaxError) as exc:
             if (ctx.obj or {}).get("verbose"):
                 raise

@@ -1,7 +1,8 @@
-"""The options the commands share, and the one record a render's options become.
+"""The options the commands share, parsed into the one record a render's options become.
 
-Every command that makes jobs gets one `JobOptions` instead of a dozen loose arguments:
-`into_job_options` folds the options that are its fields into the `opts` argument.
+Every command that makes jobs gets one `JobOptions` (rendering/run/request.py) instead of
+a dozen loose arguments: `into_job_options` folds the options that are its fields into
+the `opts` argument. Nothing here checks the lesson or makes speech.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import functools
 import os
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from pathlib import Path
 
 import click
@@ -19,19 +20,15 @@ from rich.progress import BarColumn, Progress, TextColumn
 
 from lesson import registry
 from lesson.catalogue import LANGS
-from lesson.fonts import FONT, missing_glyphs
-from pe_math import ParamError, Params, parse_assignment
 from rendering.core import formats, settings
 from rendering.core.door import command
-from rendering.core.files import write_problem
 from rendering.core.jobs import Job
 from rendering.run.preflight import PipelineError, check_writable, preflight
+from rendering.run.request import DEFAULT_OUTPUT, DEFAULT_VOICE_DIR, JobOptions
 from rendering.speech import voices
 
 console = Console(stderr=False, highlight=False)
 status_console = Console(stderr=True, highlight=False)  # progress that must not mix with output
-DEFAULT_OUTPUT = Path("media")
-DEFAULT_VOICE_DIR = Path("voice")
 
 
 class Fail(click.ClickException):
@@ -75,29 +72,6 @@ def short_enough(ctx, param, value: Path | None) -> Path | None:
             f"{PATH_MAX:,} in all); choose a shorter one"
         )
     return value
-
-
-def load_params(config: str | None, sets: tuple[str, ...], seed: int | None) -> Params:
-    try:
-        overrides = dict(parse_assignment(s) for s in sets)
-        if seed is not None:
-            overrides.update(proj_seed=seed, learned_seed=seed)
-        params = Params.load(config, overrides)
-    except ParamError as exc:
-        raise Fail(str(exc)) from None
-    check_glyphs(params)
-    return params
-
-
-def check_glyphs(params: Params, where: str = "") -> None:
-    """Stop with one line if the theme font cannot draw a token."""
-    for name in ("tokens", "tokens_en"):
-        missing = missing_glyphs("".join(getattr(params, name)))
-        if missing:
-            raise Fail(
-                f"{where}{name}: the font {FONT} has no glyph for {' '.join(missing)}; "
-                "use letters or Chinese characters"
-            )
 
 
 def scene_arguments(all_help: str = "Every scene of the lesson, in order."):
@@ -262,61 +236,6 @@ def voice_options(f):
     return f
 
 
-def load_voices(config: str | None) -> dict[str, voices.VoiceSpec]:
-    try:
-        return voices.load_specs(config)
-    except voices.VoiceError as exc:
-        raise Fail(str(exc)) from None
-
-
-_JOB = {f.name: f.default for f in fields(Job)}
-
-
-@dataclass(frozen=True)
-class JobOptions:
-    """What a command was asked to render, as the options gave it: the settings a Job
-    takes (with a Job's defaults), and where the knobs, voices and outputs are."""
-
-    quality: str = _JOB["quality"]
-    lang: str = _JOB["lang"]
-    fmt: str = _JOB["fmt"]
-    aspect: str = _JOB["aspect"]
-    transparent: bool = _JOB["transparent"]
-    burn_captions: bool = _JOB["burn_captions"]
-    output: Path = DEFAULT_OUTPUT
-    sets: tuple[str, ...] = ()
-    config: str | None = None
-    seed: int | None = None
-    voice: str = "none"
-    voice_dir: Path = DEFAULT_VOICE_DIR
-
-    def params(self) -> Params:
-        return load_params(self.config, self.sets, self.seed)
-
-    def voices(self) -> dict[str, voices.VoiceSpec]:
-        return load_voices(self.config)
-
-    def jobs(self, slugs: list[str], params: Params, synthesize: bool = True) -> list[Job]:
-        """Jobs for `slugs`, each with its narration (synthesised now unless `synthesize` is off)."""
-        try:
-            settings.check_format(self.fmt, self.transparent)
-        except settings.SettingsError as exc:
-            raise Fail(str(exc)) from None
-        for slug in slugs:
-            registry.check_catalogues(slug)
-        if synthesize and self.voice != "none":
-            from rendering.speech.narration import CACHE
-
-            writable(self.output / CACHE)  # before any speech is made
-        speech = narrate_all(slugs, self, self.voices(), synthesize, params)
-        return [self.job(s, params, speech[s]) for s in slugs]
-
-    def job(self, slug: str, params: Params, narration=None, **other) -> Job:
-        """The Job of `slug` with these options' settings; `other` overrides some by name."""
-        taken = {f.name: getattr(self, f.name) for f in fields(self) if f.name in _JOB}
-        return Job(**{**taken, "slug": slug, "params": params, "narration": narration, **other})
-
-
 _FIELDS = frozenset(f.name for f in fields(JobOptions))
 
 
@@ -344,38 +263,8 @@ def scene_progress(verb: str, disable: bool = False) -> Progress:
     )
 
 
-def narrate_all(slugs, opts: JobOptions, specs, synthesize: bool, params: Params) -> dict:
-    """Each scene's narration at `params`, with a progress bar while new speech is synthesised."""
-    from rendering.speech.narration import CACHE, NarrationError, narrate, synthesise_pending
-
-    if synthesize and opts.voice != "none":  # what is not cached yet is made on every core
-        pending = narrate_all(slugs, opts, specs, False, params)
-        try:
-            synthesise_pending(
-                [n for n in pending.values() if n], opts.voice, specs, opts.output / CACHE
-            )
-        except NarrationError as exc:
-            raise Fail(str(exc)) from None
-        except OSError as exc:  # the speech cache: a full disk (every write is atomic)
-            raise Fail(write_problem(exc)) from None
-    out = {}
+def made_jobs(opts: JobOptions, slugs: list[str], params, synthesize: bool = True) -> list[Job]:
+    """`opts.jobs`, with a bar counting scenes while their speech is made."""
     with scene_progress("speech", disable=opts.voice == "none" or not synthesize) as progress:
         task = progress.add_task(opts.lang, total=len(slugs))
-        for slug in slugs:
-            try:
-                out[slug] = narrate(
-                    slug,
-                    opts.lang,
-                    opts.voice,
-                    specs,
-                    opts.voice_dir,
-                    opts.output / CACHE,
-                    synthesize=synthesize,
-                    params=params,
-                )
-            except NarrationError as exc:
-                raise Fail(str(exc)) from None
-            except OSError as exc:  # the speech cache: a full disk (every write is atomic)
-                raise Fail(write_problem(exc)) from None
-            progress.advance(task)
-    return out
+        return opts.jobs(slugs, params, synthesize, lambda: progress.advance(task))

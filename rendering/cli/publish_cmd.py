@@ -16,6 +16,7 @@ from rendering.cli.options import (
     console,
     into_job_options,
     lang_option,
+    made_jobs,
     output_option,
     param_options,
     quality_option,
@@ -47,7 +48,7 @@ def preview(ctx, slug: str, opts: JobOptions) -> None:
     chosen = resolve_slugs((slug,), False)
     root = opts.output / "preview"
     ready(opts.output)
-    (job,) = opts.jobs(chosen, opts.params())
+    (job,) = made_jobs(opts, chosen, opts.params())
     report = execute(plan([job], root, force=False), root, 1, console, verbose=ctx.obj["verbose"])
     if report.failed:
         o = report.failed[0]

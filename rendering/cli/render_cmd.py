@@ -14,11 +14,10 @@ import click
 from rendering.cli.options import (
     Fail,
     JobOptions,
-    check_glyphs,
     console,
     into_job_options,
     job_options,
-    narrate_all,
+    made_jobs,
     ready,
     resolve_slugs,
     scene_arguments,
@@ -33,6 +32,7 @@ from rendering.publish.lesson import join_folders
 from rendering.run import child
 from rendering.run.plan import plan
 from rendering.run.preflight import PipelineError
+from rendering.run.request import check_glyphs
 from rendering.run.scheduler import execute
 from rendering.run.workdirs import WORK
 from rendering.speech import synthesis, voices
@@ -138,7 +138,7 @@ def render(
     chosen = resolve_slugs(slugs, all_ or lesson)
     if not dry_run:
         ready(output)
-    jobs_ = opts.jobs(chosen, params, synthesize=not dry_run)
+    jobs_ = made_jobs(opts, chosen, params, synthesize=not dry_run)
     planned = plan(jobs_, output, force)
     if dry_run:
         console.print(plan_table(planned, output))
@@ -247,11 +247,10 @@ def render_course(plan_file: Path, opts: JobOptions, run: Run) -> None:
         check_glyphs(params, f"{plan_file}: [sets.{name}] ")
     if not run.dry_run:
         ready(output)
-    specs = opts.voices()
     # per set: a line may say the set's numbers (the same words are synthesised once)
     speech = {
-        (name, lang): narrate_all(
-            course.slugs, dataclasses.replace(opts, lang=lang), specs, not run.dry_run, params
+        (name, lang): dataclasses.replace(opts, lang=lang).narrations(
+            course.slugs, params, not run.dry_run
         )
         for name, params in course.sets.items()
         for lang in course.langs

@@ -22,7 +22,7 @@ from rendering.cli.options import (
     console,
     into_job_options,
     lang_option,
-    load_voices,
+    made_jobs,
     output_option,
     param_options,
     quality_option,
@@ -67,7 +67,7 @@ def script(slugs: tuple[str, ...], all_: bool, opts: JobOptions, table_format: s
     timed = dataclasses.replace(opts, fmt=formats.MAIN, voice=opts.voices()[lang].engine)
     rows = []
     with tempfile.TemporaryDirectory(prefix="pe-script-") as tmp:
-        for job in timed.jobs(chosen, opts.params()):
+        for job in made_jobs(timed, chosen, opts.params()):
             if job.narration is None:
                 continue
             for beat in job.narration.beats:
@@ -134,16 +134,15 @@ def motion(slugs: tuple[str, ...], all_: bool, pixels: bool, opts: JobOptions) -
     import tempfile
 
     from rendering.draw import motion as measured
-    from rendering.draw import pixel_stills
+    from rendering.run import pixel_stills
 
     chosen = resolve_slugs(slugs, all_)
     share = "still in the frames" if pixels else "still while speaking"
     table = Table("scene", share, "longest still", "in beat")
     worst = 0.0
     with tempfile.TemporaryDirectory(prefix="pe-motion-") as tmp:
-        for job in dataclasses.replace(opts, fmt=formats.MAIN, voice="auto").jobs(
-            chosen, opts.params()
-        ):
+        voiced = dataclasses.replace(opts, fmt=formats.MAIN, voice="auto")
+        for job in made_jobs(voiced, chosen, opts.params()):
             if job.narration is None:
                 continue
             if pixels:
@@ -210,7 +209,7 @@ def say(text, lang, voice, out_file, config, output) -> None:
         raise Fail(f"--out {out_file}: give a .wav file name")
     if not out_file.parent.is_dir():
         raise Fail(f"--out {out_file}: the folder {out_file.parent} does not exist")
-    specs = load_voices(config)
+    specs = voices.load_specs(config)
     writable(output / CACHE)
     try:
         engine = voices.engine(voices.spec_for(voice or "auto", lang, specs))
@@ -344,7 +343,7 @@ def voices_cmd(lang, text, output, config) -> None:
                 f"{MAX_VOICES_SAY} (one sentence)"
             )
         lang = lang or ("zh" if HAN.search(text) else "en")
-    specs = load_voices(config)
+    specs = voices.load_specs(config)
     langs = [lang] if lang else list(LANGS)
     with scene_progress("voices") as progress:
         progress.add_task("loading the voices", total=None)

@@ -30,6 +30,7 @@ from rendering.core import keys
 from rendering.core.jobs import Job
 from rendering.core.manifest import BEAT_STORE
 from rendering.core.validate import signature
+from rendering.draw import clip_key
 from rendering.draw.packets import frames_in, join
 
 STORE = BEAT_STORE
@@ -60,7 +61,7 @@ def base(job: Job) -> str:
     """What every beat's frames depend on: the scene code (without its words, which are
     keyed by the reads), the renderer, the output settings, Manim, the font and the
     video libraries."""
-    parts = job.key_parts()
+    parts = clip_key.key_parts(job)
     code = keys.hash_of(keys.sources(job.info.module))
     return _digest([code, *(parts[p] for p in ("renderer", "settings", "manim", "machine"))])
 

@@ -11,7 +11,7 @@ from rendering.core.files import publish_mode
 from rendering.core.jobs import Job
 from rendering.core.manifest import Beat, ClipEntry, Manifest, VoiceCard, video_facts
 from rendering.core.validate import check_image, check_video
-from rendering.draw import encoders, segments
+from rendering.draw import clip_key, encoders, segments
 from rendering.draw.scene import RenderResult
 from rendering.speech import captions
 
@@ -52,9 +52,9 @@ def install(job: Job, result: RenderResult, root: Path) -> Path:
         order=job.info.order,
         title=job.info.title(job.lang),
         titles={lang: job.info.title(lang) for lang in LANGS},
-        key=job.key(knobs),
-        key_parts=job.key_parts(knobs),
-        sources=job.sources(),
+        key=clip_key.key(job, knobs),
+        key_parts=clip_key.key_parts(job, knobs),
+        sources=clip_key.sources(job),
         params=job.params.as_dict(knobs),
         format=job.fmt,
         transparent=job.transparent,

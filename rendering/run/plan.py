@@ -8,7 +8,7 @@ from pathlib import Path
 from rendering.core import keys
 from rendering.core.jobs import Job
 from rendering.core.manifest import ClipEntry, Manifest
-from rendering.draw import segments
+from rendering.draw import clip_key, segments
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ def _why(job: Job, entry: ClipEntry, part: str) -> str:
     before = entry.sources.get(part)
     if part not in ("code", "renderer") or not before:
         return PART_NAMES[part]
-    files = keys.changed(before, job.sources()[part])
+    files = keys.changed(before, clip_key.sources(job)[part])
     shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
     return f"{PART_NAMES[part]} ({shown})" if files else PART_NAMES[part]
 
@@ -50,7 +50,7 @@ def plan(jobs: list[Job], root: Path, force: bool = False) -> list[Planned]:
         entry = manifest.entry(job.slug, job.variant)
         # the knobs its last build read: their values now decide whether it is up to date
         knobs = list(entry.params) if entry is not None else None
-        parts = job.key_parts(knobs)
+        parts = clip_key.key_parts(job, knobs)
         if force:
             out.append(Planned(job, False, "--force"))
         elif entry is None:
@@ -59,7 +59,7 @@ def plan(jobs: list[Job], root: Path, force: bool = False) -> list[Planned]:
             out.append(Planned(job, False, "output file missing"))
         elif not entry.intact(folder):
             out.append(Planned(job, False, "output file damaged"))
-        elif parts["speech"] == "pending" or entry.key != job.key(knobs):
+        elif parts["speech"] == "pending" or entry.key != clip_key.key(job, knobs):
             changed = [_why(job, entry, k) for k, v in parts.items() if entry.key_parts.get(k) != v]
             reason = ", ".join(changed) or "key changed"
             if parts["speech"] == "pending":

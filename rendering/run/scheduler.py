@@ -23,7 +23,7 @@ from rendering.core.files import atomic_write_bytes
 from rendering.core.jobs import Job
 from rendering.core.manifest import Manifest
 from rendering.core.validate import InvalidOutput
-from rendering.draw import segments
+from rendering.draw import clip_key, segments
 from rendering.draw.join import join_parts
 from rendering.draw.scene import RenderResult, Span, SpeechCutOff
 from rendering.run import split
@@ -366,7 +366,7 @@ class Runner:
         task = Task(
             unit.id,
             job,
-            job.key_parts(),
+            clip_key.key_parts(job),
             None if remote else str(work_dir),
             speech_files(job) if remote and unit.span is None else None,
             self.verbose,

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rendering.core.jobs import Job
+from rendering.draw import clip_key
 from rendering.draw.scene import RenderResult, Span, render
 from rendering.draw.segments import BeatPlan, segmentable
 
@@ -82,7 +83,7 @@ class Task:
 
     index: int
     job: Job
-    expected: dict[str, str]  # Job.key_parts() computed by the client
+    expected: dict[str, str]  # clip_key.key_parts(job) computed by the client
     work_dir: str | None = None
     speech: dict[str, bytes] | None = None
     verbose: bool = False
@@ -169,7 +170,7 @@ def keep_freed_frames() -> None:
 def check_versions(task: Task, worker: str) -> None:
     """Refuse to render when this process would not make the clip the client's key names."""
     try:
-        here = task.job.key_parts()
+        here = clip_key.key_parts(task.job)
     except Exception as exc:  # noqa: BLE001 - e.g. a scene this worker does not know
         raise Refused(
             f"worker {worker} cannot load scene {task.job.slug!r} ({describe_error(exc)}); "

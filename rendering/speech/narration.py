@@ -17,6 +17,7 @@ import math
 import multiprocessing
 import os
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -335,6 +336,31 @@ def narrate(
         beats.append(BeatSpeech(key, engine.spec.engine, pieces, warnings=warnings))
         cards[engine.spec.engine] = engine.card()
     return Narration(slug, lang, tuple(beats), json.dumps(list(cards.values()), sort_keys=True))
+
+
+def narrate_scenes(
+    slugs: list[str],
+    lang: str,
+    choice: str,
+    specs: dict[str, voices.VoiceSpec],
+    voice_dir: Path,
+    cache_dir: Path,
+    synthesize: bool = True,
+    params: Params | None = None,
+    advance: Callable[[], None] = lambda: None,
+) -> dict[str, Narration | None]:
+    """`narrate` for each of `slugs`; the speech not cached yet is made first, on every
+    core. `advance` is called as each scene's narration is ready."""
+    if synthesize and choice != "none":
+        pending = [
+            narrate(s, lang, choice, specs, voice_dir, cache_dir, False, params) for s in slugs
+        ]
+        synthesise_pending([n for n in pending if n], choice, specs, cache_dir)
+    out = {}
+    for slug in slugs:
+        out[slug] = narrate(slug, lang, choice, specs, voice_dir, cache_dir, synthesize, params)
+        advance()
+    return out
 
 
 def synthesise_pending(

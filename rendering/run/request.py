@@ -1,0 +1,126 @@
+"""What a command was asked to render, as one record, and the jobs it becomes.
+
+The command line only parses: it folds its options into a `JobOptions`, and everything
+that checks the lesson or makes speech happens here, with errors a caller can show as
+one line (`RequestError`, or the error of the step that refused).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from lesson import registry
+from lesson.fonts import FONT, missing_glyphs
+from pe_math import ParamError, Params, parse_assignment
+from rendering.core import settings
+from rendering.core.files import write_problem
+from rendering.core.jobs import Job
+from rendering.run.preflight import check_writable
+from rendering.speech import narration, voices
+
+DEFAULT_OUTPUT = Path("media")
+DEFAULT_VOICE_DIR = Path("voice")
+
+
+class RequestError(ValueError):
+    """The request cannot be rendered as given; the message says what to change."""
+
+
+def load_params(config: str | None, sets: tuple[str, ...], seed: int | None) -> Params:
+    """The lesson's knobs: lesson.toml (or `config`), then each KEY=VALUE, then the seed."""
+    try:
+        overrides = dict(parse_assignment(s) for s in sets)
+        if seed is not None:
+            overrides.update(proj_seed=seed, learned_seed=seed)
+        params = Params.load(config, overrides)
+    except ParamError as exc:
+        raise RequestError(str(exc)) from None
+    check_glyphs(params)
+    return params
+
+
+def check_glyphs(params: Params, where: str = "") -> None:
+    """Refuse tokens the theme font cannot draw."""
+    for name in ("tokens", "tokens_en"):
+        missing = missing_glyphs("".join(getattr(params, name)))
+        if missing:
+            raise RequestError(
+                f"{where}{name}: the font {FONT} has no glyph for {' '.join(missing)}; "
+                "use letters or Chinese characters"
+            )
+
+
+_JOB = {f.name: f.default for f in fields(Job)}
+
+
+@dataclass(frozen=True)
+class JobOptions:
+    """What a command was asked to render, as the options gave it: the settings a Job
+    takes (with a Job's defaults), and where the knobs, voices and outputs are."""
+
+    quality: str = _JOB["quality"]
+    lang: str = _JOB["lang"]
+    fmt: str = _JOB["fmt"]
+    aspect: str = _JOB["aspect"]
+    transparent: bool = _JOB["transparent"]
+    burn_captions: bool = _JOB["burn_captions"]
+    output: Path = DEFAULT_OUTPUT
+    sets: tuple[str, ...] = ()
+    config: str | None = None
+    seed: int | None = None
+    voice: str = "none"
+    voice_dir: Path = DEFAULT_VOICE_DIR
+
+    def params(self) -> Params:
+        return load_params(self.config, self.sets, self.seed)
+
+    def voices(self) -> dict[str, voices.VoiceSpec]:
+        return voices.load_specs(self.config)
+
+    def jobs(
+        self,
+        slugs: list[str],
+        params: Params,
+        synthesize: bool = True,
+        advance: Callable[[], None] = lambda: None,
+    ) -> list[Job]:
+        """Jobs for `slugs`, each with its narration (synthesised now unless `synthesize`
+        is off); `advance` is called as each scene's speech is ready."""
+        settings.check_format(self.fmt, self.transparent)
+        for slug in slugs:
+            registry.check_catalogues(slug)
+        speech = self.narrations(slugs, params, synthesize, advance)
+        return [self.job(s, params, speech[s]) for s in slugs]
+
+    def narrations(
+        self,
+        slugs: list[str],
+        params: Params,
+        synthesize: bool = True,
+        advance: Callable[[], None] = lambda: None,
+    ) -> dict[str, narration.Narration | None]:
+        """Each scene's narration at `params` in these options' language and voice."""
+        cache = self.output / narration.CACHE
+        try:
+            if synthesize and self.voice != "none":
+                check_writable(cache)  # before any speech is made
+            return narration.narrate_scenes(
+                slugs,
+                self.lang,
+                self.voice,
+                self.voices(),
+                self.voice_dir,
+                cache,
+                synthesize,
+                params,
+                advance,
+            )
+        except OSError as exc:  # the speech cache: a full disk (every write is atomic)
+            raise RequestError(write_problem(exc)) from None
+
+    def job(self, slug: str, params: Params, narration=None, **other) -> Job:
+        """The Job of `slug` with these options' settings; `other` overrides some by name."""
+        taken = {f.name: getattr(self, f.name) for f in fields(self) if f.name in _JOB}
+        return Job(**{**taken, "slug": slug, "params": params, "narration": narration, **other})
