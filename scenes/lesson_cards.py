@@ -54,13 +54,15 @@ class LessonIntro(LessonScene):
 
     def construct(self) -> None:
         self.beat("welcome")
-        title = self.text(self.ui("heading"), size=theme.TITLE_SIZE)
-        subtitle = self.label("subtitle", color=theme.MUTED)
+        title = self.words.text(self.words.ui("heading"), size=theme.TITLE_SIZE)
+        subtitle = self.words.label("subtitle", color=theme.MUTED)
         head = VGroup(title, subtitle).arrange(DOWN, buff=0.35)
         stops = self.chapter_list(registry.lesson_chapters())
-        note = self.label("count", size=theme.LABEL_SIZE, color=theme.MUTED, n=len(stops))
+        note = self.words.label("count", size=theme.LABEL_SIZE, color=theme.MUTED, n=len(stops))
         card = VGroup(head, stops, note).arrange(DOWN, buff=0.45)
-        self.fit(card).move_to(ORIGIN)  # laid out whole first, so it sits centred in any frame
+        self.stage.fit(card).move_to(
+            ORIGIN
+        )  # laid out whole first, so it sits centred in any frame
         self.play(Write(title), FadeIn(subtitle, shift=0.2 * UP), run_time=theme.NORMAL)
         self.wait(theme.READ)
 
@@ -74,17 +76,17 @@ class LessonIntro(LessonScene):
 
     def chapter_list(self, infos: list) -> VGroup:
         """Each chapter as a numbered stop and its title, in columns that read downwards."""
-        cols = min(COLUMNS[self.shape], max(len(infos), 1))
+        cols = min(COLUMNS[self.stage.shape], max(len(infos), 1))
         ring_room = 2 * RING + 0.25
-        title_width = (self.stage_width() - (cols - 1) * COLUMN_GAP) / cols - ring_room
+        title_width = (self.stage.width() - (cols - 1) * COLUMN_GAP) / cols - ring_room
         stops = VGroup()
         for info in infos:
             ring = Circle(radius=RING, stroke_color=theme.ACCENT, stroke_width=3)
-            number = self.text(f"{info.order:02d}", size=theme.LABEL_SIZE).move_to(ring)
-            name = self.lines(info.title(self.lang), title_width, size=theme.LABEL_SIZE)
+            number = self.words.text(f"{info.order:02d}", size=theme.LABEL_SIZE).move_to(ring)
+            name = self.words.lines(info.title(self.lang), title_width, size=theme.LABEL_SIZE)
             stops.add(VGroup(VGroup(ring, number), name).arrange(RIGHT, buff=0.25))
         rows = -(-len(stops) // cols)
-        row_gap = ROW_GAP if rows <= ROOMY_ROWS[self.shape] else ROW_GAP / 4
+        row_gap = ROW_GAP if rows <= ROOMY_ROWS[self.stage.shape] else ROW_GAP / 4
         stops.arrange_in_grid(
             rows=rows,
             cols=cols,
@@ -112,11 +114,11 @@ class LessonOutro(LessonScene):
 
     def construct(self) -> None:
         self.beat("end")
-        thanks = self.label("thanks", size=theme.TITLE_SIZE)
-        hint = self.lines(
-            self.ui("try_it"), self.stage_width(), size=theme.LABEL_SIZE, color=theme.MUTED
+        thanks = self.words.label("thanks", size=theme.TITLE_SIZE)
+        hint = self.words.lines(
+            self.words.ui("try_it"), self.stage.width(), size=theme.LABEL_SIZE, color=theme.MUTED
         )
         closing = VGroup(thanks, hint).arrange(DOWN, buff=0.4)
-        self.fit(closing)
+        self.stage.fit(closing)
         self.play(Write(thanks), FadeIn(hint, shift=0.2 * UP), run_time=theme.NORMAL)
         self.wait(theme.LONG)  # ends on the closing line, which is also the clip's poster

@@ -68,7 +68,7 @@ class FuzzCard(LessonScene):
 
     def construct(self):
         self.beat("one")
-        self.play(Write(self.label("count", value=self.numbers(self.params)["bits"])), run_time=look.RUN)
+        self.play(Write(self.words.label("count", value=self.numbers(self.params)["bits"])), run_time=look.RUN)
 {aside}        self.beat("two")
         square = Square(side_length=look.SIDE, color=look.COLOUR).shift(DOWN)
         square.set_fill(FILL, opacity=0.5).rotate(look.tilt())

@@ -29,7 +29,7 @@ class Tiny(LessonScene):
     def construct(self):
         n = self.numbers(self.params)
         self.beat("one")
-        self.play(Write(self.label("omega", value=fmt(n["omega_1"], 4))), run_time=1)
+        self.play(Write(self.words.label("omega", value=fmt(n["omega_1"], 4))), run_time=1)
         self.beat("two")
         self.play(FadeIn(Square().shift(DOWN)), run_time=1)
         self.wait(0.5)
@@ -46,7 +46,7 @@ class TinyStatic(LessonScene):
 
     def construct(self):
         self.beat("one")
-        self.play(Write(self.label("bits", value=self.params.n_bits)), run_time=1)
+        self.play(Write(self.words.label("bits", value=self.params.n_bits)), run_time=1)
         self.wait(0.5)
 
 

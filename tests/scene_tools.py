@@ -28,7 +28,7 @@ from lesson.catalogue import WORDS, catalogue, lookup
 from pe_math import Params
 from rendering.draw import motion
 from scenes.kit import theme
-from scenes.kit.base import LessonScene
+from scenes.kit.base import UNWATCHED, LessonScene, Watchers
 
 TEXT_TYPES = (Text, MarkupText, MathTex, Tex, SingleStringMathTex, DecimalNumber)
 EDGE_TOLERANCE = 0.02  # scene units a glyph may touch past the frame edge
@@ -155,7 +155,7 @@ def stage_fill(scene: LessonScene) -> float:
     if not boxes:
         return 0.0
     top, bottom = max(b[3] for b in boxes), min(b[1] for b in boxes)
-    return min(1.0, (top - bottom) / scene.stage_height())
+    return min(1.0, (top - bottom) / scene.stage.height())
 
 
 def _visible_any(m: Mobject) -> bool:
@@ -170,7 +170,7 @@ def check_layout(scene: LessonScene, beat: str, report: LayoutReport) -> None:
     if report.checked_beats:  # the stage now shows how the previous beat ended
         ended = report.checked_beats[-1]
         report.fill[ended] = stage_fill(scene)
-        report.frame_fill[ended] = report.fill[ended] * scene.stage_height() / config.frame_height
+        report.frame_fill[ended] = report.fill[ended] * scene.stage.height() / config.frame_height
     report.checked_beats.append(beat)
     half_w, half_h = config.frame_width / 2, config.frame_height / 2
     texts = visible_texts(scene)
@@ -220,6 +220,7 @@ def build_scene(
     speech: dict[str, float] | None = None,
     pace: dict[str, float] | None = None,
     sentences: dict[str, list[tuple[float, float]]] | None = None,
+    watchers: Watchers = UNWATCHED,
 ) -> tuple[LessonScene, LayoutReport]:
     """Run construct() with animations skipped (no frames, no files) and check layout at every beat.
 
@@ -233,8 +234,8 @@ def build_scene(
     params = params if params is not None else Params()
     if speech is None and sentences is None and _is_lesson_scene(cls):
         speech, sentences = estimated_speech(cls, lang, params)
-    if tmp is not None or LessonScene.play_hooks or pace:  # one of its own
-        return _build(cls, params, lang, tmp, speech, pace, sentences)
+    if tmp is not None or watchers != UNWATCHED or pace:  # one of its own
+        return _build(cls, params, lang, tmp, speech, pace, sentences, watchers)
     frame = (config.frame_width, config.frame_height, config.pixel_width, config.pixel_height)
     timing = (
         tuple(sorted((speech or {}).items())),
@@ -254,39 +255,35 @@ def _shared_build(cls, params, lang, timing, frame) -> tuple[LessonScene, Layout
 
 
 def _build(
-    cls, params, lang, tmp, speech, pace=None, sentences=None
+    cls, params, lang, tmp, speech, pace=None, sentences=None, watchers=UNWATCHED
 ) -> tuple[LessonScene, LayoutReport]:
     report = LayoutReport()
     hook = lambda scene, beat: check_layout(scene, beat, report)  # noqa: E731
     at_cues = LayoutReport()  # as every cued animation ends: only its problems count
     cue_hook = lambda scene, cue: check_layout(scene, cue, at_cues)  # noqa: E731
-    LessonScene.beat_hooks.append(hook)
-    LessonScene.cue_hooks.append(cue_hook)
-    try:
-        settings = {
-            "dry_run": True,
-            "quality": "low_quality",
-            "disable_caching": True,
-            "progress_bar": "none",
-            "verbosity": "WARNING",
-            "media_dir": str(tmp if tmp is not None else _shared_media_dir()),
-        }
-        # the knobs it reads are noted as a render notes them (lesson.reads)
-        with tempconfig(settings), reads.watching() as read:
-            # skip_animations jumps each play to its end state: no frames are drawn
-            scene = cls(
-                params=params,
-                lang=lang,
-                skip_animations=True,
-                speech=speech,
-                pace=pace,
-                sentences=sentences,
-            )
-            scene.render()
-        report.fields_read.update(read.knob_names())
-    finally:
-        LessonScene.beat_hooks.remove(hook)
-        LessonScene.cue_hooks.remove(cue_hook)
+    watchers = replace(watchers, beat=(*watchers.beat, hook), cue=(*watchers.cue, cue_hook))
+    settings = {
+        "dry_run": True,
+        "quality": "low_quality",
+        "disable_caching": True,
+        "progress_bar": "none",
+        "verbosity": "WARNING",
+        "media_dir": str(tmp if tmp is not None else _shared_media_dir()),
+    }
+    # the knobs it reads are noted as a render notes them (lesson.reads)
+    with tempconfig(settings), reads.watching() as read:
+        # skip_animations jumps each play to its end state: no frames are drawn
+        scene = cls(
+            params=params,
+            lang=lang,
+            skip_animations=True,
+            speech=speech,
+            pace=pace,
+            sentences=sentences,
+            watchers=watchers,
+        )
+        scene.render()
+    report.fields_read.update(read.knob_names())
     report.problems += at_cues.problems + unplayed_cues(scene)
     report.too_small += at_cues.too_small
     return scene, report
@@ -334,7 +331,7 @@ def build_in(
     **timing,
 ) -> tuple[LessonScene, LayoutReport]:
     """build_scene in the frame of an aspect ("16:9", "9:16", "1:1") at the 480-line preset
-    (`timing`: build_scene's speech, pace and sentences)."""
+    (`timing`: build_scene's speech, pace, sentences and watchers)."""
     from rendering.core import settings
 
     geo = settings.geometry("l", aspect, settings.SHAPES[aspect] in cls.SHAPES)

@@ -184,14 +184,16 @@ def test_the_lesson_and_the_command_line_load_without_manim():
 
 
 def shape_questions(source: str) -> list[int]:
-    """Lines that compare `self.shape` to something (==, !=, in), ternaries included."""
+    """Lines that compare `self.stage.shape` to something (==, !=, in), ternaries included."""
 
     def is_shape(node: ast.AST) -> bool:
         return (
             isinstance(node, ast.Attribute)
             and node.attr == "shape"
-            and isinstance(node.value, ast.Name)
-            and node.value.id == "self"
+            and isinstance(stage := node.value, ast.Attribute)
+            and stage.attr == "stage"
+            and isinstance(stage.value, ast.Name)
+            and stage.value.id == "self"
         )
 
     return sorted(
@@ -203,11 +205,12 @@ def shape_questions(source: str) -> list[int]:
 
 def test_chapters_read_their_layout_from_one_table_not_from_shape_tests():
     """A scene says where its groups go per frame shape in its LAYOUTS and reads
-    `self.layout`; only the shared stage helpers of the base scene ask the shape."""
+    `self.stage.layout`; only the kit (the stage and the shared cards) asks the shape."""
     asking = {
         str(path.relative_to(ROOT)): lines
         for path in (ROOT / "scenes").rglob("*.py")
-        if path.name != "base.py" and (lines := shape_questions(path.read_text(encoding="utf-8")))
+        if path.parent.name != "kit"
+        and (lines := shape_questions(path.read_text(encoding="utf-8")))
     }
     assert asking == {}
 
@@ -216,11 +219,11 @@ def test_the_shape_test_finder_finds_each_spelling():
     source = """
 class S:
     def f(self):
-        a = 1 if self.shape == "wide" else 2
-        if "tall" != self.shape:
+        a = 1 if self.stage.shape == "wide" else 2
+        if "tall" != self.stage.shape:
             pass
-        b = self.shape in ("wide", "square")
-        c = self.layout.wide == 1
-        d = {"wide": 1}[self.shape]
+        b = self.stage.shape in ("wide", "square")
+        c = self.stage.layout.wide == 1
+        d = {"wide": 1}[self.stage.shape]
 """
     assert shape_questions(source) == [4, 5, 7]

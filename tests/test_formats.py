@@ -19,7 +19,7 @@ from rendering.draw import encoders
 from rendering.draw.motion import MOST_STILL, still_runs
 from rendering.publish import gallery
 from scenes.kit import theme
-from scenes.kit.base import LessonScene
+from scenes.kit.base import LessonScene, Watchers
 from scenes.lesson_cards import LessonIntro, LessonOutro
 from tests import test_lesson
 from tests.scene_tools import (
@@ -166,11 +166,8 @@ def _layout_in(cls, aspect, lang):
     def check(scene):
         check_layout(scene, f"after play {len(during.checked_beats) + 1}", during)
 
-    LessonScene.play_hooks.append(check)  # a watched build is never shared (see build_scene)
-    try:
-        scene, report = build_in(cls, aspect, lang)
-    finally:
-        LessonScene.play_hooks.remove(check)
+    # a watched build is never shared (see build_scene)
+    scene, report = build_in(cls, aspect, lang, watchers=Watchers(play=(check,)))
     return scene, report, during
 
 
@@ -232,8 +229,8 @@ class _WideOnly(LessonScene):
 
     def construct(self):
         self.beat("a")
-        row = VGroup(*[self.text(f"column {i}") for i in range(4)]).arrange(RIGHT, buff=3)
-        self.add(self.fit(row))
+        row = VGroup(*[self.words.text(f"column {i}") for i in range(4)]).arrange(RIGHT, buff=3)
+        self.add(self.stage.fit(row))
         self.frame = (config.frame_width, config.frame_height)
         self.wait(0.1)
 
@@ -242,7 +239,7 @@ class _WideOnly(LessonScene):
 def test_a_16_9_only_scene_keeps_its_layout_whole_in_other_frames(aspect):
     scene, report = build_in(_WideOnly, aspect)
     wide = settings.geometry("l", "16:9")
-    assert scene.shape == "wide"
+    assert scene.stage.shape == "wide"
     width, height = scene.frame
     assert width == pytest.approx(wide.frame_width, rel=0.01)  # the 16:9 width, letterboxed
     assert height > 1.5 * wide.frame_height if aspect == "9:16" else height == width
@@ -306,8 +303,8 @@ class _Whisper(LessonScene):
 
     def construct(self):
         self.beat("a")
-        self.add(self.text("small print", size=10))  # under 14 px
-        self.add(self.text("a short line", size=theme.BODY_SIZE).shift(2 * DOWN))
+        self.add(self.words.text("small print", size=10))  # under 14 px
+        self.add(self.words.text("a short line", size=theme.BODY_SIZE).shift(2 * DOWN))
         self.wait(0.1)
 
 

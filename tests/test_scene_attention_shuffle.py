@@ -17,7 +17,7 @@ from scenes.chapters.attention_shuffle.scene import (
     sci_tex,
 )
 from scenes.kit import theme
-from scenes.kit.base import LessonScene
+from scenes.kit.base import Watchers
 from tests.scene_tools import build_scene, catalogue_ui, squash
 
 BEATS = [
@@ -217,11 +217,11 @@ def test_the_screen_says_the_projections_are_untrained_and_how_even_the_weights_
     n = AttentionShuffle.numbers(params)
     shown = report.words_at_start["swap_tokens"]  # how compute_attention ended
     lo, hi = theme.fmt(n.weight_min, 2), theme.fmt(n.weight_max, 2)
-    seed = scene.ui("seed", seed=n.proj_seed, scale=theme.fmt(n.proj_scale, 1))
+    seed = scene.words.ui("seed", seed=n.proj_seed, scale=theme.fmt(n.proj_scale, 1))
     assert seed in shown
-    assert scene.ui(key, lo=lo, hi=hi) in shown
+    assert scene.words.ui(key, lo=lo, hi=hi) in shown
     other = "uneven" if key == "even" else "even"
-    assert scene.ui(other, lo=lo, hi=hi) not in shown
+    assert scene.words.ui(other, lo=lo, hi=hi) not in shown
     # the range it quotes is the grid's own smallest and largest digits
     cells = [theme.fmt(v, 2) for row in n.weights for v in row]
     assert lo in cells and hi in cells and min(map(_num, cells)) == _num(lo)
@@ -249,7 +249,7 @@ def test_the_comparison_says_why_order_is_lost(lang):
     scene, report = build_scene(AttentionShuffle, Params(), lang)
     # ... under the identity it explains, once the comparison is over
     shown = report.words_at_start["causal_mask"]
-    assert scene.ui("order_lost") in shown
+    assert scene.words.ui("order_lost") in shown
     assert r"\mathrm{out}(PX) = P\,\mathrm{out}(X)" in shown
 
 
@@ -274,15 +274,15 @@ def test_the_swap_moves_the_same_cells_rows_then_columns(params, tmp_path):
 
     def at_beat(scene, beat):
         if beat in ("swap_tokens", "compare_outputs"):
-            grid = scene.stage["grid"]
+            grid = scene.board["grid"]
             seen[beat] = {
                 "grid": grid,
                 "cells": [grid.cell(a, b) for a in range(k) for b in range(k)],
                 "centres": [_centre(grid.cell(a, b)) for a in range(k) for b in range(k)],
-                "rows": list(scene.stage["out_rows"]),
-                "row_y": [row.get_y() for row in scene.stage["out_rows"]],
+                "rows": list(scene.board["out_rows"]),
+                "row_y": [row.get_y() for row in scene.board["out_rows"]],
                 "row_digits": [
-                    [_digits(c) for c in row[1].cells] for row in scene.stage["out_rows"]
+                    [_digits(c) for c in row[1].cells] for row in scene.board["out_rows"]
                 ],
                 "cell_digits": [_digits(grid.cell(a, b)) for a in range(k) for b in range(k)],
                 "label_y": [lab.get_y() for lab in grid.row_labels],
@@ -292,16 +292,11 @@ def test_the_swap_moves_the_same_cells_rows_then_columns(params, tmp_path):
 
     def after_play(scene):
         if scene.beats and scene.beats[-1][0] == "swap_tokens":
-            grid = scene.stage["grid"]
+            grid = scene.board["grid"]
             plays.append([_centre(grid.cell(a, b)) for a in range(k) for b in range(k)])
 
-    LessonScene.beat_hooks.append(at_beat)
-    LessonScene.play_hooks.append(after_play)
-    try:
-        scene, report = build_scene(AttentionShuffle, params, "en", tmp=tmp_path)
-    finally:
-        LessonScene.beat_hooks.remove(at_beat)
-        LessonScene.play_hooks.remove(after_play)
+    watch = Watchers(beat=(at_beat,), play=(after_play,))
+    scene, report = build_scene(AttentionShuffle, params, "en", tmp=tmp_path, watchers=watch)
     report.assert_clean()
     before, after = seen["swap_tokens"], seen["compare_outputs"]
     assert after["grid"] is before["grid"]

@@ -35,7 +35,7 @@ from rendering.draw import join, packets, segments
 from rendering.draw.scene import draw
 from rendering.run import split
 from rendering.speech import audio
-from scenes.kit.base import LessonScene
+from scenes.kit.base import Watchers
 from tests.videos import synthetic
 
 TINY_FRAME = {"pixel_width": 256, "pixel_height": 144, "frame_rate": 10}
@@ -220,11 +220,8 @@ def test_a_late_span_drawn_alone_is_the_end_of_the_whole_render_and_joins_to_it(
     job = Job(JOINED, Params.load())
     speech, _, _ = speeches(JOINED)
     ends: list[float] = []  # the scene clock after each animation of the whole render
-    LessonScene.play_hooks.append(lambda scene: ends.append(float(scene.renderer.time)))
-    try:
-        whole = draw(job, tmp_path / "whole", frame=SPARSE_FRAME, speech=speech)
-    finally:
-        LessonScene.play_hooks.pop()
+    watch = Watchers(play=(lambda scene: ends.append(float(scene.renderer.time)),))
+    whole = draw(job, tmp_path / "whole", frame=SPARSE_FRAME, speech=speech, watchers=watch)
     first, last = split.spans(whole.animations, 4)[-1]  # the last quarter of the drawing
     assert 0 < first <= last == len(ends) - 1
     tail = draw(job, tmp_path / "tail", span=(first, last), frame=SPARSE_FRAME, speech=speech)

@@ -107,24 +107,17 @@ def build(
     the render does: text set once for that canvas is then reused by the render."""
     from manim import tempconfig
 
-    from scenes.kit.base import LessonScene
-
-    hooks = LessonScene.play_hooks, LessonScene.beat_hooks
-    LessonScene.play_hooks, LessonScene.beat_hooks = [], []
-    try:
-        config = {**manim_config(job, work_dir / "manim"), **(frame or {}), "dry_run": True}
-        with tempconfig(config):
-            scene = job.info.load()(
-                params=job.params,
-                lang=job.lang,
-                speech=speech,
-                pace=pace,
-                sentences=sentences,
-                skip_animations=True,
-            )
-            scene.render()
-    finally:
-        LessonScene.play_hooks, LessonScene.beat_hooks = hooks
+    config = {**manim_config(job, work_dir / "manim"), **(frame or {}), "dry_run": True}
+    with tempconfig(config):
+        scene = job.info.load()(
+            params=job.params,
+            lang=job.lang,
+            speech=speech,
+            pace=pace,
+            sentences=sentences,
+            skip_animations=True,
+        )
+        scene.render()
     return scene
 
 

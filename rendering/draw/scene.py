@@ -77,6 +77,7 @@ def draw(
     pace: dict[str, float] | None = None,
     sentences: dict[str, list[tuple[float, float]]] | None = None,
     kept: segments.BeatPlan | None = None,
+    watchers=None,
 ) -> Drawn:
     """Let Manim draw the job's frames into a silent video under `work_dir`.
 
@@ -85,11 +86,12 @@ def draw(
     beats whose frames are kept from before: they are played without drawing, and the
     build stops where only kept beats are left. `frame` overrides Manim's pixel size or
     frame rate, and `speech` and `sentences` the narration's beat lengths and sentence
-    times (tests).
+    times, and `watchers` (a scenes.kit.base.Watchers) what is called as the build goes
+    (tests).
     """
     from manim import tempconfig
 
-    from scenes.kit.base import LessonScene
+    from scenes.kit.base import UNWATCHED
 
     scene_cls = job.info.load()
     drawn_seconds = 0.0
@@ -115,31 +117,29 @@ def draw(
         if inputs is None:
             inputs = motion.timed_inputs(job, work_dir / "pace", speech, frame, sentences)
         pace = motion.pace_for_inputs(inputs, speech)
-    LessonScene.play_hooks.append(record)
+    given = watchers or UNWATCHED
     logging.getLogger("manim").setLevel(logging.ERROR)
-    try:
-        with (
-            tempconfig({**manim_config(job, work_dir / "manim", span), **(frame or {})}),
-            reads.watching() as read,
-        ):
-            begun = time.perf_counter()
-            scene = scene_cls(
-                params=job.params,
-                lang=job.lang,
-                burn_captions=job.burn_captions,
-                speech=speech,
-                pace=pace,
-                sentences=sentences,
-                skip_beats=set(kept.reuse) if kept else None,
-                stop_at=kept.stop_at() if kept else None,
-            )
-            scene.render()
-            writer = scene.renderer.file_writer
-            # only the artifact the plan has: the other path properties raise
-            produced = Path(writer.movie_file_path if job.format.moving else writer.image_file_path)
-            ended = scene.stopped or not scene.cut_short
-    finally:
-        LessonScene.play_hooks.remove(record)
+    with (
+        tempconfig({**manim_config(job, work_dir / "manim", span), **(frame or {})}),
+        reads.watching() as read,
+    ):
+        begun = time.perf_counter()
+        scene = scene_cls(
+            params=job.params,
+            lang=job.lang,
+            burn_captions=job.burn_captions,
+            speech=speech,
+            pace=pace,
+            sentences=sentences,
+            skip_beats=set(kept.reuse) if kept else None,
+            stop_at=kept.stop_at() if kept else None,
+            watchers=dataclasses.replace(given, play=(*given.play, record)),
+        )
+        scene.render()
+        writer = scene.renderer.file_writer
+        # only the artifact the plan has: the other path properties raise
+        produced = Path(writer.movie_file_path if job.format.moving else writer.image_file_path)
+        ended = scene.stopped or not scene.cut_short
     return Drawn(
         produced,
         [(k, round(t, 3)) for k, t in scene.beats],

@@ -193,9 +193,9 @@ class AttentionShuffle(LessonScene, layouts=LAYOUTS):
     def construct(self) -> None:
         self.n = self.numbers(self.params)
         tokens = self.params.tokens if self.lang == "zh" else self.params.tokens_en
-        self.words = list(tokens)
+        self.tokens = list(tokens)
         self.x_digits = theme.digits_for(self.n.X)
-        self.identity = list(range(len(self.words)))
+        self.identity = list(range(len(self.tokens)))
         self.title_card()
         self.show_tokens()
         self.compute_attention()
@@ -211,8 +211,8 @@ class AttentionShuffle(LessonScene, layouts=LAYOUTS):
         self.sentence = self._sentence(self.identity).to_edge(UP, buff=theme.MARGIN + 0.1)
         self.play(Write(self.sentence), run_time=theme.NORMAL)
         cards = VGroup()
-        for t, word in enumerate(self.words):
-            name = self.text(word, size=theme.BODY_SIZE, color=self._color(t))
+        for t, word in enumerate(self.tokens):
+            name = self.words.text(word, size=theme.BODY_SIZE, color=self._color(t))
             box = RoundedRectangle(
                 width=max(name.width + 0.5, 1.3),
                 height=name.height + 0.35,
@@ -223,9 +223,11 @@ class AttentionShuffle(LessonScene, layouts=LAYOUTS):
             column = VectorColumn(self.n.X[t], digits=self.x_digits, color=self._color(t))
             cards.add(VGroup(VGroup(box, name.move_to(box)), column).arrange(DOWN, buff=0.25))
         cards.arrange(RIGHT, buff=0.9, aligned_edge=UP)
-        note = self.label("embedding", size=theme.LABEL_SIZE, color=theme.MUTED, d=len(self.n.X[0]))
+        note = self.words.label(
+            "embedding", size=theme.LABEL_SIZE, color=theme.MUTED, d=len(self.n.X[0])
+        )
         board = VGroup(cards, note).arrange(DOWN, buff=0.45)
-        self.fill_below(self.sentence, board, 0.72, buff=0.45)
+        self.stage.fill_below(self.sentence, board, 0.72, buff=0.45)
         self.play(
             LaggedStart(
                 *[TransformFromCopy(self.sentence[t], card[0]) for t, card in enumerate(cards)],
@@ -244,13 +246,13 @@ class AttentionShuffle(LessonScene, layouts=LAYOUTS):
     def compute_attention(self) -> None:
         self.beat("score_primer")
         n = self.n
-        self.stage = self._stage(self.identity, n.weights, n.output, perm=False)
-        st = self.stage
+        self.board = self._board(self.identity, n.weights, n.output, perm=False)
+        st = self.board
         # the scores sit where the weights will be, in a diverging colour scale
         m = max(abs(v) for row in n.scores for v in row) or 1.0
         scores = self._grid(n.scores, self.identity, theme.diverging, -m, m)
         scores.scale(self.stage_scale).move_to(st["grid"])
-        scores_head = self.label("scores", size=theme.LABEL_SIZE, color=theme.MUTED)
+        scores_head = self.words.label("scores", size=theme.LABEL_SIZE, color=theme.MUTED)
         scores_head.scale(self.stage_scale).move_to(st["grid_head"])
         # each card's column lies down into its row of X
         self.play(
@@ -291,24 +293,26 @@ class AttentionShuffle(LessonScene, layouts=LAYOUTS):
 
     def swap_tokens(self) -> None:
         self.beat("swap_tokens")
-        n, old = self.n, self.stage
+        n, old = self.n, self.board
         order = n.order
         slot_of = {t: k for k, t in enumerate(order)}  # where token t sits after the swap
         i, j = n.swap
         p_tex = formula("P = " + bmatrix(n.P), size=34)
-        if self.layout.corner:  # P over its note, in the corner the seed leaves
-            p_note = self.label(
+        if self.stage.layout.corner:  # P over its note, in the corner the seed leaves
+            p_note = self.words.label(
                 "swap_note", theme.LABEL_SIZE, theme.ACCENT, max_width=self.corner_width, i=i, j=j
             )
             p_group = VGroup(p_tex, p_note).arrange(DOWN, buff=0.3, aligned_edge=LEFT)
         else:
-            p_note = self.label("swap_note", size=theme.LABEL_SIZE, color=theme.ACCENT, i=i, j=j)
+            p_note = self.words.label(
+                "swap_note", size=theme.LABEL_SIZE, color=theme.ACCENT, i=i, j=j
+            )
             p_group = VGroup(p_tex, p_note).arrange(RIGHT, buff=0.4)
-            self.fit(p_group, 1.0, 0.2)
+            self.stage.fit(p_group, 1.0, 0.2)
         corner = old["seed"][:2]  # where Q, K, V and the seed note were
         p_group.move_to(corner).align_to(corner, UP)
         self.play(FadeOut(old["seed"]), FadeIn(p_group), run_time=theme.NORMAL)
-        new = self._stage(order, n.weights_perm, n.output_perm, perm=True)
+        new = self._board(order, n.weights_perm, n.output_perm, perm=True)
         self._land_on(new, old)
         self.recomputed = new  # the layout on PX: targets only, never itself on stage
         new_sentence = self._sentence(order).move_to(self.sentence)
@@ -353,24 +357,24 @@ class AttentionShuffle(LessonScene, layouts=LAYOUTS):
         self.beat("compare_outputs")
         n = self.n
         i, j = n.swap
-        token = self.words[i]
+        token = self.tokens[i]
         before_row = VectorColumn(n.output[i], digits=4, color=self._color(i), horizontal=True)
         after_row = VectorColumn(n.output_perm[j], digits=4, color=self._color(i), horizontal=True)
-        before_lab = self.label(
+        before_lab = self.words.label(
             "at_position",
             size=theme.LABEL_SIZE,
             token=token,
             pos=i,
-            sentence=self._says(range(len(self.words))),
+            sentence=self._says(range(len(self.tokens))),
         )
-        after_lab = self.label(
+        after_lab = self.words.label(
             "at_position",
             size=theme.LABEL_SIZE,
             token=token,
             pos=j,
             sentence=self._says(n.order),
         )
-        if self.layout.labels_above:
+        if self.stage.layout.labels_above:
             pairs = [
                 VGroup(lab, row).arrange(DOWN, buff=0.15)
                 for lab, row in ((before_lab, before_row), (after_lab, after_row))
@@ -384,7 +388,7 @@ class AttentionShuffle(LessonScene, layouts=LAYOUTS):
             labels.next_to(rows, LEFT, buff=0.4)
             for lab, row in zip(labels, rows, strict=True):
                 lab.match_y(row)
-        same = self.label("identical", size=theme.LABEL_SIZE, color=theme.ACCENT)
+        same = self.words.label("identical", size=theme.LABEL_SIZE, color=theme.ACCENT)
         compare = VGroup(labels, rows)
         same.next_to(rows, DOWN, buff=0.2)
         error = formula(
@@ -392,15 +396,15 @@ class AttentionShuffle(LessonScene, layouts=LAYOUTS):
             + sci_tex(n.equivariance_error),
             size=36,
         )
-        rounding = self.label("rounding", size=theme.LABEL_SIZE, color=theme.MUTED)
+        rounding = self.words.label("rounding", size=theme.LABEL_SIZE, color=theme.MUTED)
         identity = formula(r"\mathrm{out}(PX) = P\,\mathrm{out}(X)", size=44, color=theme.ACCENT)
         # why that loses order: the output follows the token, never the place it stands in
-        order_lost = self.label(
-            "order_lost", theme.LABEL_SIZE, theme.FOREGROUND, max_width=self.stage_width()
+        order_lost = self.words.label(
+            "order_lost", theme.LABEL_SIZE, theme.FOREGROUND, max_width=self.stage.width()
         )
         proof = VGroup(error, rounding, identity, order_lost).arrange(DOWN, buff=0.3)
         board = VGroup(VGroup(compare, same), proof).arrange(DOWN, buff=0.6)
-        self.fill_below(self.sentence, board, 0.75)
+        self.stage.fill_below(self.sentence, board, 0.75)
         self.moved_parent.remove(self.moved_row)
         self.add(self.moved_row)
         self.play(
@@ -446,13 +450,13 @@ class AttentionShuffle(LessonScene, layouts=LAYOUTS):
                 for i, j in hidden
             ]
         )
-        width = min(self.stage_width(), MASK_TEXT_WIDTH)  # words wrap so the grid can grow
-        head = self.label("mask_head", theme.LABEL_SIZE, theme.ACCENT, max_width=width)
+        width = min(self.stage.width(), MASK_TEXT_WIDTH)  # words wrap so the grid can grow
+        head = self.words.label("mask_head", theme.LABEL_SIZE, theme.ACCENT, max_width=width)
         # beside each row: how many keys it sees (counted up), and the even weight 1/k
-        seen = [self.text("0", theme.LABEL_SIZE, theme.ACCENT) for _ in rows]
-        even = [self.text(f"1/{k}" if k > 1 else "1", theme.LABEL_SIZE) for k in n.keys_seen]
-        seen_head = self.label("seen_head", theme.SMALL_SIZE, theme.MUTED)
-        even_head = self.label("even_head", theme.SMALL_SIZE, theme.MUTED)
+        seen = [self.words.text("0", theme.LABEL_SIZE, theme.ACCENT) for _ in rows]
+        even = [self.words.text(f"1/{k}" if k > 1 else "1", theme.LABEL_SIZE) for k in n.keys_seen]
+        seen_head = self.words.label("seen_head", theme.SMALL_SIZE, theme.MUTED)
+        even_head = self.words.label("even_head", theme.SMALL_SIZE, theme.MUTED)
         table = VGroup(plain, tiles)
         columns = VGroup(VGroup(seen_head, *seen), VGroup(even_head, *even))
         left = plain.cells.get_right()[0] + 0.5
@@ -470,10 +474,10 @@ class AttentionShuffle(LessonScene, layouts=LAYOUTS):
             size=36,
         )
         verdict = "mask_leak" if n.lines["causal_mask"] == "leaks" else "mask_same"
-        leak = self.label(verdict, theme.LABEL_SIZE, theme.ACCENT, max_width=width)
+        leak = self.words.label(verdict, theme.LABEL_SIZE, theme.ACCENT, max_width=width)
         board = VGroup(head, VGroup(table, columns), error, leak)
-        board.arrange(DOWN, buff=self.layout.mask_buff)
-        self.fill_below(self.sentence, board, 0.75)
+        board.arrange(DOWN, buff=self.stage.layout.mask_buff)
+        self.stage.fill_below(self.sentence, board, 0.75)
         masked.scale(plain.cells.height / masked.cells.height)
         masked.shift(plain.cells.get_center() - masked.cells.get_center())
         self.play(*[FadeOut(m) for m in self.stage_mobjects(self.sentence)], run_time=theme.SHORT)
@@ -540,18 +544,18 @@ class AttentionShuffle(LessonScene, layouts=LAYOUTS):
         pieces = VGroup(
             formula("x", size=48),
             formula("=", size=48),
-            self.label("embedding_word", size=theme.HEADING_SIZE, color=theme.FOREGROUND),
+            self.words.label("embedding_word", size=theme.HEADING_SIZE, color=theme.FOREGROUND),
             formula("+", size=48),
-            self.label("position_word", size=theme.HEADING_SIZE, color=theme.ACCENT),
+            self.words.label("position_word", size=theme.HEADING_SIZE, color=theme.ACCENT),
         ).arrange(RIGHT, buff=0.3)
         # every slot of the sentence gets its own position vector
         slots = VGroup()
         for k, t in enumerate(self.n.order):
-            tag = self.label("pos_tag", size=theme.LABEL_SIZE, color=theme.ACCENT, k=k)
+            tag = self.words.label("pos_tag", size=theme.LABEL_SIZE, color=theme.ACCENT, k=k)
             slots.add(VGroup(self.sentence[t].copy(), tag).arrange(DOWN, buff=0.3))
         slots.arrange(RIGHT, buff=0.9, aligned_edge=DOWN)
         board = VGroup(slots, pieces).arrange(DOWN, buff=0.9)
-        self.fit(board, 1.0, 0.75, grow=self.layout.grow).move_to(ORIGIN)
+        self.stage.fit(board, 1.0, 0.75, grow=self.stage.layout.grow).move_to(ORIGIN)
         self.play(
             *[Transform(self.sentence[t], slots[k][0]) for k, t in enumerate(self.n.order)],
             run_time=theme.NORMAL,
@@ -567,15 +571,17 @@ class AttentionShuffle(LessonScene, layouts=LAYOUTS):
         """What the position vector should be like: the list every later scheme is judged by."""
         self.beat("requirements")
         self.play(*[FadeOut(m) for m in self.stage_mobjects()], run_time=theme.SHORT)
-        heading = self.text(self.common("needs"), size=theme.HEADING_SIZE, color=theme.ACCENT)
-        width = self.stage_width() - 0.8
-        size = self.layout.needs_size
-        names = [self.lines(n, width, size=size) for n in self.requirement_names()]
+        heading = self.words.text(
+            self.words.common("needs"), size=theme.HEADING_SIZE, color=theme.ACCENT
+        )
+        width = self.stage.width() - 0.8
+        size = self.stage.layout.needs_size
+        names = [self.words.lines(n, width, size=size) for n in self.words.requirement_names()]
         needs = Checklist(names)
-        if self.layout.needs_spread:
+        if self.stage.layout.needs_spread:
             needs.arrange(DOWN, buff=0.5, aligned_edge=LEFT)
         board = VGroup(heading, needs).arrange(DOWN, buff=0.5)
-        self.fit_to_stage(board, grow=self.layout.grow)
+        self.stage.place(board, grow=self.stage.layout.grow)
         self.play(Write(heading), run_time=theme.NORMAL)
         # each need as it is said: the line marks every need of the one list, by its name
         for need, row in zip(pm.REQUIREMENTS, needs, strict=True):
@@ -626,7 +632,7 @@ class AttentionShuffle(LessonScene, layouts=LAYOUTS):
     @property
     def cell_size(self) -> tuple[float, float]:
         """A matrix row's height and a weight cell's width in this frame."""
-        return self.layout.cell
+        return self.stage.layout.cell
 
     def _color(self, token: int):
         return theme.TOKEN_COLORS[token % len(theme.TOKEN_COLORS)]
@@ -634,7 +640,7 @@ class AttentionShuffle(LessonScene, layouts=LAYOUTS):
     def _says(self, order) -> str:
         """The sentence in this order: run together in Chinese, spaced in English."""
         glue = "" if self.lang == "zh" else " "
-        return glue.join(self.words[t] for t in order)
+        return glue.join(self.tokens[t] for t in order)
 
     def _sentence(self, order) -> VGroup:
         """The sentence in `order`, as one glyph group per token, indexed by token (not slot).
@@ -642,18 +648,18 @@ class AttentionShuffle(LessonScene, layouts=LAYOUTS):
         It is set as a single Text so every word sits on the same baseline.
         """
         said = self._says(order)
-        line = self.text(said, size=theme.HEADING_SIZE)  # one glyph per character, spaces too
+        line = self.words.text(said, size=theme.HEADING_SIZE)  # one glyph per character, spaces too
         words: dict[int, VGroup] = {}
         start = 0
         for t in order:
-            start = said.index(self.words[t], start)
-            end = start + len(self.words[t])
+            start = said.index(self.tokens[t], start)
+            end = start + len(self.tokens[t])
             words[t] = VGroup(*line[start:end]).set_color(self._color(t))
             start = end
-        return VGroup(*[words[t] for t in range(len(self.words))])
+        return VGroup(*[words[t] for t in range(len(self.tokens))])
 
     def _grid(self, matrix, order, colormap, vmin, vmax) -> HeatGrid:
-        names = [self.words[t] for t in order]
+        names = [self.tokens[t] for t in order]
         grid = HeatGrid(
             np.asarray(matrix),
             vmin=vmin,
@@ -683,10 +689,10 @@ class AttentionShuffle(LessonScene, layouts=LAYOUTS):
             size=theme.SMALL_SIZE,
             horizontal=True,
         )
-        name = self.text(self.words[token], size=theme.SMALL_SIZE, color=self._color(token))
+        name = self.words.text(self.tokens[token], size=theme.SMALL_SIZE, color=self._color(token))
         return VGroup(name, cells).arrange(RIGHT, buff=0.15)
 
-    def _stage(self, order, weights, outputs, perm: bool) -> dict[str, Mobject]:
+    def _board(self, order, weights, outputs, perm: bool) -> dict[str, Mobject]:
         """X rows → weight grid → output rows, row k of each showing the token in slot k.
 
         x_rows and out_rows are indexed by slot; the grid by slot too.
@@ -703,14 +709,16 @@ class AttentionShuffle(LessonScene, layouts=LAYOUTS):
             "weights_perm" if perm else "weights",
             "out_perm_header" if perm else "out_header",
         )
-        layout = self.layout
+        layout = self.stage.layout
         if layout.corner:  # X's head and the grid's share a row: each wraps to its block
             heads = [
-                self.label(key, theme.LABEL_SIZE, theme.MUTED, max_width=block.width)
+                self.words.label(key, theme.LABEL_SIZE, theme.MUTED, max_width=block.width)
                 for key, block in zip(keys, (x_rows, grid, out_rows), strict=True)
             ]
         else:
-            heads = [self.label(key, size=theme.LABEL_SIZE, color=theme.MUTED) for key in keys]
+            heads = [
+                self.words.label(key, size=theme.LABEL_SIZE, color=theme.MUTED) for key in keys
+            ]
         qk, mix = getattr(self, layout.pipeline)(heads, x_rows, grid, out_rows)
         if layout.corner:  # the seed fills the corner left of the outputs
             left, right = x_rows.get_left()[0], out_rows.get_left()[0]
@@ -728,7 +736,7 @@ class AttentionShuffle(LessonScene, layouts=LAYOUTS):
             seed = self._seed(stacked=False, width=wrap)
             seed.add(self._weights_note(wrap)).arrange(DOWN, buff=0.2)
             seed.next_to(VGroup(x_rows, grid, out_rows), DOWN, buff=layout.seed_buff)
-            if seed.width > self.stage_width():
+            if seed.width > self.stage.width():
                 seed[0].next_to(seed[1], UP, buff=0.2)
         parts = {
             "x_rows": x_rows,
@@ -743,7 +751,7 @@ class AttentionShuffle(LessonScene, layouts=LAYOUTS):
         }
         whole = VGroup(*parts.values())
         width = whole.width
-        self.fill_below(self.sentence, whole, 0.8, buff=layout.sentence_buff)
+        self.stage.fill_below(self.sentence, whole, 0.8, buff=layout.sentence_buff)
         self.stage_scale = whole.width / width
         if layout.corner:  # the corner grew or shrank with the stage
             self.corner_width *= self.stage_scale
@@ -763,7 +771,7 @@ class AttentionShuffle(LessonScene, layouts=LAYOUTS):
             "seed": self.n.proj_seed,
             "scale": theme.fmt(self.n.proj_scale, theme.digits_for([self.n.proj_scale])),
         }
-        note = self.label("seed", theme.LABEL_SIZE, theme.MUTED, max_width=width, **values)
+        note = self.words.label("seed", theme.LABEL_SIZE, theme.MUTED, max_width=width, **values)
         if stacked:  # one projection a line, the note in the corner
             qkv = formula(r"Q &= XW_q \\ K &= XW_k \\ V &= XW_v", size=32)
             return VGroup(qkv, note).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
@@ -774,7 +782,7 @@ class AttentionShuffle(LessonScene, layouts=LAYOUTS):
         """What random, untrained projections do to the weights: nearly even ones (when
         they are), and their range, wrapped to `width`."""
         n = self.n
-        return self.label(
+        return self.words.label(
             "even" if n.nearly_even else "uneven",
             theme.LABEL_SIZE,
             theme.ACCENT,

@@ -154,12 +154,14 @@ class BinaryBits(LessonScene, layouts=LAYOUTS):
         table = nums.table
 
         big = CELL * 1.5
-        roomy = self.layout.big_cells and BitRow(table[0], cell=big).width <= self.stage_width()
+        roomy = (
+            self.stage.layout.big_cells and BitRow(table[0], cell=big).width <= self.stage.width()
+        )
         self.cell = big if roomy else CELL
         self.bits = BitRow(table[0], cell=self.cell)
         index = VGroup(
             *[
-                self.text(str(k), theme.SMALL_SIZE, theme.MUTED).next_to(
+                self.words.text(str(k), theme.SMALL_SIZE, theme.MUTED).next_to(
                     self.bits.bit_cell(k), UP, buff=0.12
                 )
                 for k in range(n)
@@ -167,18 +169,18 @@ class BinaryBits(LessonScene, layouts=LAYOUTS):
         )
         rhythm = VGroup(
             *[
-                self.text(str(nums.flip_every[k]), theme.SMALL_SIZE, bit_color(k)).next_to(
+                self.words.text(str(nums.flip_every[k]), theme.SMALL_SIZE, bit_color(k)).next_to(
                     self.bits.bit_cell(k), DOWN, buff=0.12
                 )
                 for k in range(n)
             ]
         )
-        legend = self.label("legend", theme.SMALL_SIZE, theme.MUTED)
+        legend = self.words.label("legend", theme.SMALL_SIZE, theme.MUTED)
         self.bit_block = VGroup(legend, VGroup(index, self.bits, rhythm)).arrange(DOWN, buff=0.2)
-        self.fit(self.bit_block)
+        self.stage.fit(self.bit_block)
 
         # The counter sits left of the bits when there is room, above them otherwise.
-        widest = self.label("counter", theme.HEADING_SIZE, p=nums.total_positions - 1)
+        widest = self.words.label("counter", theme.HEADING_SIZE, p=nums.total_positions - 1)
         avail = config.frame_width - 2 * theme.MARGIN
         beside = widest.width + 0.6 + self.bit_block.width <= avail
 
@@ -186,7 +188,7 @@ class BinaryBits(LessonScene, layouts=LAYOUTS):
 
         def number(p: int):
             if p not in made:
-                t = self.label("counter", theme.HEADING_SIZE, theme.ACCENT, p=p)
+                t = self.words.label("counter", theme.HEADING_SIZE, theme.ACCENT, p=p)
                 if beside:
                     made[p] = t.next_to(self.bits, LEFT, buff=0.6)
                 else:
@@ -212,10 +214,10 @@ class BinaryBits(LessonScene, layouts=LAYOUTS):
         self.staged = VGroup(self.bit_block, self.counter).save_state()
         grow = min(
             1.6,
-            0.9 * self.stage_width() / self.staged.width,
-            0.5 * self.stage_height() / self.staged.height,
+            0.9 * self.stage.width() / self.staged.width,
+            0.5 * self.stage.height() / self.staged.height,
         )
-        self.staged.scale(max(grow, 1.0)).move_to(self.caption_band() / 2 * UP)
+        self.staged.scale(max(grow, 1.0)).move_to(self.stage.caption_band() / 2 * UP)
         self.play(FadeIn(self.bit_block), FadeIn(self.counter), run_time=theme.NORMAL)
         # Only now: FadeIn's copies would carry the updater and swap the real "p = 0" into
         # their faded start, leaving it invisible.
@@ -248,7 +250,7 @@ class BinaryBits(LessonScene, layouts=LAYOUTS):
             area = Rectangle(width=width, height=height, stroke_width=0)
             floor = Line(area.get_corner(DOWN + LEFT), area.get_corner(DOWN + RIGHT))
             floor.set_stroke(theme.MUTED, 1.5, opacity=0.6)
-            name = self.label("trace", theme.LABEL_SIZE, bit_color(k), k=k)
+            name = self.words.label("trace", theme.LABEL_SIZE, bit_color(k), k=k)
             name.next_to(area, LEFT, buff=0.3)
             self.areas[k] = area
             rows.add(VGroup(area, floor, name))
@@ -257,19 +259,21 @@ class BinaryBits(LessonScene, layouts=LAYOUTS):
         step = max(1, shown // 4)
         ticks = VGroup(
             *[
-                self.text(str(x), theme.SMALL_SIZE, theme.MUTED).next_to(
+                self.words.text(str(x), theme.SMALL_SIZE, theme.MUTED).next_to(
                     self.trace_point(0, x, 0), DOWN, buff=0.15
                 )
                 for x in range(0, shown + 1, step)
             ]
         )
-        axis = self.label("axis", theme.SMALL_SIZE, theme.MUTED).next_to(ticks, DOWN, buff=0.12)
+        axis = self.words.label("axis", theme.SMALL_SIZE, theme.MUTED).next_to(
+            ticks, DOWN, buff=0.12
+        )
         if shown < nums.total_positions:
-            note = self.label(
+            note = self.words.label(
                 "first_steps", theme.SMALL_SIZE, shown=shown, total=nums.total_positions
             )
         else:
-            note = self.label("all_steps", theme.SMALL_SIZE, last=shown - 1)
+            note = self.words.label("all_steps", theme.SMALL_SIZE, last=shown - 1)
         note.next_to(axis, DOWN, buff=0.2)
         return VGroup(rows, ticks, axis, note)
 
@@ -286,20 +290,20 @@ class BinaryBits(LessonScene, layouts=LAYOUTS):
         self.beat("rhythm")
         nums = self.n
         shown, table = nums.positions, nums.table
-        trace_width = min(TRACE_WIDTH, self.stage_width() - 1.7)  # room for names and ticks
-        trace_height = TRACE_HEIGHT * self.layout.trace_scale
+        trace_width = min(TRACE_WIDTH, self.stage.width() - 1.7)  # room for names and ticks
+        trace_height = TRACE_HEIGHT * self.stage.layout.trace_scale
         block = self.staged.saved_state[0]  # where the bits go: the traces fill the room below
         self.traces = self.trace_panel(trace_width, trace_height)
         # Fit the traces into the room left under the bits (and above a caption band).
-        room = block.get_bottom()[1] - 0.35 - self.stage_bottom()
-        if self.layout.traces_fill_room:
+        room = block.get_bottom()[1] - 0.35 - self.stage.bottom()
+        if self.stage.layout.traces_fill_room:
             spare = (room - self.traces.height) / nums.trace_bits
             self.traces = self.trace_panel(trace_width, max(trace_height + spare, TRACE_HEIGHT / 2))
         self.traces.scale(
-            min(1.0, room / self.traces.height, self.stage_width() / self.traces.width)
+            min(1.0, room / self.traces.height, self.stage.width() / self.traces.width)
         )
         self.traces.next_to(block, DOWN, buff=0.35)
-        self.traces.shift(RIGHT * min(0.0, self.stage_width() / 2 - self.traces.get_right()[0]))
+        self.traces.shift(RIGHT * min(0.0, self.stage.width() / 2 - self.traces.get_right()[0]))
 
         def trace(k: int):
             def draw():
@@ -360,10 +364,10 @@ class BinaryBits(LessonScene, layouts=LAYOUTS):
 
         rows = VGroup()
         for p, bits in zip(nums.cliff, nums.cliff_bits, strict=True):
-            row = BitRow(bits, cell=self.cell * self.layout.cliff_cell_scale)
-            name = self.label("counter", theme.BODY_SIZE, theme.FOREGROUND, p=p)
+            row = BitRow(bits, cell=self.cell * self.stage.layout.cliff_cell_scale)
+            name = self.words.label("counter", theme.BODY_SIZE, theme.FOREGROUND, p=p)
             rows.add(VGroup(row, name.next_to(row, LEFT, buff=0.4)))
-        rows.arrange(DOWN, buff=self.layout.cliff_drop, aligned_edge=RIGHT)
+        rows.arrange(DOWN, buff=self.stage.layout.cliff_drop, aligned_edge=RIGHT)
         top, bottom = rows[0][0], rows[1][0]
         flips = VGroup(
             *[
@@ -375,14 +379,14 @@ class BinaryBits(LessonScene, layouts=LAYOUTS):
                 for k, (a, b) in enumerate(zip(*nums.cliff_bits, strict=True))
             ]
         )
-        said = self.label("flips", theme.BODY_SIZE, theme.ACCENT, flips=nums.cliff_flips, n=n)
+        said = self.words.label("flips", theme.BODY_SIZE, theme.ACCENT, flips=nums.cliff_flips, n=n)
         dist = MathTex(
             rf"\lVert b({after}) - b({before}) \rVert = {theme.fmt(nums.cliff_distance)}",
             font_size=theme.HEADING_SIZE,
             color=theme.FOREGROUND,
         )
         group = VGroup(VGroup(rows, flips), said, dist).arrange(DOWN, buff=0.45)
-        self.fit_to_stage(group)
+        self.stage.place(group)
         self.play(FadeIn(rows[0]), run_time=theme.SHORT)
         self.play(
             LaggedStart(*[GrowFromEdge(a, UP) for a in flips], lag_ratio=0.1),
@@ -400,8 +404,8 @@ class BinaryBits(LessonScene, layouts=LAYOUTS):
         cliff_step = nums.cliff[0]
         gap = len(steps) > 1 and steps[-1] != steps[-2] + 1
         top = int(np.ceil(max(heights)))
-        width = min(10.0, self.stage_width() - 0.8)
-        height = self.layout.chart_height
+        width = min(10.0, self.stage.width() - 0.8)
+        height = self.stage.layout.chart_height
         slots = len(steps) + (1 if gap else 0)
         pitch = width / slots
         unit = height / top
@@ -430,7 +434,7 @@ class BinaryBits(LessonScene, layouts=LAYOUTS):
         yaxis.set_stroke(theme.MUTED, 2)
         yticks = VGroup(
             *[
-                self.text(str(v), theme.SMALL_SIZE, theme.MUTED).next_to(
+                self.words.text(str(v), theme.SMALL_SIZE, theme.MUTED).next_to(
                     base.get_left() + v * unit * UP, LEFT, buff=0.15
                 )
                 for v in range(top + 1)
@@ -449,7 +453,7 @@ class BinaryBits(LessonScene, layouts=LAYOUTS):
         marked = [0] if steps[0] == cliff_step else [0, steps.index(cliff_step)]
         for i in marked:
             color = theme.ACCENT if steps[i] == cliff_step else theme.WORD_A
-            value = self.text(theme.fmt(heights[i]), theme.LABEL_SIZE, color)
+            value = self.words.text(theme.fmt(heights[i]), theme.LABEL_SIZE, color)
             value.next_to(bars[i], UP, buff=0.12)
             if i in (0, len(bars) - 1):  # hang the value inwards, off the axis and the edge
                 value.align_to(bars[i], LEFT if i == 0 else RIGHT)
@@ -460,36 +464,36 @@ class BinaryBits(LessonScene, layouts=LAYOUTS):
                 if b.get_left()[0] < value.get_right()[0] and b.get_right()[0] > value.get_left()[0]
             ]
             value.set_y(max(b.get_top()[1] for b in under) + 0.12 + value.height / 2)
-            name = self.text(f"{steps[i]}→{steps[i] + 1}", theme.SMALL_SIZE, color)
+            name = self.words.text(f"{steps[i]}→{steps[i] + 1}", theme.SMALL_SIZE, color)
             name.next_to(bars[i], DOWN, buff=0.15).set_y(base.get_y() - 0.3)
             marks.add(value, name)
         if gap:
-            dots = self.label("gap", theme.LABEL_SIZE, theme.MUTED)
+            dots = self.words.label("gap", theme.LABEL_SIZE, theme.MUTED)
             dots.move_to(base.get_left() + (len(heights) - 0.5) * pitch * RIGHT + 0.25 * UP)
             chart.add(dots)
         formula = MathTex(
             r"\lVert b(p{+}1) - b(p) \rVert", font_size=theme.BODY_SIZE * 1.2, color=theme.MUTED
         )
         formula.next_to(yaxis, UP, buff=0.2).align_to(yticks, LEFT)
-        title = self.label("bars_title", theme.BODY_SIZE)
-        xname = self.label("bars_axis", theme.SMALL_SIZE, theme.MUTED)
+        title = self.words.label("bars_title", theme.BODY_SIZE)
+        xname = self.words.label("bars_axis", theme.SMALL_SIZE, theme.MUTED)
         xname.next_to(marks, DOWN, buff=0.2).set_x(base.get_x())
         plot = VGroup(chart, marks, formula, xname)
         # the cliff against the first step (with one bit they are the same step)
         ratio = VGroup()
         if steps[0] != cliff_step:
             ratio.add(
-                self.label(
+                self.words.label(
                     "cliff_ratio",
                     theme.BODY_SIZE,
                     theme.ACCENT,
-                    max_width=self.stage_width(),
+                    max_width=self.stage.width(),
                     flips=nums.cliff_flips,
                     ratio=compact(nums.cliff_ratio),
                 )
             )
         group = VGroup(title, plot, *ratio).arrange(DOWN, buff=0.3)
-        self.fit_to_stage(group)
+        self.stage.place(group)
         self.play(FadeOut(self.cliff_group), run_time=theme.SHORT)
         self.play(
             FadeIn(title), FadeIn(chart), FadeIn(formula), FadeIn(xname), run_time=theme.SHORT
@@ -511,18 +515,18 @@ class BinaryBits(LessonScene, layouts=LAYOUTS):
         if not pm.verdict("binary", self.params).checks["shift_map"]:
             points.append(("no_map", theme.WORD_B))
         for key, color in points:
-            words = self.label(key, theme.HEADING_SIZE, max_width=self.stage_width() - 0.6)
+            words = self.words.label(key, theme.HEADING_SIZE, max_width=self.stage.width() - 0.6)
             lines.add(VGroup(Dot(radius=0.11, color=color), words).arrange(RIGHT, buff=0.3))
-        lines.arrange(DOWN, buff=self.layout.points_buff, aligned_edge=LEFT)
-        if self.layout.evidence_stays:
+        lines.arrange(DOWN, buff=self.stage.layout.points_buff, aligned_edge=LEFT)
+        if self.stage.layout.evidence_stays:
             chart = self.chart_group.generate_target().to_edge(UP, buff=theme.MARGIN)
-            self.fill_below(chart, lines, 0.8)
+            self.stage.fill_below(chart, lines, 0.8)
             self.play(MoveToTarget(self.chart_group), run_time=theme.SHORT)
         else:  # the points spread down the stage, their words at the size they were set
-            self.fit(lines, 1.0, 0.8)
-            room = 0.9 * self.stage_height() - sum(line.height for line in lines)
+            self.stage.fit(lines, 1.0, 0.8)
+            room = 0.9 * self.stage.height() - sum(line.height for line in lines)
             lines.arrange(DOWN, buff=max(0.9, room / max(len(lines) - 1, 1)), aligned_edge=LEFT)
-            self.fit_to_stage(lines)
+            self.stage.place(lines)
             self.play(FadeOut(self.chart_group), run_time=theme.SHORT)
         for (key, _), line in zip(points, lines, strict=True):  # each point as it is said
             self.while_saying(

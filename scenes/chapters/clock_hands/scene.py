@@ -199,9 +199,9 @@ class ClockHands(LessonScene, layouts=LAYOUTS):
         n = self.n
         shown = n.shown
         self.colors = [theme.SERIES_COLORS[j % len(theme.SERIES_COLORS)] for j in range(len(shown))]
-        grid, stacked = self.layout.grid, self.layout.stacked
-        line_w = self.stage_width() if grid else None
-        self.convention = self.label("convention", theme.LABEL_SIZE, max_width=line_w)
+        grid, stacked = self.stage.layout.grid, self.stage.layout.stacked
+        line_w = self.stage.width() if grid else None
+        self.convention = self.words.label("convention", theme.LABEL_SIZE, max_width=line_w)
 
         # the readout column, built first: its width decides how big the clocks may be
         self.pe_column = self.build_readout()
@@ -211,21 +211,23 @@ class ClockHands(LessonScene, layouts=LAYOUTS):
 
         # the labels under the dials decide the narrowest a clock's column can be
         deltas = [
-            self.label("delta", theme.SMALL_SIZE, theme.ACCENT, g=theme.fmt(g, 1))
+            self.words.label("delta", theme.SMALL_SIZE, theme.ACCENT, g=theme.fmt(g, 1))
             for g in n.gap_deg
         ]
         label_w = max(d.width for d in deltas)
         per_row = min(2, len(shown)) if grid else len(shown)
-        usable = self.stage_width() - (0 if stacked else right.width + 0.6)
-        radius = float(np.clip(usable / per_row / 2 - 0.25, 0.45, self.layout.biggest_radius))
+        usable = self.stage.width() - (0 if stacked else right.width + 0.6)
+        radius = float(np.clip(usable / per_row / 2 - 0.25, 0.45, self.stage.layout.biggest_radius))
         gap = 0.3 if 2 * radius + 0.3 > label_w + 0.2 else 0.2
         self.faces, self.omegas, self.deltas, self.cells = [], [], [], VGroup()
         for j, i in enumerate(shown):
             color = self.colors[j]
             face = ClockFace(radius=radius, color=color)
-            head = self.label("clock", theme.LABEL_SIZE, color, i=i)
-            dims = self.label("dims", theme.SMALL_SIZE, theme.MUTED, a=n.dims[j][0], b=n.dims[j][1])
-            omega = self.label("omega", theme.SMALL_SIZE, w=compact(n.omega[j]))
+            head = self.words.label("clock", theme.LABEL_SIZE, color, i=i)
+            dims = self.words.label(
+                "dims", theme.SMALL_SIZE, theme.MUTED, a=n.dims[j][0], b=n.dims[j][1]
+            )
+            omega = self.words.label("omega", theme.SMALL_SIZE, w=compact(n.omega[j]))
             cell = VGroup(head, dims, face, omega).arrange(DOWN, buff=0.12)
             delta = deltas[j]
             # an invisible strut as wide as the widest dial label keeps neighbours apart
@@ -240,8 +242,8 @@ class ClockHands(LessonScene, layouts=LAYOUTS):
             self.cells.arrange_in_grid(cols=per_row, buff=(gap, 0.3), aligned_edge=UP)
         else:
             self.cells.arrange(RIGHT, buff=gap, aligned_edge=UP)
-        which = self.listing(shown)
-        self.shown_note = self.label(
+        which = self.words.listing(shown)
+        self.shown_note = self.words.label(
             "shown",
             theme.SMALL_SIZE,
             theme.MUTED,
@@ -250,14 +252,14 @@ class ClockHands(LessonScene, layouts=LAYOUTS):
             n=n.n_clocks,
         )
 
-        self.counter_label = self.label("position", theme.BODY_SIZE)
+        self.counter_label = self.words.label("position", theme.BODY_SIZE)
         self.counter = LiveNumber(
             0, num_decimal_places=0, font_size=theme.HEADING_SIZE, color=theme.ACCENT
         )
         counter = VGroup(self.counter_label, self.counter).arrange(RIGHT, buff=0.2)
 
         fmt_vals = dict(a=n.a, b=n.b, d=n.d_model)
-        self.note_fast = self.label(
+        self.note_fast = self.words.label(
             "fast_alone",
             theme.LABEL_SIZE,
             self.colors[0],
@@ -267,7 +269,7 @@ class ClockHands(LessonScene, layouts=LAYOUTS):
             **fmt_vals,
         )
         self.note_all = VGroup(
-            self.label("whole", theme.LABEL_SIZE, theme.ACCENT, d=n.d_model),
+            self.words.label("whole", theme.LABEL_SIZE, theme.ACCENT, d=n.d_model),
             formula(
                 r"\lVert \mathrm{{PE}}({a}) - \mathrm{{PE}}({b}) \rVert = {dist}",
                 size=theme.LABEL_SIZE * 1.3,
@@ -278,42 +280,44 @@ class ClockHands(LessonScene, layouts=LAYOUTS):
             ),
         )
         self.note_all.arrange(RIGHT, buff=0.2)
-        if self.note_all.width > self.stage_width():
+        if self.note_all.width > self.stage.width():
             self.note_all.arrange(DOWN, buff=0.2, aligned_edge=LEFT)
-        self.note_step = self.label(
+        self.note_step = self.words.label(
             "step", theme.LABEL_SIZE, theme.MUTED, max_width=line_w, dist=theme.fmt(n.step_distance)
         )
         notes = VGroup(self.note_fast, self.note_all, self.note_step).arrange(
             DOWN, buff=0.15, aligned_edge=LEFT
         )
 
-        if self.layout.counter_under_readout:
-            left = VGroup(self.cells, self.shown_note).arrange(DOWN, buff=self.layout.left_buff)
+        if self.stage.layout.counter_under_readout:
+            left = VGroup(self.cells, self.shown_note).arrange(
+                DOWN, buff=self.stage.layout.left_buff
+            )
             counter.next_to(self.pe_column, DOWN, buff=0.35)
             right = VGroup(self.pe_column, self.table, counter)
         else:
             left = VGroup(self.cells, self.shown_note, counter).arrange(
-                DOWN, buff=self.layout.left_buff
+                DOWN, buff=self.stage.layout.left_buff
             )
         if stacked:  # the readout (later the lap table) under the clocks
             body = VGroup(left, right).arrange(DOWN, buff=0.45)
         else:
             body = VGroup(left, right).arrange(RIGHT, buff=0.6, aligned_edge=UP)
-        page = VGroup(self.convention, body, notes).arrange(DOWN, buff=self.layout.page_buff)
+        page = VGroup(self.convention, body, notes).arrange(DOWN, buff=self.stage.layout.page_buff)
         # each clock's angle gap (ambiguity beat) later takes its ω label's slot
         for delta, omega in zip(self.deltas, self.omegas, strict=True):
             delta.move_to(omega)
         page.add(*self.deltas)  # scaled and moved with the page, shown later
-        self.fit_to_stage(page)
+        self.stage.place(page)
         bind_number(self.counter, self.whole_position)
 
     def build_readout(self) -> VGroup:
         n = self.n
-        header = self.label("pe_head", theme.LABEL_SIZE, theme.ACCENT)
+        header = self.words.label("pe_head", theme.LABEL_SIZE, theme.ACCENT)
         rows = VGroup()
         for j, pair in enumerate(n.dims):
             for k, dim in enumerate(pair):
-                name = self.label(
+                name = self.words.label(
                     "pe_row", theme.SMALL_SIZE, theme.MUTED, dim=dim, fn=("sin", "cos")[k]
                 )
                 value = LiveNumber(
@@ -329,27 +333,29 @@ class ClockHands(LessonScene, layouts=LAYOUTS):
         x = names.get_right()[0] + 0.25
         for name, value in rows:
             value.move_to([x, name.get_y(), 0], aligned_edge=LEFT)
-        note = self.label("dims_note", theme.SMALL_SIZE, theme.MUTED, k=len(rows), d=n.d_model)
+        note = self.words.label(
+            "dims_note", theme.SMALL_SIZE, theme.MUTED, k=len(rows), d=n.d_model
+        )
         body = VGroup(header, rows, note).arrange(DOWN, buff=0.2)
         return VGroup(panel(body.width + 0.4, body.height + 0.4).move_to(body), body)
 
     def build_period_table(self) -> VGroup:
         n = self.n
         head = [
-            self.label(k, theme.SMALL_SIZE, theme.MUTED)
+            self.words.label(k, theme.SMALL_SIZE, theme.MUTED)
             for k in ("col_clock", "col_omega", "col_period")
         ]
         cells = list(head)
         for j, i in enumerate(n.shown):
             color = self.colors[j]
             cells += [
-                self.text(str(i), theme.LABEL_SIZE, color),
-                self.text(compact(n.omega[j]), theme.LABEL_SIZE, color),
-                self.text(compact(n.period[j]), theme.LABEL_SIZE, color),
+                self.words.text(str(i), theme.LABEL_SIZE, color),
+                self.words.text(compact(n.omega[j]), theme.LABEL_SIZE, color),
+                self.words.text(compact(n.period[j]), theme.LABEL_SIZE, color),
             ]
         grid = VGroup(*cells).arrange_in_grid(cols=3, buff=(0.35, 0.18), col_alignments="lrr")
-        title = self.label("table_title", theme.LABEL_SIZE, theme.ACCENT)
-        note = self.label("table_note", theme.SMALL_SIZE, theme.MUTED)
+        title = self.words.label("table_title", theme.LABEL_SIZE, theme.ACCENT)
+        note = self.words.label("table_note", theme.SMALL_SIZE, theme.MUTED)
         body = VGroup(title, grid, note).arrange(DOWN, buff=0.22)
         return VGroup(panel(body.width + 0.4, body.height + 0.4).move_to(body), body)
 

@@ -232,10 +232,10 @@ class IntegerScale(LessonScene, layouts=LAYOUTS):
         self.play(*[FadeOut(m) for m in self.stage_mobjects()], run_time=theme.SHORT)
         size = theme.BODY_SIZE
         head = [
-            self.label("col_word", size=size, color=theme.MUTED),
-            self.label("col_embedding", size=size, color=theme.MUTED),
-            self.label("col_position", size=size, color=theme.MUTED),
-            self.label("col_combined", size=size, color=theme.MUTED),
+            self.words.label("col_word", size=size, color=theme.MUTED),
+            self.words.label("col_embedding", size=size, color=theme.MUTED),
+            self.words.label("col_position", size=size, color=theme.MUTED),
+            self.words.label("col_combined", size=size, color=theme.MUTED),
         ]
         rows = [head]
         for key, word, combined, color in (
@@ -244,13 +244,17 @@ class IntegerScale(LessonScene, layouts=LAYOUTS):
         ):
             rows.append(
                 [
-                    self.label(key, size=theme.BODY_SIZE, color=color),
-                    self.text(self._vec(word, self.digits), size=size, color=color),
-                    self.text(self._vec(t["position_vector"], 0), size=size, color=theme.MUTED),
-                    self.text(self._vec(combined, self.digits), size=size, color=theme.FOREGROUND),
+                    self.words.label(key, size=theme.BODY_SIZE, color=color),
+                    self.words.text(self._vec(word, self.digits), size=size, color=color),
+                    self.words.text(
+                        self._vec(t["position_vector"], 0), size=size, color=theme.MUTED
+                    ),
+                    self.words.text(
+                        self._vec(combined, self.digits), size=size, color=theme.FOREGROUND
+                    ),
                 ]
             )
-        layout = self.layout
+        layout = self.stage.layout
         if layout.word_blocks:  # column names at the left, values right
             blocks = []
             for row in rows[1:]:
@@ -273,7 +277,9 @@ class IntegerScale(LessonScene, layouts=LAYOUTS):
             rule = Line(LEFT, RIGHT, stroke_color=theme.MUTED, stroke_width=1.5)
             rule.width = grid.width
             rule.next_to(VGroup(*head), DOWN, buff=0.2).match_x(grid)
-        title = self.label("table_p", size=theme.HEADING_SIZE, color=theme.ACCENT, p=t["position"])
+        title = self.words.label(
+            "table_p", size=theme.HEADING_SIZE, color=theme.ACCENT, p=t["position"]
+        )
         facts = VGroup(
             self._fact("cosine", truncated(t["cosine"], COS_DIGITS)),
             self._fact("ratio", theme.fmt(t["ratio"], 1)),
@@ -286,9 +292,9 @@ class IntegerScale(LessonScene, layouts=LAYOUTS):
         else:
             board = VGroup(title, VGroup(grid, rule), facts).arrange(DOWN, buff=layout.board_buff)
         if layout.board_share is None:
-            self.fit_to_stage(board)
+            self.stage.place(board)
         else:
-            self.fit(board, 1.0, layout.board_share, grow=layout.grow).move_to(ORIGIN)
+            self.stage.fit(board, 1.0, layout.board_share, grow=layout.grow).move_to(ORIGIN)
         self.play(FadeIn(title, shift=0.2 * DOWN), run_time=theme.SHORT)
         self.play(FadeIn(VGroup(*head)), FadeIn(rule), run_time=theme.SHORT)
         for row in rows[1:]:
@@ -304,10 +310,10 @@ class IntegerScale(LessonScene, layouts=LAYOUTS):
         self.beat("concat")
         n = self.n
         self.play(*[FadeOut(m) for m in self.stage_mobjects()], run_time=theme.SHORT)
-        width = self.stage_width()
+        width = self.stage.width()
 
         def line(key: str, size: float, color, **values):
-            return self.label(key, size, color, max_width=width, **values)
+            return self.words.label(key, size, color, max_width=width, **values)
 
         question = line("concat_q", theme.HEADING_SIZE, theme.ACCENT)
         identity = formula(r"W\begin{bmatrix} x \\ p \end{bmatrix} = W_1\,x + W_2\,p", size=48)
@@ -322,7 +328,7 @@ class IntegerScale(LessonScene, layouts=LAYOUTS):
             s=theme.fmt(n.paper_scale, 1), r=theme.fmt(n.paper_pe_norm, 1),
         )  # fmt: skip
         board = VGroup(question, VGroup(identity, check).arrange(DOWN, buff=0.25), cosines, scale)
-        self.fit_to_stage(board.arrange(DOWN, buff=0.55), grow=self.layout.grow)
+        self.stage.place(board.arrange(DOWN, buff=0.55), grow=self.stage.layout.grow)
         self.play(FadeIn(question, shift=0.2 * DOWN), run_time=theme.NORMAL)
         self.play(Write(identity), run_time=theme.LONG)
         self.play(FadeIn(check), run_time=theme.SHORT)
@@ -340,8 +346,8 @@ class IntegerScale(LessonScene, layouts=LAYOUTS):
 
     def _fact(self, key: str, value: str) -> VGroup:
         return VGroup(
-            self.label(key, size=theme.LABEL_SIZE, color=theme.MUTED),
-            self.text(value, size=theme.BODY_SIZE, color=theme.ACCENT),
+            self.words.label(key, size=theme.LABEL_SIZE, color=theme.MUTED),
+            self.words.text(value, size=theme.BODY_SIZE, color=theme.ACCENT),
         ).arrange(DOWN, buff=0.12, aligned_edge=LEFT)
 
     def _layout(self) -> None:
@@ -349,7 +355,7 @@ class IntegerScale(LessonScene, layouts=LAYOUTS):
         left, the live readouts at the right (in tall and square frames: under the plot box);
         then fit everything into the frame."""
         d = len(self.n.word_a)
-        layout = self.layout
+        layout = self.stage.layout
         # the words first: a square frame gives the plot box the height they leave
         cos = [truncate(c, COS_DIGITS) for c in self.n.cosine]
         self.readouts = VGroup(
@@ -358,35 +364,35 @@ class IntegerScale(LessonScene, layouts=LAYOUTS):
             self._live("ratio", self.n.ratio, 1, theme.ACCENT),
         )
         if layout.readouts_in_row:  # as wide as the stage allows
-            self.fit(self.readouts.arrange(RIGHT, buff=0.45, aligned_edge=UP))
+            self.stage.fit(self.readouts.arrange(RIGHT, buff=0.45, aligned_edge=UP))
         else:  # a label above a live value, stacked
             self.readouts.arrange(DOWN, buff=0.5, aligned_edge=LEFT)
         self.legend = VGroup(
-            self._key(theme.WORD_A, self.label("word_a", size=theme.LABEL_SIZE)),
-            self._key(theme.WORD_B, self.label("word_b", size=theme.LABEL_SIZE)),
-            self._key(theme.MUTED, self.label("position", size=theme.LABEL_SIZE)),
+            self._key(theme.WORD_A, self.words.label("word_a", size=theme.LABEL_SIZE)),
+            self._key(theme.WORD_B, self.words.label("word_b", size=theme.LABEL_SIZE)),
+            self._key(theme.MUTED, self.words.label("position", size=theme.LABEL_SIZE)),
         ).arrange(RIGHT, buff=0.5)
         entries = ", ".join(["p"] * d)
         self.recipe = VGroup(
             formula(rf"x = w + [\,{entries}\,]", size=38),
-            self.label("recipe", size=theme.LABEL_SIZE, color=theme.MUTED),
+            self.words.label("recipe", size=theme.LABEL_SIZE, color=theme.MUTED),
         ).arrange(layout.recipe_dir, buff=0.35)
-        if layout.recipe_may_stack and self.recipe.width > self.stage_width():  # many dims
+        if layout.recipe_may_stack and self.recipe.width > self.stage.width():  # many dims
             self.recipe.arrange(DOWN, buff=0.35)
         top = VGroup(self.legend, self.recipe).arrange(layout.top_dir, buff=layout.top_buff)
-        self.note = self.label("sliver", size=theme.LABEL_SIZE, color=theme.ACCENT)
+        self.note = self.words.label("sliver", size=theme.LABEL_SIZE, color=theme.ACCENT)
         gap = self.note.height + 0.4 if layout.note_under_top else 0.5  # room for the note
         stage_buff = layout.stage_buff
-        chart_w = min(CHART_W, self.stage_width() - TICK_ZONE - 0.2)
+        chart_w = min(CHART_W, self.stage.width() - TICK_ZONE - 0.2)
         group_w = chart_w / d
         self.bar_w = min(0.5, group_w / 3)
         dims = VGroup()
         for k in range(d):
-            lab = self.label("dim", size=theme.SMALL_SIZE, color=theme.MUTED, k=k)
+            lab = self.words.label("dim", size=theme.SMALL_SIZE, color=theme.MUTED, k=k)
             dims.add(lab.scale_to_fit_width(min(lab.width, 0.9 * group_w)))
         if layout.chart_scale is None:
             words = top.height + gap + dims.height + DIM_BUFF + stage_buff + self.readouts.height
-            chart_h = self.stage_height() - words
+            chart_h = self.stage.height() - words
         else:
             chart_h = CHART_H * layout.chart_scale
 
@@ -399,7 +405,7 @@ class IntegerScale(LessonScene, layouts=LAYOUTS):
         chart_area = VGroup(tick_zone, self.plot_box, dims)
         stage = VGroup(chart_area, self.readouts).arrange(layout.stage_dir, buff=stage_buff)
         whole = VGroup(top, stage).arrange(DOWN, buff=gap)
-        self.fit_to_stage(whole)  # above any burned-in caption band
+        self.stage.place(whole)  # above any burned-in caption band
 
         self.frame_parts = VGroup(dims, self._axis_line())
         self._ticks: dict[str, Text] = {}
@@ -439,7 +445,7 @@ class IntegerScale(LessonScene, layouts=LAYOUTS):
 
     def _live(self, key: str, values, digits: int, color) -> VGroup:
         """A readout: a muted label over a number that follows the tracker's sample."""
-        label = self.label(key, size=theme.LABEL_SIZE, color=theme.MUTED)
+        label = self.words.label(key, size=theme.LABEL_SIZE, color=theme.MUTED)
         widest = max(values, key=abs)  # reserves the room the number will need
         number = LiveNumber(
             widest, num_decimal_places=digits, font_size=theme.BODY_SIZE, color=color
@@ -500,7 +506,7 @@ class IntegerScale(LessonScene, layouts=LAYOUTS):
     def _tick_label(self, content: str, size: float) -> Text:
         """Tick labels repeat from frame to frame: set each string once, then copy it."""
         if content not in self._ticks:
-            self._ticks[content] = self.text(content, size=size, color=theme.MUTED)
+            self._ticks[content] = self.words.text(content, size=size, color=theme.MUTED)
         return self._ticks[content].copy()
 
     def _bar(self, x: float, v0: float, v1: float, lo: float, hi: float, fill, stroke) -> Rectangle:

@@ -283,18 +283,18 @@ class LongContext(LessonScene, layouts=LAYOUTS):
     # ------------------------------------------------------------------- layout
     def build_stage(self) -> None:
         n = self.n
-        layout = self.layout
-        self.heading = self.label("rule_rope", theme.BODY_SIZE, theme.ACCENT)
+        layout = self.stage.layout
+        self.heading = self.words.label("rule_rope", theme.BODY_SIZE, theme.ACCENT)
         self.ladder = self.build_ladder(*layout.ladder)
         self.dials = self.build_dials()
         self.dials.arrange(layout.dials_dir, buff=0.35, aligned_edge=layout.dials_edge)
         body = VGroup(self.ladder, self.dials)
         body.arrange(layout.body_dir, buff=layout.body_buff, aligned_edge=layout.body_edge)
-        width = self.stage_width() if layout.note_spans_stage else body.width
-        self.note = self.label("note_rope", theme.LABEL_SIZE, max_width=width, n=n.unfinished)
+        width = self.stage.width() if layout.note_spans_stage else body.width
+        self.note = self.words.label("note_rope", theme.LABEL_SIZE, max_width=width, n=n.unfinished)
         self.page = VGroup(self.heading, body, self.note).arrange(DOWN, buff=0.35)
         self.marks = VGroup()  # what the current remedy draws on the ladder
-        self.fit_to_stage(self.page)
+        self.stage.place(self.page)
 
     def build_ladder(self, width: float, height: float) -> VGroup:
         n = self.n
@@ -305,9 +305,9 @@ class LongContext(LessonScene, layouts=LAYOUTS):
         y_ticks = plot.y_ticks(ticks, [power_label(k) for k in ticks], theme.LABEL_SIZE)
         first, last = 0, n.pairs - 1
         x_ticks = plot.x_ticks([first, last], [str(first), str(last)], theme.LABEL_SIZE)
-        y_name = self.label("ladder_y", theme.LABEL_SIZE, theme.MUTED)
+        y_name = self.words.label("ladder_y", theme.LABEL_SIZE, theme.MUTED)
         y_name.next_to(plot.area, UP, buff=0.15).align_to(y_ticks, LEFT)
-        x_name = self.label("ladder_x", theme.LABEL_SIZE, theme.MUTED)
+        x_name = self.words.label("ladder_x", theme.LABEL_SIZE, theme.MUTED)
         x_name.next_to(plot.area, DOWN, buff=0.15)
         radius = float(np.clip(0.35 * width / n.pairs, 0.025, 0.07))
         self.plot = plot
@@ -319,10 +319,10 @@ class LongContext(LessonScene, layouts=LAYOUTS):
         )
         self.train_line = plot.level(math.log10(n.train_len), theme.FOREGROUND)
         self.target_line = plot.level(math.log10(n.target_len), theme.NEGATIVE)
-        self.train_tag = self.label(
+        self.train_tag = self.words.label(
             "train_line", theme.LABEL_SIZE, theme.FOREGROUND, n=compact(n.train_len)
         ).next_to(self.train_line, UP, buff=0.06, aligned_edge=LEFT)
-        self.target_tag = self.label(
+        self.target_tag = self.words.label(
             "target_line", theme.LABEL_SIZE, theme.NEGATIVE, n=compact(n.target_len)
         ).next_to(self.target_line, UP, buff=0.06, aligned_edge=LEFT)
         if self.target_tag.get_bottom()[1] < self.train_tag.get_top()[1]:
@@ -345,7 +345,7 @@ class LongContext(LessonScene, layouts=LAYOUTS):
 
     def build_dials(self) -> VGroup:
         n = self.n
-        radius = self.layout.dial_radius
+        radius = self.stage.layout.dial_radius
         self.slow_dial, self.fast_dial = AngleDial(radius), AngleDial(radius)
         self.seen = ValueTracker(0.0)  # radians the slowest pair covered in training
         self.reach = ValueTracker(0.0)  # ... and reaches at the target length
@@ -366,8 +366,8 @@ class LongContext(LessonScene, layouts=LAYOUTS):
         def readout(key: str, tracker: ValueTracker, color) -> VGroup:
             value = LiveNumber(0, num_decimal_places=0, font_size=theme.LABEL_SIZE, color=color)
             bind_number(value, lambda: math.degrees(tracker.get_value()))
-            words = self.label(key, theme.LABEL_SIZE, color, n=compact(n.target_len))
-            degree = self.text("°", theme.LABEL_SIZE, color)
+            words = self.words.label(key, theme.LABEL_SIZE, color, n=compact(n.target_len))
+            degree = self.words.text("°", theme.LABEL_SIZE, color)
             row = VGroup(words, value, degree).arrange(RIGHT, buff=0.12)
             # the number grows to the right as it counts: the sign follows its last digit
             degree.add_updater(lambda m: m.next_to(value, RIGHT, buff=0.04).align_to(value, UP))
@@ -377,11 +377,11 @@ class LongContext(LessonScene, layouts=LAYOUTS):
         self.reach_row = readout("reached", self.reach, theme.NEGATIVE)
         self.step_row = readout("step", self.step, theme.ACCENT)
         slow = VGroup(
-            self.label("slowest", theme.LABEL_SIZE, i=n.pairs - 1),
+            self.words.label("slowest", theme.LABEL_SIZE, i=n.pairs - 1),
             self.slow_dial,
             VGroup(self.seen_row, self.reach_row).arrange(DOWN, buff=0.1, aligned_edge=LEFT),
         )
-        fast = VGroup(self.label("fastest", theme.LABEL_SIZE), self.fast_dial, self.step_row)
+        fast = VGroup(self.words.label("fastest", theme.LABEL_SIZE), self.fast_dial, self.step_row)
         cards = VGroup()
         for card in (slow, fast):
             card.arrange(DOWN, buff=0.15)
@@ -446,15 +446,17 @@ class LongContext(LessonScene, layouts=LAYOUTS):
         self.wait(theme.SHORT)
 
     def swap_note(self, key: str, **values) -> AnimationGroup:
-        width = self.stage_width() if self.layout.note_spans_stage else self.note.width
-        new = self.label(key, theme.LABEL_SIZE, max_width=max(width, self.ladder.width), **values)
+        width = self.stage.width() if self.stage.layout.note_spans_stage else self.note.width
+        new = self.words.label(
+            key, theme.LABEL_SIZE, max_width=max(width, self.ladder.width), **values
+        )
         new.move_to(self.note)
         old, self.note = self.note, new
         return crossfade(old, new)
 
     def swap_heading(self, key: str, **values) -> AnimationGroup:
-        new = self.label(key, theme.BODY_SIZE, theme.ACCENT, **values)
-        new.scale_to_fit_width(min(new.width, self.stage_width())).move_to(self.heading)
+        new = self.words.label(key, theme.BODY_SIZE, theme.ACCENT, **values)
+        new.scale_to_fit_width(min(new.width, self.stage.width())).move_to(self.heading)
         old, self.heading = self.heading, new
         return crossfade(old, new)
 
@@ -544,35 +546,37 @@ class LongContext(LessonScene, layouts=LAYOUTS):
         self.beat("configs")
         n = self.n
         head = [
-            self.label(k, theme.LABEL_SIZE, theme.MUTED)
+            self.words.label(k, theme.LABEL_SIZE, theme.MUTED)
             for k in ("col_model", "col_theta", "col_rule", "col_length", "col_slowest")
         ]
         rows = []
         for c in n.configs:
             scaling = c["scaling"]
             rule = (
-                self.ui("plain")
+                self.words.ui("plain")
                 if scaling is None
-                else self.ui(f"name_{scaling['rope_type']}", f=compact(scaling["factor"]))
+                else self.words.ui(f"name_{scaling['rope_type']}", f=compact(scaling["factor"]))
             )
             length = compact(c["reads"])
             if c["reads"] != c["trained"]:
                 length = f"{compact(c['trained'])} → {compact(c['reads'])}"
             rows.append(
                 [
-                    self.text(c["model"], theme.LABEL_SIZE, theme.ACCENT),
-                    self.text(compact(c["rope_theta"]), theme.LABEL_SIZE),
-                    self.text(rule, theme.LABEL_SIZE),
-                    self.text(length, theme.LABEL_SIZE),
-                    self.text(compact(c["slowest_turn"]), theme.LABEL_SIZE),
+                    self.words.text(c["model"], theme.LABEL_SIZE, theme.ACCENT),
+                    self.words.text(compact(c["rope_theta"]), theme.LABEL_SIZE),
+                    self.words.text(rule, theme.LABEL_SIZE),
+                    self.words.text(length, theme.LABEL_SIZE),
+                    self.words.text(compact(c["slowest_turn"]), theme.LABEL_SIZE),
                 ]
             )
         grid = VGroup(*head, *[cell for row in rows for cell in row]).arrange_in_grid(
-            cols=5, buff=(self.layout.table_col_gap, 0.22), col_alignments="lrlrr"
+            cols=5, buff=(self.stage.layout.table_col_gap, 0.22), col_alignments="lrlrr"
         )
-        source = self.label("sources", theme.LABEL_SIZE, theme.MUTED, max_width=self.stage_width())
+        source = self.words.label(
+            "sources", theme.LABEL_SIZE, theme.MUTED, max_width=self.stage.width()
+        )
         table = VGroup(grid, source).arrange(DOWN, buff=0.3)
-        table.scale_to_fit_width(min(table.width, self.stage_width()))
+        table.scale_to_fit_width(min(table.width, self.stage.width()))
         room = self.heading.get_bottom()[1] - 0.3 - (self.note.get_top()[1] + 0.3)
         table.scale(min(1.0, room / table.height))
         table.move_to((self.heading.get_bottom() + self.note.get_top()) / 2)

@@ -294,12 +294,12 @@ class PeHeatmap(LessonScene, layouts=LAYOUTS):
         steps always sits right of the image, one bar per heat-map row.
         """
         self.heat = self.build_heat()
-        if self.layout.stacked:
-            slot_w = self.stage_width()
-            slot_h = self.stage_height() - self.heat.height - GAP
+        if self.stage.layout.stacked:
+            slot_w = self.stage.width()
+            slot_h = self.stage.height() - self.heat.height - GAP
         else:
-            slot_w = self.stage_width() - self.heat.width - GAP
-            slot_h = self.stage_height()
+            slot_w = self.stage.width() - self.heat.width - GAP
+            slot_h = self.stage.height()
         self.formula_panel = self.build_formula(slot_w)
         self.range_panel = self.build_range(slot_w)
         self.curves = self.build_curves(slot_w, slot_h)
@@ -308,7 +308,7 @@ class PeHeatmap(LessonScene, layouts=LAYOUTS):
         for other in panels[1:]:
             other.move_to(panels[0])
         slot = VGroup(*panels)
-        if self.layout.stacked:  # the bars go right of the image: keep the heat map left
+        if self.stage.layout.stacked:  # the bars go right of the image: keep the heat map left
             page = VGroup(self.heat, slot).arrange(DOWN, buff=GAP)
             self.heat.align_to(slot, LEFT)
         else:
@@ -317,19 +317,19 @@ class PeHeatmap(LessonScene, layouts=LAYOUTS):
             panel.align_to(slot, UP)
         self.bars = self.build_bars()
         page.add(self.bars)
-        self.fit_to_stage(page)
+        self.stage.place(page)
 
     def heat_tick(self, words: str, color=theme.MUTED) -> Mobject:
-        return self.text(words, theme.SMALL_SIZE, color)
+        return self.words.text(words, theme.SMALL_SIZE, color)
 
     def build_heat(self) -> VGroup:
         n = self.n
-        width, height = self.layout.image
+        width, height = self.stage.layout.image
         self.image = PixelMap(np.asarray(n.table).T, width, height)  # dims down
         self.row_h = height / len(n.rows)
         last = n.shown_len - 1
         key = "heat_title" if n.shown_len == n.max_len else "heat_title_part"
-        title = self.label(
+        title = self.words.label(
             key,
             theme.BODY_SIZE,
             max_width=width + 0.9,  # the bars' heading takes the room right of the image
@@ -338,7 +338,7 @@ class PeHeatmap(LessonScene, layouts=LAYOUTS):
             dims=n.d_model,
         )
         # left: the dim axis, its ends muted, the chosen dims in their colours (later)
-        self.dim_axis = self.label("dim_axis", theme.SMALL_SIZE, theme.MUTED)
+        self.dim_axis = self.words.label("dim_axis", theme.SMALL_SIZE, theme.MUTED)
         tags = [self.heat_tick(str(j), c) for j, c in zip(n.dims, self.colors, strict=True)]
         ends = [self.heat_tick("0"), self.heat_tick(str(n.d_model - 1))]
         ys = spread([self.row_y(j) for j in n.dims], tags[0].height + 0.08)
@@ -354,7 +354,7 @@ class PeHeatmap(LessonScene, layouts=LAYOUTS):
         start = self.heat_tick("0").next_to(self.image, DOWN, buff=0.1).align_to(self.image, LEFT)
         end = self.heat_tick(str(last)).next_to(self.image, DOWN, buff=0.1)
         end.align_to(self.image, RIGHT)
-        axis = self.label("position_axis", theme.SMALL_SIZE, theme.MUTED)
+        axis = self.words.label("position_axis", theme.SMALL_SIZE, theme.MUTED)
         axis.next_to(self.image, DOWN, buff=0.1)
         self.x_ticks = VGroup(start, end, axis) if last > 0 else VGroup(start, axis)
         if last > 0 and axis.get_left()[0] < start.get_right()[0] + 0.1:
@@ -364,7 +364,7 @@ class PeHeatmap(LessonScene, layouts=LAYOUTS):
         self.notes = VGroup()
         if n.stride > 1:
             self.notes.add(
-                self.label(
+                self.words.label(
                     "every_dim",
                     theme.SMALL_SIZE,
                     theme.MUTED,
@@ -414,26 +414,26 @@ class PeHeatmap(LessonScene, layouts=LAYOUTS):
         lines.scale_to_fit_width(min(lines.width, self.text_width(slot_w)))
         w = self.text_width(slot_w)
         notes = VGroup(
-            self.label(f"layout_{n.layout}", theme.LABEL_SIZE, max_width=w, last=d // 2 - 1),
-            self.label("reading", theme.LABEL_SIZE, theme.MUTED, max_width=w),
+            self.words.label(f"layout_{n.layout}", theme.LABEL_SIZE, max_width=w, last=d // 2 - 1),
+            self.words.label("reading", theme.LABEL_SIZE, theme.MUTED, max_width=w),
         ).arrange(DOWN, buff=0.2)
         return VGroup(lines, notes).arrange(DOWN, buff=0.4)
 
     def build_range(self, slot_w: float) -> VGroup:
         n = self.n
         w = self.text_width(slot_w)
-        low = self.label("min", theme.LABEL_SIZE, theme.MUTED)
-        low_v = self.text(theme.fmt(n.value_min, DIGITS), theme.HEADING_SIZE, theme.NEGATIVE)
-        high = self.label("max", theme.LABEL_SIZE, theme.MUTED)
-        high_v = self.text(theme.fmt(n.value_max, DIGITS), theme.HEADING_SIZE, theme.POSITIVE)
+        low = self.words.label("min", theme.LABEL_SIZE, theme.MUTED)
+        low_v = self.words.text(theme.fmt(n.value_min, DIGITS), theme.HEADING_SIZE, theme.NEGATIVE)
+        high = self.words.label("max", theme.LABEL_SIZE, theme.MUTED)
+        high_v = self.words.text(theme.fmt(n.value_max, DIGITS), theme.HEADING_SIZE, theme.POSITIVE)
         row = VGroup(
             VGroup(low, low_v).arrange(RIGHT, buff=0.2),
             VGroup(high, high_v).arrange(RIGHT, buff=0.2),
         ).arrange(RIGHT, buff=0.6)
         self.range_values = row
-        size = theme.LABEL_SIZE if self.layout.stacked else theme.BODY_SIZE
-        bounded = self.label("bounded", size, theme.ACCENT, max_width=w)
-        integer = self.label(
+        size = theme.LABEL_SIZE if self.stage.layout.stacked else theme.BODY_SIZE
+        bounded = self.words.label("bounded", size, theme.ACCENT, max_width=w)
+        integer = self.words.label(
             "integer",
             size,
             max_width=w,
@@ -457,8 +457,8 @@ class PeHeatmap(LessonScene, layouts=LAYOUTS):
             hi=theme.fmt(n.dim_hi[k], DIGITS),
         )
         key = "curve_fast" if laps >= 1 else "curve_slow"
-        size = self.layout.curve_note_size
-        return self.label(key, size, self.colors[k], max_width=width, **values)
+        size = self.stage.layout.curve_note_size
+        return self.words.label(key, size, self.colors[k], max_width=width, **values)
 
     def build_curves(self, slot_w: float, slot_h: float) -> VGroup:
         n = self.n
@@ -485,7 +485,7 @@ class PeHeatmap(LessonScene, layouts=LAYOUTS):
             ticks.add(
                 self.heat_tick(str(n.shown_len - 1)).next_to(bottom.at(x_max, -1.15), DOWN, 0.08)
             )
-        axis = self.label("position_axis", theme.SMALL_SIZE, theme.MUTED)
+        axis = self.words.label("position_axis", theme.SMALL_SIZE, theme.MUTED)
         axis.next_to(bottom.at(x_max / 2, -1.15), DOWN, buff=0.08)
         self.curve_labels = VGroup(*labels)
         self.curve_frame = VGroup(*[VGroup(*p) for p in self.plots], ticks, axis)
@@ -496,12 +496,12 @@ class PeHeatmap(LessonScene, layouts=LAYOUTS):
         n = self.n
         low = n.step_decades[-1]
         tags = [
-            self.text(compact(v), theme.SMALL_SIZE, c)
+            self.words.text(compact(v), theme.SMALL_SIZE, c)
             for v, c in zip(n.dim_steps, self.colors, strict=True)
         ]
         tag_w = max(t.width for t in tags)
         left = self.image.get_right()[0] + 0.3
-        right = self.heat.get_left()[0] + self.stage_width()
+        right = self.heat.get_left()[0] + self.stage.width()
         length = max(1.0, right - left - tag_w - 0.5)
 
         def x_of(value: float) -> float:
@@ -554,7 +554,7 @@ class PeHeatmap(LessonScene, layouts=LAYOUTS):
                 )
             )
         width = right - left + 0.2
-        head = self.label("step_title", theme.SMALL_SIZE, max_width=max(width, 2.0))
+        head = self.words.label("step_title", theme.SMALL_SIZE, max_width=max(width, 2.0))
         head.next_to(VGroup(bars, grid), UP, buff=0.15).align_to(grid, LEFT)
         head.set_x(max(head.get_x(), left + head.width / 2))
         self.bar_head = head
@@ -564,16 +564,16 @@ class PeHeatmap(LessonScene, layouts=LAYOUTS):
     def build_base(self, slot_w: float) -> VGroup:
         n = self.n
         w = self.text_width(slot_w)
-        across = self.layout.base_columns
+        across = self.stage.layout.base_columns
         col_w = (w - GAP) / 2 if across else w - 2.2
-        head = self.label("base_title", theme.LABEL_SIZE, theme.ACCENT, max_width=w)
-        context = self.label(
+        head = self.words.label("base_title", theme.LABEL_SIZE, theme.ACCENT, max_width=w)
+        context = self.words.label(
             "context", theme.SMALL_SIZE, theme.MUTED, max_width=w, n=compact(n.context)
         )
         # laid out at its widest value, the last position
         self.counter = LiveNumber(n.context - 1, num_decimal_places=0, font_size=theme.LABEL_SIZE)
         self.counter.set_color(theme.ACCENT)
-        counter = VGroup(self.label("position_is", theme.LABEL_SIZE), self.counter)
+        counter = VGroup(self.words.label("position_is", theme.LABEL_SIZE), self.counter)
         counter.arrange(RIGHT, buff=0.15)
         bind_number(self.counter, lambda: round(self.pos.get_value()))
         radius = 0.4 if across else 0.75
@@ -583,12 +583,12 @@ class PeHeatmap(LessonScene, layouts=LAYOUTS):
             color = theme.ACCENT if k == 0 else theme.WORD_A
             face = ClockFace(radius=radius, color=color)
             key = "this_base" if k == 0 else "other_base"
-            name = self.label(key, theme.LABEL_SIZE, color, b=compact(b))
-            lap = self.label(
+            name = self.words.label(key, theme.LABEL_SIZE, color, b=compact(b))
+            lap = self.words.label(
                 "slowest_lap", theme.SMALL_SIZE, max_width=col_w, lap=compact(n.slowest_lap[k])
             )
             if n.repeat_gap[k]:
-                verdict = self.label(
+                verdict = self.words.label(
                     "lap_short",
                     theme.SMALL_SIZE,
                     color,
@@ -598,7 +598,7 @@ class PeHeatmap(LessonScene, layouts=LAYOUTS):
                     deg=compact(n.repeat_deg[k]),
                 )
             else:
-                verdict = self.label(
+                verdict = self.words.label(
                     "lap_long",
                     theme.SMALL_SIZE,
                     color,
@@ -694,7 +694,7 @@ class PeHeatmap(LessonScene, layouts=LAYOUTS):
     def show_movement(self) -> None:
         self.beat("movement")
         leaving = [self.scale]
-        if not self.layout.stacked:
+        if not self.stage.layout.stacked:
             leaving += [self.curve_labels, self.curve_frame, *self.waves]
         self.play(*[FadeOut(m) for m in leaving], run_time=theme.SHORT)
         grid, marks, bars, leaders, tags = self.bar_parts
@@ -706,7 +706,7 @@ class PeHeatmap(LessonScene, layouts=LAYOUTS):
     def show_base(self) -> None:
         self.beat("base")
         leaving = [self.bars, self.outlines, self.tags]
-        if self.layout.stacked:
+        if self.stage.layout.stacked:
             leaving += [self.curve_labels, self.curve_frame, *self.waves]
         self.play(*[FadeOut(m) for m in leaving], FadeIn(self.covered_ends), run_time=theme.SHORT)
         self.play(*[Create(o) for o in self.slow_outline], run_time=theme.SHORT)

@@ -288,30 +288,30 @@ class Recap(LessonScene, layouts=LAYOUTS):
 
     # ------------------------------------------------------------------- layout
     def inner_width(self) -> float:
-        return self.layout.w - 2 * PAD
+        return self.stage.layout.w - 2 * PAD
 
     def inner_height(self) -> float:
-        return self.layout.h - 2 * PAD
+        return self.stage.layout.h - 2 * PAD
 
     def build_stage(self) -> None:
         """The table and its legend, with the picture's panel beside it (or above it)."""
         self.table, self.legend = self.checklist_table()
         board = VGroup(self.table, self.legend).arrange(DOWN, buff=0.4)
-        if not self.layout.legend_first:
+        if not self.stage.layout.legend_first:
             board.remove(self.legend)
-        self.frame = panel(self.layout.w, self.layout.h)
-        if self.layout.side:
+        self.frame = panel(self.stage.layout.w, self.stage.layout.h)
+        if self.stage.layout.side:
             stage = VGroup(board, self.frame).arrange(RIGHT, buff=0.5)
         else:
             stage = VGroup(self.frame, board).arrange(DOWN, buff=0.35)
-        self.fit_to_stage(stage, grow=True)
-        self.scale_factor = self.frame.width / self.layout.w
+        self.stage.place(stage, grow=True)
+        self.scale_factor = self.frame.width / self.stage.layout.w
         cols = len(pm.REQUIREMENTS) + 1
         self.play(
             FadeIn(self.frame),
             FadeIn(self.table[:cols]),
             FadeIn(VGroup(*[self.table[r * cols] for r in range(1, len(pm.SCHEMES) + 1)])),
-            *([FadeIn(self.legend)] if self.layout.legend_first else []),
+            *([FadeIn(self.legend)] if self.stage.layout.legend_first else []),
             run_time=theme.NORMAL,
         )
 
@@ -320,12 +320,12 @@ class Recap(LessonScene, layouts=LAYOUTS):
         need is said); the needs' names in a legend below, as the first chapter listed them."""
         n = self.n
         numbers = [
-            self.text(str(i + 1), theme.LABEL_SIZE, theme.ACCENT)
+            self.words.text(str(i + 1), theme.LABEL_SIZE, theme.ACCENT)
             for i in range(len(pm.REQUIREMENTS))
         ]
         cells = [VGroup(), *numbers]
         for scheme in pm.SCHEMES:
-            cells.append(self.text(self.common(scheme), size=theme.LABEL_SIZE))
+            cells.append(self.words.text(self.words.common(scheme), size=theme.LABEL_SIZE))
             cells += [Mark(n.checks[scheme][r]) for r in pm.REQUIREMENTS]
         table = VGroup(*cells).arrange_in_grid(
             rows=len(pm.SCHEMES) + 1,
@@ -333,8 +333,11 @@ class Recap(LessonScene, layouts=LAYOUTS):
             buff=(0.4, 0.3),
             col_alignments="l" + "c" * len(numbers),
         )
-        names = [self.text(t, size=theme.LABEL_SIZE) for t in self.requirement_names(short=True)]
-        legend = Checklist(names, cols=self.layout.legend_cols)
+        names = [
+            self.words.text(t, size=theme.LABEL_SIZE)
+            for t in self.words.requirement_names(short=True)
+        ]
+        legend = Checklist(names, cols=self.stage.layout.legend_cols)
         return table, legend
 
     def column(self, i: int) -> VGroup:
@@ -360,7 +363,7 @@ class Recap(LessonScene, layouts=LAYOUTS):
     # Each returns (picture, still parts shown at once, and a function making the animations
     # played while it is said, called once the picture stands in its panel).
     def line(self, key: str, width: float, color=theme.ACCENT, **values) -> Mobject:
-        return self.label(key, theme.SMALL_SIZE, color, max_width=width, **values)
+        return self.words.label(key, theme.SMALL_SIZE, color, max_width=width, **values)
 
     def unique_picture(self, w: float, h: float):
         """The sinusoid's codes as a heat map, a frame sweeping from position to position."""
@@ -393,10 +396,10 @@ class Recap(LessonScene, layouts=LAYOUTS):
             ("bounded_int", n.int_value, theme.WORD_B, compact(n.int_value)),
         ]
         names = [self.line(key, w, color) for key, _, color, _ in rows]
-        values = [self.text(text, theme.SMALL_SIZE, color) for _, _, color, text in rows]
+        values = [self.words.text(text, theme.SMALL_SIZE, color) for _, _, color, text in rows]
         name_w = max(m.width for m in names)
         track = w - name_w - max(m.width for m in values) - 0.3
-        bar_h = 0.3 if self.layout.roomy else 0.2
+        bar_h = 0.3 if self.stage.layout.roomy else 0.2
         group, bars = VGroup(), []
         for name, value_mob, (_, value, color, _) in zip(names, values, rows, strict=True):
             bar = Rectangle(
@@ -411,9 +414,9 @@ class Recap(LessonScene, layouts=LAYOUTS):
             value_mob.next_to(bar, RIGHT, buff=0.15)
             group.add(VGroup(name, bar, value_mob))
             bars.append(bar)
-        group.arrange(DOWN, buff=0.3 if self.layout.roomy else 0.15, aligned_edge=LEFT)
+        group.arrange(DOWN, buff=0.3 if self.stage.layout.roomy else 0.15, aligned_edge=LEFT)
         parts = [group]
-        if self.layout.roomy:
+        if self.stage.layout.roomy:
             parts.append(self.line("bounded_int_at", w, theme.MUTED, p=n.int_position))
         parts.append(
             self.line(
@@ -495,7 +498,7 @@ class Recap(LessonScene, layouts=LAYOUTS):
         for omega, color in zip(n.shift_omegas, (theme.WORD_A, theme.WORD_B), strict=True):
             face = ClockFace(radius, color)
             hand = face.hand(lambda omega=omega: step.get_value() * omega)
-            name = self.text(f"ω = {compact(omega)}", theme.SMALL_SIZE, color)
+            name = self.words.text(f"ω = {compact(omega)}", theme.SMALL_SIZE, color)
             clocks.add(VGroup(VGroup(face, hand), name).arrange(DOWN, buff=0.15))
         clocks.arrange(RIGHT, buff=0.8)
         picture = VGroup(clocks, words).arrange(DOWN, buff=0.3)
@@ -520,7 +523,7 @@ class Recap(LessonScene, layouts=LAYOUTS):
         def x(p: float) -> float:
             return name_w + p * scale
 
-        strip_h, gap = 0.22, (0.4 if self.layout.roomy else 0.28)
+        strip_h, gap = 0.22, (0.4 if self.stage.layout.roomy else 0.28)
         ys = (0.0, -gap)
         sin_strip = Rectangle(
             width=x(end) - x(0),
@@ -561,7 +564,7 @@ class Recap(LessonScene, layouts=LAYOUTS):
         ).set_stroke(theme.MUTED, 1.5)
         ticks = VGroup(
             *[
-                self.text(str(p), theme.SMALL_SIZE, color).move_to([x(p), 0, 0])
+                self.words.text(str(p), theme.SMALL_SIZE, color).move_to([x(p), 0, 0])
                 for p, color in (
                     (0, theme.MUTED),
                     (n.learned_max_len, theme.MUTED),
@@ -569,7 +572,7 @@ class Recap(LessonScene, layouts=LAYOUTS):
                 )
             ]
         )
-        ticks.set_y(low - (0.1 if self.layout.roomy else 0.05) - ticks.height / 2)
+        ticks.set_y(low - (0.1 if self.stage.layout.roomy else 0.05) - ticks.height / 2)
         ticks[0].align_to(sin_strip, LEFT)
         # the probe's tick moves right of the table's when they would touch
         if ticks[2].get_left()[0] < ticks[1].get_right()[0] + 0.1:
@@ -579,7 +582,7 @@ class Recap(LessonScene, layouts=LAYOUTS):
         more = ", …" if len(n.pe_probe) > 2 else ""
         value = self.line("extra_value", w, p=n.probe, v=head + more)
         parts = [visual, value]
-        if self.layout.roomy:  # in a square frame the cross on the learned strip says it
+        if self.stage.layout.roomy:  # in a square frame the cross on the learned strip says it
             parts.append(self.line("extra_fails", w, theme.WORD_B, p=n.probe))
         picture = VGroup(*parts).arrange(DOWN, buff=LINE_BUFF, aligned_edge=LEFT)
         still = [*names, sin_strip, learned_strip, missing, edge, ticks[0], ticks[1], dot]
@@ -645,7 +648,7 @@ class Recap(LessonScene, layouts=LAYOUTS):
         fill in one by one as if trained."""
         n = self.n
         rows, cols = min(n.learned_max_len, MAX_GRID), min(n.d_model, MAX_GRID)
-        cell = (1.4 if self.layout.roomy else 0.8) / max(rows, cols)
+        cell = (1.4 if self.stage.layout.roomy else 0.8) / max(rows, cols)
         grid = VGroup(
             *[
                 Rectangle(
@@ -660,7 +663,7 @@ class Recap(LessonScene, layouts=LAYOUTS):
             ]
         ).arrange_in_grid(rows=rows, cols=cols, buff=0)
         sin = formula(r"\sin(p\,\omega_i)", size=theme.LABEL_SIZE * 1.3, color=theme.WORD_A)
-        versus = self.label("versus", theme.SMALL_SIZE, theme.MUTED)
+        versus = self.words.label("versus", theme.SMALL_SIZE, theme.MUTED)
         visual = VGroup(sin, versus, grid).arrange(RIGHT, buff=0.3)
         lines = VGroup(
             self.line("params_sin", w, theme.WORD_A, k=n.sin_params),
@@ -682,7 +685,7 @@ class Recap(LessonScene, layouts=LAYOUTS):
             ),
         ).arrange(DOWN, buff=LINE_BUFF, aligned_edge=LEFT)
         picture = VGroup(visual, lines).arrange(
-            DOWN, buff=0.2 if self.layout.roomy else 0.12, aligned_edge=LEFT
+            DOWN, buff=0.2 if self.stage.layout.roomy else 0.12, aligned_edge=LEFT
         )
         return (
             picture,
@@ -697,14 +700,17 @@ class Recap(LessonScene, layouts=LAYOUTS):
         self.beat(need)
         if getattr(self, "shown", None) is not None:
             self.play(FadeOut(self.shown), run_time=theme.SHORT)
-        heading = self.lines(
-            f"{i + 1}  {self.common(need)}", self.inner_width(), theme.LABEL_SIZE, theme.ACCENT
+        heading = self.words.lines(
+            f"{i + 1}  {self.words.common(need)}",
+            self.inner_width(),
+            theme.LABEL_SIZE,
+            theme.ACCENT,
         )
         picture, still, moving = self.pictures[need](self.inner_width(), self.inner_height() - 0.6)
         self.shown = self.place(picture, heading)
         self.remove(picture)  # only what is played in stays on stage
         legend_row = self.legend[i][1]  # the need's name; its number keeps its colour
-        lit = [legend_row.animate.set_color(theme.ACCENT)] if self.layout.legend_first else []
+        lit = [legend_row.animate.set_color(theme.ACCENT)] if self.stage.layout.legend_first else []
         self.play(
             FadeIn(heading),
             *[FadeIn(m) for m in still],
@@ -719,12 +725,16 @@ class Recap(LessonScene, layouts=LAYOUTS):
             LaggedStart(*[FadeIn(m, scale=1.6) for m in self.column(i)], lag_ratio=0.5),
             run_time=theme.NORMAL,
         )
-        unlit = [legend_row.animate.set_color(theme.FOREGROUND)] if self.layout.legend_first else []
+        unlit = (
+            [legend_row.animate.set_color(theme.FOREGROUND)]
+            if self.stage.layout.legend_first
+            else []
+        )
         self.play(*unlit, self.table[i + 1].animate.scale(1 / 1.4), run_time=theme.SHORT)
 
     def misses_text(self, scheme: str) -> Mobject:
-        return self.text(
-            self.ui("missed", k=self.n.misses[scheme]), theme.LABEL_SIZE, theme.MUTED
+        return self.words.text(
+            self.words.ui("missed", k=self.n.misses[scheme]), theme.LABEL_SIZE, theme.MUTED
         ).next_to(self.row(scheme), RIGHT, buff=0.4)
 
     def checklist(self) -> None:
@@ -732,13 +742,13 @@ class Recap(LessonScene, layouts=LAYOUTS):
         self.beat("checklist")
         self.play(FadeOut(self.shown), FadeOut(self.frame), run_time=theme.SHORT)
         self.shown = None
-        if not self.layout.legend_first:  # at the table's scale, under it
+        if not self.stage.layout.legend_first:  # at the table's scale, under it
             self.legend.scale(self.scale_factor).next_to(self.table, DOWN, buff=0.4)
         board = VGroup(self.table, self.legend)
         # the board grows to the stage with each row's count beside it (shown as it is said)
         target = VGroup(board.copy(), *[self.misses_text(s) for s in pm.SCHEMES])
-        self.fit_to_stage(target, grow=True)
-        if self.layout.legend_first:
+        self.stage.place(target, grow=True)
+        if self.stage.layout.legend_first:
             self.play(Transform(board, target[0]), run_time=theme.NORMAL)
         else:
             self.play(

@@ -197,11 +197,11 @@ class RelativeShift(LessonScene, layouts=LAYOUTS):
         ]
         self.header = self.build_header()
         self.clocks = self.build_clocks()
-        layout = self.layout
+        layout = self.stage.layout
         if layout.slot_under:
-            self.slot_width = self.stage_width()
+            self.slot_width = self.stage.width()
         else:
-            self.slot_width = self.stage_width() - self.clocks.width - GAP
+            self.slot_width = self.stage.width() - self.clocks.width - GAP
         self.matrix_covers = layout.matrix_covers
         self.table = self.build_table()
         self.matrix = self.build_matrix()
@@ -225,11 +225,11 @@ class RelativeShift(LessonScene, layouts=LAYOUTS):
             omega.move_to(slot_mark, aligned_edge=edge)
             turned.move_to(slot_mark, aligned_edge=edge)
         page.add(*self.omegas, *self.turned)  # moved and scaled with the page
-        self.fit_to_stage(page)
+        self.stage.place(page)
 
     def text_width(self) -> float | None:
         """How wide a panel's text may run (None: one line in 16:9)."""
-        return self.slot_width - 0.4 if self.layout.narrow_slot else None
+        return self.slot_width - 0.4 if self.stage.layout.narrow_slot else None
 
     def build_header(self) -> VGroup:
         n = self.n
@@ -238,14 +238,14 @@ class RelativeShift(LessonScene, layouts=LAYOUTS):
             size=theme.BODY_SIZE * 1.4,
             color=theme.ACCENT,
         )
-        worked = self.label("worked", theme.LABEL_SIZE, p=n.p, k=n.k)
+        worked = self.words.label("worked", theme.LABEL_SIZE, p=n.p, k=n.k)
         top = VGroup(claim, worked).arrange(RIGHT, buff=0.5)
-        line_w = self.stage_width()
+        line_w = self.stage.width()
         if top.width > line_w:
             top.arrange(DOWN, buff=0.15)
         notes = VGroup(
-            self.label(f"layout_{n.layout}", theme.SMALL_SIZE, theme.MUTED, max_width=line_w),
-            self.label("convention", theme.SMALL_SIZE, theme.MUTED, max_width=line_w),
+            self.words.label(f"layout_{n.layout}", theme.SMALL_SIZE, theme.MUTED, max_width=line_w),
+            self.words.label("convention", theme.SMALL_SIZE, theme.MUTED, max_width=line_w),
         )
         notes.arrange(RIGHT, buff=0.4)
         if notes.width > line_w:
@@ -256,20 +256,20 @@ class RelativeShift(LessonScene, layouts=LAYOUTS):
     def build_clocks(self) -> VGroup:
         n = self.n
         turned = [
-            self.label("turned", theme.SMALL_SIZE, self.colors[j], deg=degrees_text(t))
+            self.words.label("turned", theme.SMALL_SIZE, self.colors[j], deg=degrees_text(t))
             for j, t in enumerate(n.turn_deg)
         ]
         omegas = [
-            self.label("omega", theme.SMALL_SIZE, self.colors[j], w=compact(w))
+            self.words.label("omega", theme.SMALL_SIZE, self.colors[j], w=compact(w))
             for j, w in enumerate(n.omega)
         ]
         foot_w = max(m.width for m in turned + omegas)
         self.faces, self.omegas, self.turned, self.foot_slots = [], omegas, turned, []
-        column, radius = self.layout.clock_column, self.layout.clock_radius
+        column, radius = self.stage.layout.clock_column, self.stage.layout.clock_radius
         cells = VGroup()
         for j, i in enumerate(n.shown):
             face = ClockFace(radius=radius, color=self.colors[j])
-            head = self.label("clock", theme.LABEL_SIZE, self.colors[j], i=i)
+            head = self.words.label("clock", theme.LABEL_SIZE, self.colors[j], i=i)
             # an invisible slot for the foot, as wide as the widest, keeps neighbours apart
             foot = Rectangle(width=foot_w, height=omegas[j].height, stroke_width=0, fill_opacity=0)
             if column:
@@ -285,21 +285,21 @@ class RelativeShift(LessonScene, layouts=LAYOUTS):
         else:
             cells.arrange_in_grid(cols=min(2, len(cells)), buff=(0.3, 0.3), aligned_edge=UP)
         self.cells = cells
-        self.shown_note = self.label(
+        self.shown_note = self.words.label(
             "shown",
             theme.SMALL_SIZE,
             theme.MUTED,
             max_width=max(cells.width, 2.5),
-            which=self.listing(n.shown),
+            which=self.words.listing(n.shown),
             n=n.n_clocks,
         )
-        self.counter_label = self.label("position", theme.BODY_SIZE)
+        self.counter_label = self.words.label("position", theme.BODY_SIZE)
         self.counter = LiveNumber(
             n.p, num_decimal_places=0, font_size=theme.HEADING_SIZE, color=theme.ACCENT
         )
         self.counter_row = VGroup(self.counter_label, self.counter).arrange(RIGHT, buff=0.2)
         bind_number(self.counter, lambda: round(self.pos.get_value()))
-        if self.layout.note_beside_counter:
+        if self.stage.layout.note_beside_counter:
             foot = VGroup(self.shown_note, self.counter_row).arrange(RIGHT, buff=0.6)
             return VGroup(cells, foot).arrange(DOWN, buff=0.25)
         return VGroup(cells, self.shown_note, self.counter_row).arrange(DOWN, buff=0.25)
@@ -307,16 +307,16 @@ class RelativeShift(LessonScene, layouts=LAYOUTS):
     def build_table(self) -> VGroup:
         """PE(p), M_k·PE(p) and PE(p+k) at the shown clocks' dims, one column per dim."""
         n = self.n
-        size = theme.LABEL_SIZE * self.layout.table_tex_scale
-        dim_head = self.label("dim", theme.SMALL_SIZE, theme.MUTED)
+        size = theme.LABEL_SIZE * self.stage.layout.table_tex_scale
+        dim_head = self.words.label("dim", theme.SMALL_SIZE, theme.MUTED)
         names = [
-            self.text(f"{dim} {('sin', 'cos')[r % 2]}", theme.SMALL_SIZE, self.colors[r // 2])
+            self.words.text(f"{dim} {('sin', 'cos')[r % 2]}", theme.SMALL_SIZE, self.colors[r // 2])
             for r, dim in enumerate(n.rows)
         ]
         self.dim_row = VGroup(dim_head, *names)
         values = [
             [
-                self.text(theme.fmt(v, DIGITS), theme.SMALL_SIZE, self.colors[r // 2])
+                self.words.text(theme.fmt(v, DIGITS), theme.SMALL_SIZE, self.colors[r // 2])
                 for r, v in enumerate(column)
             ]
             for column in (n.pe_p, n.moved, n.pe_pk)
@@ -326,7 +326,7 @@ class RelativeShift(LessonScene, layouts=LAYOUTS):
         numeric = dict(p=str(n.p), k=str(n.k), q=str(n.p + n.k))
         symbolic = dict(p="p", k="k", q="p+k")
         layouts = [(across, heads) for heads in (numeric, symbolic) for across in (True, False)]
-        if self.layout.narrow_slot:
+        if self.stage.layout.narrow_slot:
             layouts = [(False, numeric), (False, symbolic)]
         for across, slots in layouts:
             heads = [
@@ -351,12 +351,12 @@ class RelativeShift(LessonScene, layouts=LAYOUTS):
         self.rows_note = VGroup()
         if len(n.rows) < n.d_model:
             self.rows_note.add(
-                self.label(
+                self.words.label(
                     "rows_note", theme.SMALL_SIZE, theme.MUTED, rows=len(n.rows), d=n.d_model
                 )
             )
         self.error_line = VGroup(
-            self.label(
+            self.words.label(
                 "max_error",
                 theme.LABEL_SIZE,
                 theme.ACCENT,
@@ -367,7 +367,7 @@ class RelativeShift(LessonScene, layouts=LAYOUTS):
         ).arrange(RIGHT, buff=0.2)
         if self.text_width() is not None and self.error_line.width > self.text_width():
             self.error_line.arrange(DOWN, buff=0.12)
-        self.rounding = self.label(
+        self.rounding = self.words.label(
             "rounding", theme.SMALL_SIZE, theme.MUTED, max_width=self.text_width()
         )
         self.check = VGroup(self.error_line, self.rounding).arrange(DOWN, buff=0.12)
@@ -378,11 +378,11 @@ class RelativeShift(LessonScene, layouts=LAYOUTS):
     def build_matrix(self) -> VGroup:
         """M_k at the shown dims: a 2×2 block per clock on the diagonal, zeros elsewhere."""
         n = self.n
-        width = self.stage_width() - 0.4 if self.matrix_covers else self.text_width()
+        width = self.stage.width() - 0.4 if self.matrix_covers else self.text_width()
         m = np.asarray(n.matrix)
         size = len(n.rows)
         texts = [
-            self.text(
+            self.words.text(
                 theme.fmt(m[r, c], MATRIX_DIGITS) if r // 2 == c // 2 else "0",
                 theme.SMALL_SIZE,
                 self.colors[r // 2] if r // 2 == c // 2 else theme.MUTED,
@@ -410,7 +410,7 @@ class RelativeShift(LessonScene, layouts=LAYOUTS):
         )
         row_labels = VGroup(
             *[
-                self.text(str(dim), theme.SMALL_SIZE, theme.MUTED)
+                self.words.text(str(dim), theme.SMALL_SIZE, theme.MUTED)
                 .next_to(blocks, LEFT, buff=0.15)
                 .set_y(texts[r * size].get_y())
                 for r, dim in enumerate(n.rows)
@@ -418,7 +418,7 @@ class RelativeShift(LessonScene, layouts=LAYOUTS):
         )
         col_labels = VGroup(
             *[
-                self.text(str(dim), theme.SMALL_SIZE, theme.MUTED)
+                self.words.text(str(dim), theme.SMALL_SIZE, theme.MUTED)
                 .next_to(blocks, UP, buff=0.1)
                 .set_x(texts[c].get_x())
                 for c, dim in enumerate(n.rows)
@@ -430,19 +430,21 @@ class RelativeShift(LessonScene, layouts=LAYOUTS):
             r"\end{pmatrix}",
             size=theme.LABEL_SIZE * 1.3,
         )
-        general = VGroup(self.label("block", theme.LABEL_SIZE), block).arrange(RIGHT, buff=0.2)
-        no_p = self.label("no_p", theme.LABEL_SIZE, theme.ACCENT)
+        general = VGroup(self.words.label("block", theme.LABEL_SIZE), block).arrange(
+            RIGHT, buff=0.2
+        )
+        no_p = self.words.label("no_p", theme.LABEL_SIZE, theme.ACCENT)
         if len(n.shown) < n.n_clocks:
-            order = self.label(
+            order = self.words.label(
                 "matrix_subset",
                 theme.SMALL_SIZE,
                 theme.MUTED,
                 max_width=width,
-                which=self.listing(n.shown),
+                which=self.words.listing(n.shown),
                 n=n.n_clocks,
             )
         else:
-            order = self.label(
+            order = self.words.label(
                 f"order_{n.layout}",
                 theme.SMALL_SIZE,
                 theme.MUTED,
@@ -454,7 +456,7 @@ class RelativeShift(LessonScene, layouts=LAYOUTS):
         self.matrix_notes = VGroup(general, notes).arrange(RIGHT, buff=0.4)
         if self.matrix_notes.width > max(self.matrix_grid.width, width or self.slot_width - 0.4):
             self.matrix_notes.arrange(DOWN, buff=0.2)
-        title = self.label("matrix_title", theme.LABEL_SIZE, max_width=width, k=n.k)
+        title = self.words.label("matrix_title", theme.LABEL_SIZE, max_width=width, k=n.k)
         body = VGroup(title, self.matrix_grid, self.matrix_notes).arrange(DOWN, buff=0.25)
         self.matrix_title = title
         return VGroup(panel(body.width + 0.4, body.height + 0.4).move_to(body), body)
@@ -462,8 +464,8 @@ class RelativeShift(LessonScene, layouts=LAYOUTS):
     def build_dots(self) -> VGroup:
         """PE(p)·PE(p+k) at several p: one column per position."""
         n = self.n
-        title = self.label("dot_title", theme.LABEL_SIZE, max_width=self.text_width(), k=n.k)
-        heads: list[Mobject] = [self.label("dot_p", theme.LABEL_SIZE, theme.MUTED)]
+        title = self.words.label("dot_title", theme.LABEL_SIZE, max_width=self.text_width(), k=n.k)
+        heads: list[Mobject] = [self.words.label("dot_p", theme.LABEL_SIZE, theme.MUTED)]
         values: list[Mobject] = [
             formula(
                 r"\mathrm{{PE}}(p)\cdot\mathrm{{PE}}(p+{k})",
@@ -472,17 +474,17 @@ class RelativeShift(LessonScene, layouts=LAYOUTS):
             )
         ]
         for q, value in zip(n.dot_positions, n.dots, strict=True):
-            heads.append(self.text(str(q), theme.LABEL_SIZE, theme.FOREGROUND))
-            values.append(self.text(theme.fmt(value, DIGITS), theme.LABEL_SIZE, theme.ACCENT))
+            heads.append(self.words.text(str(q), theme.LABEL_SIZE, theme.FOREGROUND))
+            values.append(self.words.text(theme.fmt(value, DIGITS), theme.LABEL_SIZE, theme.ACCENT))
         # one column per position in 16:9 if they fit, else one row per position
         grid = VGroup(*heads, *values).arrange_in_grid(
             rows=2, buff=(0.35, 0.22), col_alignments="l" + "r" * len(n.dots)
         )
-        if self.layout.narrow_slot or grid.width > self.slot_width - 0.4:
+        if self.stage.layout.narrow_slot or grid.width > self.slot_width - 0.4:
             cells = [m for pair in zip(heads, values, strict=True) for m in pair]
             grid = VGroup(*cells).arrange_in_grid(cols=2, buff=(0.4, 0.12), col_alignments="rr")
         self.dot_columns = [VGroup(heads[c], values[c]) for c in range(len(heads))]
-        same = self.label("dot_same", theme.LABEL_SIZE, max_width=self.text_width())
+        same = self.words.label("dot_same", theme.LABEL_SIZE, max_width=self.text_width())
         total = formula(
             r"\sum_{{i=0}}^{{{last}}} \cos({k}\,\omega_i) = {value}",
             size=theme.BODY_SIZE * 1.3,
@@ -493,26 +495,30 @@ class RelativeShift(LessonScene, layouts=LAYOUTS):
         )
         self.dot_total = VGroup(same, total).arrange(DOWN, buff=0.15)
         # a narrow slot drops the title: the formula heading the values says as much
-        parts = [grid, self.dot_total] if self.layout.narrow_slot else [title, grid, self.dot_total]
+        parts = (
+            [grid, self.dot_total]
+            if self.stage.layout.narrow_slot
+            else [title, grid, self.dot_total]
+        )
         body = VGroup(*parts).arrange(DOWN, buff=0.25)
         return VGroup(panel(body.width + 0.4, body.height + 0.4).move_to(body), body)
 
     def build_bridge(self) -> VGroup:
         line_w = self.text_width()
-        size = self.layout.bridge_size * 1.3
+        size = self.stage.layout.bridge_size * 1.3
         pe = VGroup(
-            self.label("bridge_pe", theme.LABEL_SIZE, max_width=line_w),
+            self.words.label("bridge_pe", theme.LABEL_SIZE, max_width=line_w),
             formula(r"\mathrm{PE}(p+k) = M_k\,\mathrm{PE}(p)", size=size),
         ).arrange(DOWN, buff=0.2)
         rope = VGroup(
-            self.label("bridge_rope", theme.LABEL_SIZE, theme.ACCENT, max_width=line_w),
+            self.words.label("bridge_rope", theme.LABEL_SIZE, theme.ACCENT, max_width=line_w),
             formula(
                 r"\mathbf{q} \mapsto R_m\,\mathbf{q}, \qquad \mathbf{k} \mapsto R_n\,\mathbf{k}",
                 size=size,
                 color=theme.ACCENT,
             ),
         ).arrange(DOWN, buff=0.2)
-        nxt = self.label("bridge_next", theme.LABEL_SIZE, theme.MUTED, max_width=line_w)
+        nxt = self.words.label("bridge_next", theme.LABEL_SIZE, theme.MUTED, max_width=line_w)
         self.bridge_parts = (pe, rope, nxt)
         body = VGroup(pe, rope, nxt).arrange(DOWN, buff=0.4)
         return VGroup(panel(body.width + 0.4, body.height + 0.4).move_to(body), body)

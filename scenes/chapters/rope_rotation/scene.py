@@ -307,21 +307,21 @@ class RopeRotation(LessonScene, layouts=LAYOUTS):
     # ------------------------------------------------------------------- layout
     def line_width(self) -> float | None:
         """Outside 16:9 long labels break at a little under the stage's width."""
-        return self.stage_width() - 0.6 if self.layout.break_lines else None
+        return self.stage.width() - 0.6 if self.stage.layout.break_lines else None
 
     def build_stage(self) -> None:
         self.readouts = self.build_readouts()
         self.strip = self.build_strip()
         self.formulas = self.build_formulas()
-        if self.layout.one_slot:
+        if self.stage.layout.one_slot:
             # The plane with the header beside it, over one slot that shows the readouts,
             # then the formulas, then the strip: the plane gets what the slot leaves.
             slot = VGroup(self.readouts, self.strip, self.formulas)
             self.strip.move_to(self.readouts)
             self.formulas.move_to(self.readouts)
-            side = self.stage_height() - slot.height - GAP
+            side = self.stage.height() - slot.height - GAP
             self.plane = self.build_plane(side / 2 - PLANE_MARGIN)
-            self.header = self.build_header(self.stage_width() - self.plane.width - GAP)
+            self.header = self.build_header(self.stage.width() - self.plane.width - GAP)
             top = VGroup(self.plane, self.header).arrange(RIGHT, buff=GAP)
             page = VGroup(top, slot).arrange(DOWN, buff=GAP)
         else:
@@ -330,20 +330,20 @@ class RopeRotation(LessonScene, layouts=LAYOUTS):
             slot = VGroup(self.readouts, self.strip)
             self.strip.move_to(self.readouts, aligned_edge=UP)
             right = VGroup(slot, self.formulas).arrange(DOWN, buff=0.35)
-            body = VGroup(self.plane, right).arrange(self.layout.body_dir, buff=0.5)
+            body = VGroup(self.plane, right).arrange(self.stage.layout.body_dir, buff=0.5)
             page = VGroup(self.header, body).arrange(DOWN, buff=GAP)
         before = self.origin_mob.width
-        self.fit_to_stage(page)
+        self.stage.place(page)
         self.unit *= self.origin_mob.width / before  # arrows follow the rings if fit scaled
 
     def build_header(self, line_w: float | None) -> VGroup:
         """The pairing in use and the plane's pair, dims and θ."""
         n = self.n
         header = VGroup(
-            self.label(f"pairing_{n.pairing}", theme.LABEL_SIZE, max_width=line_w),
-            self.label(
+            self.words.label(f"pairing_{n.pairing}", theme.LABEL_SIZE, max_width=line_w),
+            self.words.label(
                 "plane_note",
-                self.layout.plane_note_size,
+                self.stage.layout.plane_note_size,
                 theme.MUTED,
                 max_width=line_w,
                 pair=n.pair,
@@ -353,7 +353,7 @@ class RopeRotation(LessonScene, layouts=LAYOUTS):
             ),
         )
         return header.arrange(
-            DOWN, buff=self.layout.header_buff, aligned_edge=self.layout.header_edge
+            DOWN, buff=self.stage.layout.header_buff, aligned_edge=self.stage.layout.header_edge
         )
 
     def build_plane(self, radius: float = PLANE_RADIUS) -> VGroup:
@@ -385,8 +385,8 @@ class RopeRotation(LessonScene, layouts=LAYOUTS):
         room = panel(side, side, color=theme.BACKGROUND)
         self.origin_mob = axes
         # the axes as in the clock-hands scene: the pair's first dim right, its second up
-        x_name = self.label("axis", theme.SMALL_SIZE, theme.MUTED, dim=n.dims[0])
-        y_name = self.label("axis", theme.SMALL_SIZE, theme.MUTED, dim=n.dims[1])
+        x_name = self.words.label("axis", theme.SMALL_SIZE, theme.MUTED, dim=n.dims[0])
+        y_name = self.words.label("axis", theme.SMALL_SIZE, theme.MUTED, dim=n.dims[1])
         x_name.next_to(radius * RIGHT, DR, buff=0.08)  # under the axis, just outside the ring
         y_name.next_to(radius * UP, UR, buff=0.08)  # beside the axis, just above the ring
         self.axis_names = VGroup(x_name, y_name)
@@ -489,7 +489,7 @@ class RopeRotation(LessonScene, layouts=LAYOUTS):
         widest = -max(max(abs(v) for v in reached), 10)
 
         def row(key: str, value: DecimalNumber, color=theme.MUTED, **fmt: Any) -> VGroup:
-            return VGroup(self.label(key, theme.LABEL_SIZE, color, **fmt), value).arrange(
+            return VGroup(self.words.label(key, theme.LABEL_SIZE, color, **fmt), value).arrange(
                 RIGHT, buff=0.15
             )
 
@@ -541,13 +541,13 @@ class RopeRotation(LessonScene, layouts=LAYOUTS):
             g=str(r["n"] - r["m"]),
             dot=theme.fmt(r["relative_dot"], 3),
         )
-        full = self.label(
+        full = self.words.label(
             "full",
             theme.SMALL_SIZE,
             theme.MUTED,
             max_width=self.line_width(),
             d=n.d_model,
-            pairing=self.ui(f"name_{n.pairing}"),
+            pairing=self.words.ui(f"name_{n.pairing}"),
             score=theme.fmt(r["full_score"], 3),
         )
         self.example = VGroup(example, full).arrange(DOWN, buff=0.18)
@@ -572,7 +572,7 @@ class RopeRotation(LessonScene, layouts=LAYOUTS):
             plus=said["plus"],
             minus=said["minus"],
         )
-        sinusoid = self.label(
+        sinusoid = self.words.label(
             "sinusoid_sign",
             theme.SMALL_SIZE,
             theme.FOREGROUND,
@@ -580,7 +580,9 @@ class RopeRotation(LessonScene, layouts=LAYOUTS):
             far=said["far"],
             dot=said["sinusoid"],
         )
-        letters = self.label("letters", theme.SMALL_SIZE, theme.MUTED, max_width=self.line_width())
+        letters = self.words.label(
+            "letters", theme.SMALL_SIZE, theme.MUTED, max_width=self.line_width()
+        )
         return VGroup(rope_pm, sinusoid, letters).arrange(DOWN, buff=0.18)
 
     def build_strip(self) -> VGroup:
@@ -595,27 +597,29 @@ class RopeRotation(LessonScene, layouts=LAYOUTS):
                 stroke_color=color if mine else theme.MUTED,
                 stroke_width=3 if mine else 2,
             )
-            head = self.label("dial", theme.SMALL_SIZE, color, i=i)
-            foot = self.label(
+            head = self.words.label("dial", theme.SMALL_SIZE, color, i=i)
+            foot = self.words.label(
                 "dial_theta", theme.SMALL_SIZE, theme.FOREGROUND, theta=compact(n.dial_theta[j])
             )
             dials.add(VGroup(head, face, foot).arrange(DOWN, buff=0.1))
             self.dial_hands.append((face, float(n.dial_theta[j]), color))
         dials.arrange(RIGHT, buff=0.3)
-        if self.layout.break_lines and dials.width > self.stage_width() - 0.4:
+        if self.stage.layout.break_lines and dials.width > self.stage.width() - 0.4:
             # six dials with long θs close up rather than shrink; every other θ drops a
             # line so that neighbouring θs do not run together
             dials.arrange(RIGHT, buff=0.1)
             for dial in dials[1::2]:
                 dial[-1].shift((dial[-1].height + 0.1) * DOWN)
-        title = self.label("strip", theme.LABEL_SIZE, theme.FOREGROUND, max_width=self.line_width())
+        title = self.words.label(
+            "strip", theme.LABEL_SIZE, theme.FOREGROUND, max_width=self.line_width()
+        )
         # the sinusoid's hands turned the other way: said under the dials, as wide as they are
         # in 16:9 (beside the plane), as wide as the title may be elsewhere (few lines, so
         # the strip stays short and the plane keeps its room)
         note_w = max(dials.width, title.width)
-        if self.layout.break_lines:
+        if self.stage.layout.break_lines:
             note_w = max(note_w, self.line_width() - 0.4)  # the panel's padding
-        self.clocks_note = self.label(
+        self.clocks_note = self.words.label(
             "clocks_note", theme.SMALL_SIZE, theme.MUTED, max_width=note_w
         )
         body = VGroup(title, dials, self.clocks_note).arrange(DOWN, buff=0.25)
@@ -652,26 +656,26 @@ class RopeRotation(LessonScene, layouts=LAYOUTS):
         cells = VGroup()
         for key in pm.TERMS:
             color = theme.ACCENT if key == "position_position" else theme.FOREGROUND
-            value = self.text(fmt(mixed["before"][key], 3), theme.BODY_SIZE, color)
+            value = self.words.text(fmt(mixed["before"][key], 3), theme.BODY_SIZE, color)
             self.term_values[key] = value
             cells.add(
                 VGroup(
                     formula(tex[key], size=theme.BODY_SIZE * 1.2, color=color),
-                    self.label(f"term_{key}", theme.SMALL_SIZE, theme.MUTED),
+                    self.words.label(f"term_{key}", theme.SMALL_SIZE, theme.MUTED),
                     value,
                 ).arrange(DOWN, buff=0.15)
             )
-        cols = self.layout.term_cols
+        cols = self.stage.layout.term_cols
         cells.arrange_in_grid(cols=cols, buff=(0.5, 0.45))
         self.term_cells = cells
-        self.total_value = self.text(
+        self.total_value = self.words.text(
             fmt(mixed["before"]["total"], 3), theme.BODY_SIZE, theme.ACCENT
         )
         total = VGroup(
-            self.label("score", theme.LABEL_SIZE, theme.MUTED), self.total_value
+            self.words.label("score", theme.LABEL_SIZE, theme.MUTED), self.total_value
         ).arrange(RIGHT, buff=0.2)
         page = VGroup(whole, self.mixing_at, cells, total).arrange(DOWN, buff=0.4)
-        self.fit_to_stage(page)
+        self.stage.place(page)
         self.pure_box = SurroundingRectangle(cells[3], color=theme.ACCENT, buff=0.12)
         self.mixed_boxes = VGroup(
             *[SurroundingRectangle(c, color=theme.WORD_B, buff=0.12) for c in cells[1:3]]
@@ -679,7 +683,7 @@ class RopeRotation(LessonScene, layouts=LAYOUTS):
         return page
 
     def mixing_place(self, m: int, n: int) -> Mobject:
-        return self.label(
+        return self.words.label(
             "mixed_at", theme.LABEL_SIZE, theme.MUTED, max_width=self.line_width(), m=m, n=n
         )
 
@@ -701,10 +705,10 @@ class RopeRotation(LessonScene, layouts=LAYOUTS):
             at.move_to(self.mixing_at)
             olds, news = [self.mixing_at], [at]
             for key, old in self.term_values.items():
-                new = self.text(fmt(mixed["after"][key], 3), theme.BODY_SIZE, old.get_color())
+                new = self.words.text(fmt(mixed["after"][key], 3), theme.BODY_SIZE, old.get_color())
                 olds.append(old)
                 news.append(new.move_to(old))
-            new = self.text(fmt(mixed["after"]["total"], 3), theme.BODY_SIZE, theme.ACCENT)
+            new = self.words.text(fmt(mixed["after"]["total"], 3), theme.BODY_SIZE, theme.ACCENT)
             olds.append(self.total_value)
             news.append(new.move_to(self.total_value, aligned_edge=LEFT))
             self.total_value = new
@@ -766,7 +770,7 @@ class RopeRotation(LessonScene, layouts=LAYOUTS):
         self.beat("formula")
         general = self.formulas[0]
         example, full = self.example
-        if self.layout.one_slot:  # the formulas take the readouts' slot
+        if self.stage.layout.one_slot:  # the formulas take the readouts' slot
             self.play(FadeOut(self.readouts), run_time=theme.SHORT)
         self.play(Write(general), run_time=theme.NORMAL)
         self.play(FadeIn(example, shift=0.1 * UP), run_time=theme.NORMAL)
@@ -800,7 +804,9 @@ class RopeRotation(LessonScene, layouts=LAYOUTS):
             self.n_at.animate.set_value(swapped[1]),
             run_time=MOVE,
         )
-        shown = [] if self.layout.one_slot else [Indicate(self.dot_row)]  # the readouts are gone
+        shown = (
+            [] if self.stage.layout.one_slot else [Indicate(self.dot_row)]
+        )  # the readouts are gone
         self.play(FadeIn(self.signed[0]), *shown, run_time=theme.NORMAL)
         self.play(FadeIn(self.signed[1], shift=0.1 * UP), run_time=theme.NORMAL)
         self.play(Indicate(self.signed[1]), run_time=theme.NORMAL)
@@ -808,7 +814,7 @@ class RopeRotation(LessonScene, layouts=LAYOUTS):
     def show_dials(self) -> None:
         self.beat("dials")
         # the strip takes the slot from the readouts (the formulas in a square frame)
-        one_slot = self.layout.one_slot
+        one_slot = self.stage.layout.one_slot
         leaving = VGroup(self.formulas[0], self.signed) if one_slot else self.readouts
         self.play(FadeOut(leaving), run_time=theme.SHORT)
         self.hands = VGroup(*[self.dial_hand(*h) for h in self.dial_hands])
@@ -824,10 +830,12 @@ class RopeRotation(LessonScene, layouts=LAYOUTS):
     def build_reasons(self, area: Mobject) -> VGroup:
         """Why RoPE won in practice: a heading over three reasons, fitted to `area`."""
         width = area.width - 0.4
-        head = self.label("won", theme.LABEL_SIZE, theme.ACCENT, max_width=width)
+        head = self.words.label("won", theme.LABEL_SIZE, theme.ACCENT, max_width=width)
         reasons = VGroup(
             *[
-                self.label(key, theme.LABEL_SIZE, max_width=width, order=f"{self.n.long_order:02d}")
+                self.words.label(
+                    key, theme.LABEL_SIZE, max_width=width, order=f"{self.n.long_order:02d}"
+                )
                 for key in ("won_offset", "won_no_bias", "won_rescale")
             ]
         ).arrange(DOWN, buff=0.3, aligned_edge=LEFT)
@@ -838,7 +846,7 @@ class RopeRotation(LessonScene, layouts=LAYOUTS):
 
     def show_why_it_won(self) -> None:
         self.beat("won")
-        one_slot = self.layout.one_slot  # the formulas have already left the slot
+        one_slot = self.stage.layout.one_slot  # the formulas have already left the slot
         area = self.strip if one_slot else VGroup(self.strip, self.formulas)
         board = self.build_reasons(area)
         leaving = [self.strip, self.hands] + ([] if one_slot else [self.formulas[0], self.signed])

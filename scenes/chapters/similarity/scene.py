@@ -289,16 +289,16 @@ class Similarity(LessonScene, layouts=LAYOUTS):
         n = self.n
         self.color_a, self.color_b = theme.WORD_A, theme.WORD_C
         self.header = self.build_header()
-        layout = self.layout
+        layout = self.stage.layout
         square = layout.map_a_alone is not None
         self.map_a, self.scale_bar, left = self.map_and_scale(layout.map_a_alone)
         if layout.slot_under:
-            self.slot_w = self.stage_width()
+            self.slot_w = self.stage.width()
         else:
-            self.slot_w = self.stage_width() - self.map_and_scale()[2].width - GAP
-        self.notes = self.build_notes(self.stage_width() if square else self.slot_w)
+            self.slot_w = self.stage.width() - self.map_and_scale()[2].width - GAP
+        self.notes = self.build_notes(self.stage.width() if square else self.slot_w)
         self.map_b = self.heat_block(n.matrix_wide, n.wide_d, self.color_b, layout.map_side)
-        self.floor = self.label(
+        self.floor = self.words.label(
             "floor_above" if n.lines["wider"] == "above" else "floor",
             theme.LABEL_SIZE,
             self.color_b,
@@ -325,7 +325,7 @@ class Similarity(LessonScene, layouts=LAYOUTS):
             alone = VGroup(left, self.notes).arrange(DOWN, buff=0.25)
             page.add(alone.next_to(self.header, DOWN, buff=GAP))
             page.add(self.rows.next_to(self.header, DOWN, buff=GAP))
-        self.fit_to_stage(page)
+        self.stage.place(page)
         # the map's top row is row 0: the row the plots read
         image = self.map_a.image
         cell = image.height / len(n.map_positions)
@@ -336,7 +336,7 @@ class Similarity(LessonScene, layouts=LAYOUTS):
     def map_and_scale(self, side: float | None = None) -> tuple[VGroup, ColorScale, VGroup]:
         """Map A (d_model) with the colour scale at its right."""
         block = self.heat_block(
-            self.n.matrix, self.n.d_model, self.color_a, side or self.layout.map_side
+            self.n.matrix, self.n.d_model, self.color_a, side or self.stage.layout.map_side
         )
         scale = ColorScale(-1.0, 1.0, height=block.image.height * 0.8, digits=0)
         group = VGroup(block, scale).arrange(RIGHT, buff=0.25)
@@ -350,12 +350,12 @@ class Similarity(LessonScene, layouts=LAYOUTS):
             r"{\lVert\mathrm{PE}(i)\rVert\,\lVert\mathrm{PE}(j)\rVert}",
             size=theme.BODY_SIZE * 1.2,
         )
-        words = [self.label("positions", theme.LABEL_SIZE, last=n.max_len - 1)]
+        words = [self.words.label("positions", theme.LABEL_SIZE, last=n.max_len - 1)]
         if n.stride > 1:
-            words.append(self.label("stride", theme.SMALL_SIZE, theme.MUTED, s=n.stride))
+            words.append(self.words.label("stride", theme.SMALL_SIZE, theme.MUTED, s=n.stride))
         said = VGroup(*words).arrange(DOWN, buff=0.1, aligned_edge=LEFT)
         top = VGroup(cos, said).arrange(RIGHT, buff=0.5)
-        if top.width > self.stage_width():
+        if top.width > self.stage.width():
             top.arrange(DOWN, buff=0.15)
         return top
 
@@ -364,17 +364,17 @@ class Similarity(LessonScene, layouts=LAYOUTS):
         image = PixelMap(np.asarray(matrix), side, side)
         last = str(self.n.map_positions[-1])
         muted = theme.MUTED
-        title = self.label("map_title", theme.LABEL_SIZE, color, d=d)
-        j0 = self.text("0", theme.SMALL_SIZE, muted).next_to(image, UP, buff=0.1)
+        title = self.words.label("map_title", theme.LABEL_SIZE, color, d=d)
+        j0 = self.words.text("0", theme.SMALL_SIZE, muted).next_to(image, UP, buff=0.1)
         j0.align_to(image, LEFT)
-        j1 = self.text(last, theme.SMALL_SIZE, muted).next_to(image, UP, buff=0.1)
+        j1 = self.words.text(last, theme.SMALL_SIZE, muted).next_to(image, UP, buff=0.1)
         j1.align_to(image, RIGHT)
-        j = self.text("j →", theme.SMALL_SIZE, muted).next_to(image, UP, buff=0.1)
-        i0 = self.text("0", theme.SMALL_SIZE, muted).next_to(image, LEFT, buff=0.12)
+        j = self.words.text("j →", theme.SMALL_SIZE, muted).next_to(image, UP, buff=0.1)
+        i0 = self.words.text("0", theme.SMALL_SIZE, muted).next_to(image, LEFT, buff=0.12)
         i0.align_to(image, UP)
-        i1 = self.text(last, theme.SMALL_SIZE, muted).next_to(image, LEFT, buff=0.12)
+        i1 = self.words.text(last, theme.SMALL_SIZE, muted).next_to(image, LEFT, buff=0.12)
         i1.align_to(image, DOWN)
-        i = self.text("i ↓", theme.SMALL_SIZE, muted).next_to(image, LEFT, buff=0.12)
+        i = self.words.text("i ↓", theme.SMALL_SIZE, muted).next_to(image, LEFT, buff=0.12)
         ticks = VGroup(j0, j1, j, i0, i1, i)
         title.next_to(VGroup(image, ticks), UP, buff=0.15)
         block = VGroup(title, image, ticks)
@@ -383,19 +383,19 @@ class Similarity(LessonScene, layouts=LAYOUTS):
 
     def build_notes(self, w: float) -> VGroup:
         n = self.n
-        diagonal = self.label(
+        diagonal = self.words.label(
             "diagonal", theme.LABEL_SIZE, theme.ACCENT, max_width=w, v=theme.fmt(n.diagonal)
         )
-        colors = self.label("colors", theme.LABEL_SIZE, max_width=w)
-        row0 = self.label("row0", theme.LABEL_SIZE, max_width=w)
-        buff = self.layout.notes_buff
+        colors = self.words.label("colors", theme.LABEL_SIZE, max_width=w)
+        row0 = self.words.label("row0", theme.LABEL_SIZE, max_width=w)
+        buff = self.stage.layout.notes_buff
         return VGroup(diagonal, colors, row0).arrange(DOWN, buff=buff, aligned_edge=LEFT)
 
     def build_rows(self) -> VGroup:
         """Row 0 at both widths on one plot, what each does, its first values, the verdict."""
         n = self.n
-        width, height = self.layout.plot
-        if self.layout.map_a_alone is None:  # the rows share the slot
+        width, height = self.stage.layout.plot
+        if self.stage.layout.map_a_alone is None:  # the rows share the slot
             width = min(width, self.slot_w - 0.6)
         rows = (np.asarray(n.row), np.asarray(n.row_wide))
         lo = min(0.0, math.floor(min(r.min() for r in rows) * 2) / 2)
@@ -417,9 +417,9 @@ class Similarity(LessonScene, layouts=LAYOUTS):
         )
         yticks = VGroup(
             *[
-                self.text(theme.fmt(v, 1 if v % 1 else 0), theme.SMALL_SIZE, theme.MUTED).next_to(
-                    at(0, v), LEFT, buff=0.12
-                )
+                self.words.text(
+                    theme.fmt(v, 1 if v % 1 else 0), theme.SMALL_SIZE, theme.MUTED
+                ).next_to(at(0, v), LEFT, buff=0.12)
                 for v in sorted({lo, 0.0, 1.0})
             ]
         )
@@ -438,17 +438,17 @@ class Similarity(LessonScene, layouts=LAYOUTS):
                     ),
                     Line(at(peak, r[dip]), at(peak, r[peak])).set_stroke(color, 5),
                 )
-        x0 = self.text("0", theme.SMALL_SIZE, theme.MUTED).next_to(at(0, lo), DOWN, buff=0.1)
-        x1 = self.text(str(x_max), theme.SMALL_SIZE, theme.MUTED)
+        x0 = self.words.text("0", theme.SMALL_SIZE, theme.MUTED).next_to(at(0, lo), DOWN, buff=0.1)
+        x1 = self.words.text(str(x_max), theme.SMALL_SIZE, theme.MUTED)
         x1.next_to(at(x_max, lo), DOWN, buff=0.1)
-        xname = self.label("offset", theme.SMALL_SIZE, theme.MUTED)
+        xname = self.words.label("offset", theme.SMALL_SIZE, theme.MUTED)
         xname.next_to(at(x_max / 2, lo), DOWN, buff=0.1)
         chart = VGroup(plot, grid, yticks, curves, brackets, x0, x1, xname)
-        title = self.label("rows_title", theme.LABEL_SIZE, max_width=width)
-        line_w = self.slot_w if self.layout.map_a_alone is None else self.stage_width()
+        title = self.words.label("rows_title", theme.LABEL_SIZE, max_width=width)
+        line_w = self.slot_w if self.stage.layout.map_a_alone is None else self.stage.width()
         notes = VGroup(
             *[
-                self.label(
+                self.words.label(
                     "row_note",
                     theme.LABEL_SIZE,
                     color,
@@ -464,7 +464,7 @@ class Similarity(LessonScene, layouts=LAYOUTS):
             ]
         ).arrange(DOWN, buff=0.12, aligned_edge=LEFT)
         table = self.first_values()
-        verdict = self.label(
+        verdict = self.words.label(
             n.lines["rows"],
             theme.LABEL_SIZE,
             theme.ACCENT,
@@ -478,14 +478,16 @@ class Similarity(LessonScene, layouts=LAYOUTS):
         """S(0, k) for the first offsets at both widths: one column per k."""
         n = self.n
         ks = list(range(min(FIRST, n.max_len)))
-        cells: list[Mobject] = [self.text("k", theme.SMALL_SIZE, theme.MUTED)]
-        cells += [self.text(str(k), theme.SMALL_SIZE, theme.MUTED) for k in ks]
+        cells: list[Mobject] = [self.words.text("k", theme.SMALL_SIZE, theme.MUTED)]
+        cells += [self.words.text(str(k), theme.SMALL_SIZE, theme.MUTED) for k in ks]
         for d, row, color in (
             (n.d_model, n.row, self.color_a),
             (n.wide_d, n.row_wide, self.color_b),
         ):
-            cells.append(self.label("d_is", theme.SMALL_SIZE, color, d=d))
-            cells += [self.text(theme.fmt(row[k], ROW_DIGITS), theme.SMALL_SIZE, color) for k in ks]
+            cells.append(self.words.label("d_is", theme.SMALL_SIZE, color, d=d))
+            cells += [
+                self.words.text(theme.fmt(row[k], ROW_DIGITS), theme.SMALL_SIZE, color) for k in ks
+            ]
         return VGroup(*cells).arrange_in_grid(
             rows=3, buff=(0.25, 0.1), col_alignments="l" + "r" * len(ks)
         )
@@ -493,8 +495,8 @@ class Similarity(LessonScene, layouts=LAYOUTS):
     def build_steps(self) -> VGroup:
         """One step's length at every p: sinusoidal bars over binary's, on the same scale."""
         n = self.n
-        width, height = self.layout.bars
-        width = min(width, self.stage_width() - 0.8)
+        width, height = self.stage.layout.bars
+        width = min(width, self.stage.width() - 0.8)
         top = max(max(n.sin_steps, default=0), max(n.bin_steps, default=0), 1e-6)
         unit = height / top
         sin_chart = bar_chart(
@@ -507,16 +509,16 @@ class Similarity(LessonScene, layouts=LAYOUTS):
         bin_chart = bar_chart(n.bin_steps, width, unit, colors, BIN_DIGITS, firsts)
         size = theme.LABEL_SIZE * 1.3
         sin_title = VGroup(
-            self.label("sin_title", theme.LABEL_SIZE, self.color_a, d=n.d_model),
+            self.words.label("sin_title", theme.LABEL_SIZE, self.color_a, d=n.d_model),
             formula(r"\lVert \mathrm{PE}(p{+}1) - \mathrm{PE}(p) \rVert", size=size),
         ).arrange(RIGHT, buff=0.25)
         bin_title = VGroup(
-            self.label("bin_title", theme.LABEL_SIZE, theme.WORD_B, bits=n.n_bits),
+            self.words.label("bin_title", theme.LABEL_SIZE, theme.WORD_B, bits=n.n_bits),
             formula(r"\lVert b(p{+}1) - b(p) \rVert", size=size),
         ).arrange(RIGHT, buff=0.25)
-        line_w = self.stage_width()
+        line_w = self.stage.width()
         same = VGroup(
-            self.label(
+            self.words.label(
                 "flat",
                 theme.LABEL_SIZE,
                 self.color_a,
@@ -530,7 +532,7 @@ class Similarity(LessonScene, layouts=LAYOUTS):
         ).arrange(RIGHT, buff=0.2)
         if same.width > line_w:
             same.arrange(DOWN, buff=0.1)
-        wide = self.label(
+        wide = self.words.label(
             "flat_wide",
             theme.SMALL_SIZE,
             self.color_b,
@@ -539,7 +541,7 @@ class Similarity(LessonScene, layouts=LAYOUTS):
             v=theme.fmt(n.wide_step, STEP_DIGITS),
         )
         a, b = n.tallest, n.tallest + 1
-        cliff = self.label(
+        cliff = self.words.label(
             "tallest" if n.lines["adjacent"] == "jumps" else "one_step",
             theme.LABEL_SIZE,
             theme.ACCENT,
@@ -552,13 +554,13 @@ class Similarity(LessonScene, layouts=LAYOUTS):
         # the steps' p under the lower chart, as many as have room
         bars = bin_chart[1]
         ticks = [
-            self.text(str(p), theme.SMALL_SIZE, theme.MUTED).next_to(bar, DOWN, buff=0.1)
+            self.words.text(str(p), theme.SMALL_SIZE, theme.MUTED).next_to(bar, DOWN, buff=0.1)
             for p, bar in enumerate(bars)
         ]
         for t in ticks:
             t.set_y(bin_chart[0].get_y() - 0.1 - t.height / 2)
         shown = greedy_labels(ticks, [0, n.tallest, len(ticks) - 1], gap=0.15)
-        xname = self.label("step_axis", theme.SMALL_SIZE, theme.MUTED)
+        xname = self.words.label("step_axis", theme.SMALL_SIZE, theme.MUTED)
         lower = VGroup(bin_chart, shown)
         xname.next_to(lower, DOWN, buff=0.1)
         self.step_parts = (sin_title, sin_chart, VGroup(same, wide), bin_title, bin_chart, cliff)
@@ -571,7 +573,7 @@ class Similarity(LessonScene, layouts=LAYOUTS):
             VGroup(bin_chart, shown, xname),
             cliff,
         ).arrange(DOWN, buff=0.2)
-        return self.fit_to_stage(page)
+        return self.stage.place(page)
 
     # -------------------------------------------------------------------- beats
     def show_matrix(self) -> None:
@@ -589,7 +591,7 @@ class Similarity(LessonScene, layouts=LAYOUTS):
     def show_rows(self) -> None:
         self.beat("rows")
         leaving = [self.notes]
-        if self.layout.map_a_alone is not None:
+        if self.stage.layout.map_a_alone is not None:
             leaving += [self.map_a, self.scale_bar, self.row_box]
         self.play(*[FadeOut(m) for m in leaving], run_time=theme.SHORT)
         title, chart, notes, table, verdict = self.row_parts
@@ -604,7 +606,7 @@ class Similarity(LessonScene, layouts=LAYOUTS):
     def show_wider(self) -> None:
         self.beat("wider")
         self.play(FadeOut(self.rows), run_time=theme.SHORT)
-        if self.layout.map_a_alone is not None:
+        if self.stage.layout.map_a_alone is not None:
             self.play(FadeIn(self.map_a_beside), FadeIn(self.scale_beside), run_time=theme.SHORT)
         title, image, ticks = self.map_b
         self.play(FadeIn(title), FadeIn(ticks), FadeIn(image), run_time=theme.NORMAL)

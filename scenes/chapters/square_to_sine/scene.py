@@ -171,11 +171,11 @@ class SquareToSine(LessonScene, layouts=LAYOUTS):
     # ----------------------------------------------------------------- layout
     def size(self, part: str, beside: float) -> tuple[float, float]:
         """A part's (width, height) for this frame; `beside` is the room its side labels take."""
-        width, height = getattr(self.layout, part)
-        return (self.stage_width() - beside if width is None else width), height
+        width, height = getattr(self.stage.layout, part)
+        return (self.stage.width() - beside if width is None else width), height
 
     def tag_buff(self) -> float:
-        return self.layout.tag_buff
+        return self.stage.layout.tag_buff
 
     def exponent(self) -> str:
         """TeX for the exponent of ω_i = base^(−exponent) under this lesson's variant."""
@@ -185,14 +185,14 @@ class SquareToSine(LessonScene, layouts=LAYOUTS):
     def stack_if_wide(self, parts: VGroup, buff: float) -> VGroup:
         """`parts` side by side, or one under another when that is wider than the stage."""
         parts.arrange(RIGHT, buff=buff)
-        if parts.width > self.stage_width():
+        if parts.width > self.stage.width():
             parts.arrange(DOWN, buff=0.2)
         return parts
 
     def beside_row(self, plot: WavePlot, label: Mobject, side: np.ndarray) -> Mobject:
         """Put `label` at the `side` (LEFT or RIGHT) of a family row: beside its plot in
         16:9, above its plot's end in tall and square frames."""
-        if self.layout.stacked:
+        if self.stage.layout.stacked:
             return label.next_to(plot, UP, buff=0.1).align_to(plot, side)
         return label.next_to(plot, side, buff=0.3)
 
@@ -219,24 +219,26 @@ class SquareToSine(LessonScene, layouts=LAYOUTS):
         for y in (1, -1):
             line = DashedLine(plot.at(0, y), plot.at(window, y), dash_length=0.06)
             guides.add(line.set_stroke(theme.MUTED, 1, opacity=0.5))
-            mark = self.text(theme.fmt(y, 0) if y < 0 else "+1", theme.SMALL_SIZE, theme.MUTED)
+            mark = self.words.text(
+                theme.fmt(y, 0) if y < 0 else "+1", theme.SMALL_SIZE, theme.MUTED
+            )
             guides.add(mark.next_to(plot.at(0, y), LEFT, buff=0.15))
         step = window // 4
         ticks = VGroup(
             *[
-                self.text(str(x), theme.SMALL_SIZE, theme.MUTED).next_to(
+                self.words.text(str(x), theme.SMALL_SIZE, theme.MUTED).next_to(
                     plot.at(x, -1.35), DOWN, buff=0.1
                 )
                 for x in range(0, window + 1, step)
             ]
         )
-        axis = self.label("position", theme.SMALL_SIZE, theme.MUTED).next_to(ticks, DOWN, 0.1)
-        title = self.label(
-            "square_title", theme.BODY_SIZE, series(k), max_width=self.stage_width(), k=k
+        axis = self.words.label("position", theme.SMALL_SIZE, theme.MUTED).next_to(ticks, DOWN, 0.1)
+        title = self.words.label(
+            "square_title", theme.BODY_SIZE, series(k), max_width=self.stage.width(), k=k
         )
         self.plot = plot
         self.board = VGroup(title, VGroup(plot, guides, ticks, axis)).arrange(DOWN, buff=0.35)
-        self.fit(self.board, 1.0, 0.8)
+        self.stage.fit(self.board, 1.0, 0.8)
         self.board.to_edge(UP, buff=theme.MARGIN + 0.2)
         square = plot.curve(self.xs, pm.square_wave(self.xs, k), series(k))
         self.play(FadeIn(self.board), run_time=theme.SHORT)
@@ -254,10 +256,12 @@ class SquareToSine(LessonScene, layouts=LAYOUTS):
         tag = None
         for terms, peak in zip(nums.terms, nums.peaks, strict=True):
             new = plot.curve(self.xs, pm.fourier_partial_sum(self.xs, k, terms), theme.ACCENT)
-            words = self.label("terms", theme.BODY_SIZE, theme.ACCENT, n=terms)
+            words = self.words.label("terms", theme.BODY_SIZE, theme.ACCENT, n=terms)
             if terms == 1:
-                words = self.label("one_term", theme.BODY_SIZE, theme.ACCENT)
-            high = self.label("peak", theme.LABEL_SIZE, theme.FOREGROUND, value=theme.fmt(peak))
+                words = self.words.label("one_term", theme.BODY_SIZE, theme.ACCENT)
+            high = self.words.label(
+                "peak", theme.LABEL_SIZE, theme.FOREGROUND, value=theme.fmt(peak)
+            )
             new_tag = VGroup(words, high).arrange(RIGHT, buff=0.5)
             new_tag.next_to(self.board, DOWN, buff=self.tag_buff())
             if wave is None:
@@ -274,11 +278,11 @@ class SquareToSine(LessonScene, layouts=LAYOUTS):
         nums = self.n
         k = nums.bit
         smooth = self.plot.curve(self.xs, pm.fourier_partial_sum(self.xs, k, 1), series(k))
-        words = self.label(
+        words = self.words.label(
             "fundamental",
             theme.BODY_SIZE,
             series(k),
-            max_width=self.stage_width(),
+            max_width=self.stage.width(),
             period=number_text(nums.period),
         )
         words.next_to(self.board, DOWN, buff=self.tag_buff())
@@ -301,9 +305,9 @@ class SquareToSine(LessonScene, layouts=LAYOUTS):
             plot = WavePlot(*self.size("row", beside=0.0), window, 1.35)
             square = plot.curve(xs, pm.square_wave(xs, k), theme.MUTED, 1.5, 0.6)
             smooth = plot.curve(xs, pm.fourier_partial_sum(xs, k, 1), series(k))
-            name = self.label("bit", theme.LABEL_SIZE, series(k), k=k)
+            name = self.words.label("bit", theme.LABEL_SIZE, series(k), k=k)
             period = number_text(nums.family_periods[k])
-            tag = self.label("period", theme.LABEL_SIZE, theme.MUTED, period=period)
+            tag = self.words.label("period", theme.LABEL_SIZE, theme.MUTED, period=period)
             self.beside_row(plot, name, LEFT)
             self.beside_row(plot, tag, RIGHT)
             rows.add(VGroup(plot, square, smooth, name, tag))
@@ -311,16 +315,16 @@ class SquareToSine(LessonScene, layouts=LAYOUTS):
             self.fundamentals.add(smooth)
             self.names.add(name)
             self.right_tags.add(tag)
-        rows.arrange(DOWN, buff=self.layout.rows_buff)
+        rows.arrange(DOWN, buff=self.stage.layout.rows_buff)
         for row in rows[1:]:  # line the plots up whatever the label widths
             row.shift((rows[0][0].get_x() - row[0].get_x()) * RIGHT)
         footer = VGroup()
         if nums.n_bits > m:
-            footer = self.label("more_bits", theme.SMALL_SIZE, shown=m, total=nums.n_bits)
+            footer = self.words.label("more_bits", theme.SMALL_SIZE, shown=m, total=nums.n_bits)
             footer.next_to(rows, DOWN, buff=0.3)
         self.family = VGroup(rows, footer)
-        self.fit(self.family, 1.0, self.layout.family_share)
-        self.family.move_to(self.layout.family_lift * UP)
+        self.stage.fit(self.family, 1.0, self.stage.layout.family_share)
+        self.family.move_to(self.stage.layout.family_lift * UP)
         self.play(FadeOut(self.board), FadeOut(self.square), FadeOut(self.tag), FadeOut(self.wave))
         self.play(FadeIn(self.family), run_time=theme.NORMAL)
         self.wait(theme.READ)
@@ -372,17 +376,19 @@ class SquareToSine(LessonScene, layouts=LAYOUTS):
             ),
             buff=0.6,
         )
-        legend = self.label("legend", theme.SMALL_SIZE, theme.MUTED)
+        legend = self.words.label("legend", theme.SMALL_SIZE, theme.MUTED)
         notes = VGroup()
         if p.d_model // 2 > R:
-            notes.add(self.label("more_pairs", theme.SMALL_SIZE, shown=R, total=p.d_model // 2))
+            notes.add(
+                self.words.label("more_pairs", theme.SMALL_SIZE, shown=R, total=p.d_model // 2)
+            )
         # The legend, and beside it (or under it) how many pairs of the table the rows show.
         keys = self.stack_if_wide(VGroup(legend, notes), buff=0.6) if len(notes) else legend
         # each later beat's reason, one at a time, in one slot under the legend
-        width = self.stage_width()
+        width = self.stage.width()
         reasons = [
-            self.label("why_start", theme.LABEL_SIZE, theme.ACCENT, max_width=width),
-            self.label(
+            self.words.label("why_start", theme.LABEL_SIZE, theme.ACCENT, max_width=width),
+            self.words.label(
                 "why_ladder",
                 theme.LABEL_SIZE,
                 theme.ACCENT,
@@ -399,7 +405,7 @@ class SquareToSine(LessonScene, layouts=LAYOUTS):
         header = VGroup(flip, keys).arrange(DOWN, buff=0.2)
         header.next_to(kept, UP, buff=0.45 + slot)
         # Where the rows reach the top of the stage, lower them (the footer leaves room below).
-        drop = max(0.0, header.get_top()[1] - (self.stage_bottom() + self.stage_height()))
+        drop = max(0.0, header.get_top()[1] - (self.stage.bottom() + self.stage.height()))
         header.shift(drop * DOWN)
         for reason in reasons:
             reason.next_to(header, DOWN, buff=0.2)
@@ -419,8 +425,8 @@ class SquareToSine(LessonScene, layouts=LAYOUTS):
         self.add(plots, *self.fundamentals[:R], *self.names[:R], *self.right_tags[:R])
         names = VGroup(
             *[
-                self.label("pair", theme.LABEL_SIZE, series(i), i=i).move_to(
-                    self.names[i], aligned_edge=LEFT if self.layout.stacked else RIGHT
+                self.words.label("pair", theme.LABEL_SIZE, series(i), i=i).move_to(
+                    self.names[i], aligned_edge=LEFT if self.stage.layout.stacked else RIGHT
                 )
                 for i in range(R)
             ]
@@ -429,7 +435,7 @@ class SquareToSine(LessonScene, layouts=LAYOUTS):
         places = int(np.clip(np.ceil(-np.log10(min(nums.omega_pe))) + 1, 3, 6))
         readouts = VGroup()
         for i in range(R):
-            name = self.label("omega", theme.LABEL_SIZE, theme.FOREGROUND)
+            name = self.words.label("omega", theme.LABEL_SIZE, theme.FOREGROUND)
             value = LiveNumber(omegas()[i], num_decimal_places=places, font_size=theme.LABEL_SIZE)
             value.add_updater(lambda m, i=i: m.set_value(omegas()[i]))
             readout = VGroup(name, value.next_to(name, RIGHT, buff=0.15))
@@ -479,27 +485,29 @@ class SquareToSine(LessonScene, layouts=LAYOUTS):
         positions, dims = table.shape
         width = self.size("heat", beside=1.9)[0]
         image = PixelMap(table.T, width, height)  # dims down, positions across
-        title = self.label(
+        title = self.words.label(
             "heat_title",
             theme.BODY_SIZE,
-            max_width=self.stage_width(),
+            max_width=self.stage.width(),
             positions=positions,
             dims=dims,
         )
-        first = self.label("dim_first", theme.SMALL_SIZE, theme.MUTED)
+        first = self.words.label("dim_first", theme.SMALL_SIZE, theme.MUTED)
         first.next_to(image, LEFT, buff=0.15).align_to(image, UP)
-        last = self.label("dim_last", theme.SMALL_SIZE, theme.MUTED, d=dims - 1)
+        last = self.words.label("dim_last", theme.SMALL_SIZE, theme.MUTED, d=dims - 1)
         last.next_to(image, LEFT, buff=0.15).align_to(image, DOWN)
-        start = self.text("0", theme.SMALL_SIZE, theme.MUTED).next_to(image, DOWN, buff=0.12)
+        start = self.words.text("0", theme.SMALL_SIZE, theme.MUTED).next_to(image, DOWN, buff=0.12)
         start.align_to(image, LEFT)
-        end = self.text(str(positions - 1), theme.SMALL_SIZE, theme.MUTED)
+        end = self.words.text(str(positions - 1), theme.SMALL_SIZE, theme.MUTED)
         end.next_to(image, DOWN, buff=0.12).align_to(image, RIGHT)
-        axis = self.label("position", theme.SMALL_SIZE, theme.MUTED).next_to(image, DOWN, 0.12)
+        axis = self.words.label("position", theme.SMALL_SIZE, theme.MUTED).next_to(
+            image, DOWN, 0.12
+        )
         scale = ColorScale(-1.0, 1.0, height=height * 0.8).next_to(image, RIGHT, buff=0.4)
         labels = VGroup(first, last, start, end, axis, scale)
         title.next_to(VGroup(image, labels), UP, buff=0.3)
         group = VGroup(title, image, labels)
-        self.fit(group, 1.0, self.layout.heat_share)
+        self.stage.fit(group, 1.0, self.stage.layout.heat_share)
         group.to_edge(UP, buff=theme.MARGIN + 0.1)
         return group, image
 
@@ -545,18 +553,18 @@ class SquareToSine(LessonScene, layouts=LAYOUTS):
             ),
             buff=0.8,
         )
-        self.fit(lines)
-        width = self.stage_width()
-        terms = self.label(
+        self.stage.fit(lines)
+        width = self.stage.width()
+        terms = self.words.label(
             "define", theme.LABEL_SIZE, theme.ACCENT, max_width=width, last=nums.pair_last, d=d
         )
-        circle = self.label("partner", theme.LABEL_SIZE, max_width=width)
-        once = self.label("partner_once", theme.LABEL_SIZE, max_width=width)
+        circle = self.words.label("partner", theme.LABEL_SIZE, max_width=width)
+        once = self.words.label("partner_once", theme.LABEL_SIZE, max_width=width)
         notes = VGroup(terms, circle, once).arrange(DOWN, buff=0.15)
         block = VGroup(lines, notes).arrange(DOWN, buff=0.3)
         # Make room below the heat map: shrink its image (never its labels) if the block needs it.
         group = self.heat_group
-        room = group.get_top()[1] - self.stage_bottom() - 0.3 - block.height
+        room = group.get_top()[1] - self.stage.bottom() - 0.3 - block.height
         other = group.height - group[1].height
         height = min(self.heat_height, room - other)
         if height < self.heat_height:

@@ -275,17 +275,17 @@ class Variants(LessonScene, layouts=LAYOUTS):
 
     # ------------------------------------------------------------------ helpers
     def text_width(self) -> float:
-        return self.stage_width() - 0.2
+        return self.stage.width() - 0.2
 
     def header(self, name: str) -> VGroup:
         """A variant's name over the models that use it."""
-        title = self.label(f"{name}_title", theme.HEADING_SIZE, COLORS[name])
-        used = self.label(f"{name}_used", theme.LABEL_SIZE, theme.MUTED, self.text_width())
+        title = self.words.label(f"{name}_title", theme.HEADING_SIZE, COLORS[name])
+        used = self.words.label(f"{name}_used", theme.LABEL_SIZE, theme.MUTED, self.text_width())
         return VGroup(title, used).arrange(DOWN, buff=0.15)
 
     def page(self, *parts: Mobject, buff: float = GAP) -> VGroup:
         page = VGroup(*parts).arrange(DOWN, buff=buff)
-        self.fit_to_stage(page)
+        self.stage.place(page)
         return page
 
     def clear(self) -> None:
@@ -315,9 +315,11 @@ class Variants(LessonScene, layouts=LAYOUTS):
     def build_learned(self) -> VGroup:
         n = self.n
         values = np.asarray(n.learned_values)
-        sample = [self.text(theme.fmt(v, TABLE_DIGITS), theme.SMALL_SIZE) for v in (-0.99, 0.99)]
+        sample = [
+            self.words.text(theme.fmt(v, TABLE_DIGITS), theme.SMALL_SIZE) for v in (-0.99, 0.99)
+        ]
         cell_w = max(m.width for m in sample) + 0.16
-        cell_h = self.layout.learned_cell_h
+        cell_h = self.stage.layout.learned_cell_h
         split = len(n.learned_rows) if n.learned_max_len <= MAX_ROWS else MAX_ROWS - 2
         parts = [
             self.value_grid(
@@ -330,7 +332,7 @@ class Variants(LessonScene, layouts=LAYOUTS):
             )
         ]
         if split < len(n.learned_rows):
-            parts.append(self.text("⋮", theme.SMALL_SIZE, theme.MUTED))
+            parts.append(self.words.text("⋮", theme.SMALL_SIZE, theme.MUTED))
             parts.append(
                 self.value_grid(
                     values[split:],
@@ -353,7 +355,7 @@ class Variants(LessonScene, layouts=LAYOUTS):
         ).arrange(RIGHT, buff=0)
         cross = Line(empty.get_corner(LEFT + DOWN), empty.get_corner(RIGHT + UP))
         cross.set_stroke(theme.WORD_B, 3)
-        label = self.text(str(n.past_end), theme.SMALL_SIZE, theme.WORD_B)
+        label = self.words.text(str(n.past_end), theme.SMALL_SIZE, theme.WORD_B)
         self.missing = VGroup(empty, cross, label)
         self.missing_row = VGroup(empty, cross)
         self.missing_row.next_to(grids, DOWN, buff=0.12).align_to(grids, RIGHT)
@@ -366,10 +368,10 @@ class Variants(LessonScene, layouts=LAYOUTS):
         self.table_grid = grids
         column = VGroup(grids, self.missing, self.sin_row)
 
-        beside = self.layout.notes_beside
+        beside = self.stage.layout.notes_beside
         notes_w = self.text_width() - column.width - 0.5 if beside else self.text_width()
         notes = [
-            self.label(
+            self.words.label(
                 "learned_note",
                 theme.LABEL_SIZE,
                 max_width=notes_w,
@@ -379,7 +381,7 @@ class Variants(LessonScene, layouts=LAYOUTS):
         ]
         if n.learned_dims < n.d_model:
             notes.append(
-                self.label(
+                self.words.label(
                     "dims_note",
                     theme.SMALL_SIZE,
                     theme.MUTED,
@@ -389,15 +391,17 @@ class Variants(LessonScene, layouts=LAYOUTS):
                 )
             )
         self.learned_notes = VGroup(*notes).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
-        self.no_row = self.label("no_row", theme.LABEL_SIZE, theme.WORD_B, notes_w, p=n.past_end)
-        self.error_name = self.text(n.past_end_error, theme.SMALL_SIZE, theme.WORD_B)
+        self.no_row = self.words.label(
+            "no_row", theme.LABEL_SIZE, theme.WORD_B, notes_w, p=n.past_end
+        )
+        self.error_name = self.words.text(n.past_end_error, theme.SMALL_SIZE, theme.WORD_B)
         missing_note = VGroup(self.no_row, self.error_name).arrange(
             DOWN, buff=0.1, aligned_edge=LEFT
         )
         self.paper_lines = VGroup(
-            self.label("paper_source", theme.SMALL_SIZE, theme.MUTED, notes_w),
-            self.label("paper_result", theme.LABEL_SIZE, max_width=notes_w),
-            self.label(
+            self.words.label("paper_source", theme.SMALL_SIZE, theme.MUTED, notes_w),
+            self.words.label("paper_result", theme.LABEL_SIZE, max_width=notes_w),
+            self.words.label(
                 "paper_kept",
                 theme.LABEL_SIZE,
                 COLORS["sinusoidal"],
@@ -407,7 +411,7 @@ class Variants(LessonScene, layouts=LAYOUTS):
             ),
         ).arrange(DOWN, buff=0.12, aligned_edge=LEFT)
         self.missing_note = missing_note
-        self.swap_notes = self.layout.swap_notes
+        self.swap_notes = self.stage.layout.swap_notes
         if self.swap_notes:
             first = VGroup(self.learned_notes, missing_note).arrange(
                 DOWN, buff=0.25, aligned_edge=LEFT
@@ -457,7 +461,7 @@ class Variants(LessonScene, layouts=LAYOUTS):
         finite = bias[np.isfinite(bias)]
         digits = theme.digits_for(finite, 3)
         low = float(finite.min())
-        sample = self.text(theme.fmt(low, digits), theme.SMALL_SIZE)
+        sample = self.words.text(theme.fmt(low, digits), theme.SMALL_SIZE)
         grid = HeatGrid(
             bias,
             vmin=low,
@@ -469,7 +473,7 @@ class Variants(LessonScene, layouts=LAYOUTS):
             col_labels=[str(j) for j in range(n.alibi_len)],
             size=theme.SMALL_SIZE,
         )
-        title = self.label(
+        title = self.words.label(
             "alibi_head",
             theme.LABEL_SIZE,
             COLORS["alibi"],
@@ -481,9 +485,9 @@ class Variants(LessonScene, layouts=LAYOUTS):
     def build_alibi(self) -> VGroup:
         n = self.n
         grids = [self.alibi_grid(k) for k in range(len(n.alibi_shown))]
-        axes = self.label("alibi_axes", theme.SMALL_SIZE, theme.MUTED, self.text_width())
-        self.alibi_swap = self.layout.alibi_swap and len(grids) > 1
-        row = VGroup(*grids).arrange(self.layout.alibi_dir, buff=0.6)
+        axes = self.words.label("alibi_axes", theme.SMALL_SIZE, theme.MUTED, self.text_width())
+        self.alibi_swap = self.stage.layout.alibi_swap and len(grids) > 1
+        row = VGroup(*grids).arrange(self.stage.layout.alibi_dir, buff=0.6)
         if self.alibi_swap:
             grids[1].move_to(grids[0], aligned_edge=UP)
         self.alibi_grids = grids
@@ -495,14 +499,14 @@ class Variants(LessonScene, layouts=LAYOUTS):
         listed = [f"{slope_text(n.alibi_slopes[h])}" for h in n.alibi_listed]
         if len(n.alibi_listed) < n.alibi_heads:
             listed.insert(-1, "…")
-        self.slopes = self.label(
+        self.slopes = self.words.label(
             "alibi_slopes",
             theme.LABEL_SIZE,
             max_width=self.text_width(),
             n=n.alibi_heads,
-            slopes=self.listing(listed),
+            slopes=self.words.listing(listed),
         )
-        self.no_table = self.label(
+        self.no_table = self.words.label(
             "alibi_no_table", theme.LABEL_SIZE, theme.ACCENT, self.text_width()
         )
         self.rule = rule
@@ -534,7 +538,7 @@ class Variants(LessonScene, layouts=LAYOUTS):
     # ---------------------------------------------------------------------- t5
     def build_t5(self) -> VGroup:
         n = self.n
-        width, height = self.layout.t5_area
+        width, height = self.stage.layout.t5_area
         top = max(n.t5_last, 1)
         area = Rectangle(width=width, height=height, stroke_width=0)
 
@@ -557,36 +561,40 @@ class Variants(LessonScene, layouts=LAYOUTS):
         last.set_stroke(theme.MUTED, 1.5, opacity=0.6)
         ticks = VGroup(
             *[
-                self.text(compact(d), theme.SMALL_SIZE, theme.MUTED).next_to(at(d, 0), DOWN, 0.12)
+                self.words.text(compact(d), theme.SMALL_SIZE, theme.MUTED).next_to(
+                    at(d, 0), DOWN, 0.12
+                )
                 for d in (0, n.t5_max_distance, n.t5_span)
             ]
         )
         y_ticks = VGroup(
             *[
-                self.text(str(b), theme.SMALL_SIZE, theme.MUTED).next_to(at(0, b), LEFT, 0.12)
+                self.words.text(str(b), theme.SMALL_SIZE, theme.MUTED).next_to(at(0, b), LEFT, 0.12)
                 for b in (0, n.t5_last)
             ]
         )
-        x_name = self.label("t5_x", theme.SMALL_SIZE, theme.MUTED).next_to(ticks, DOWN, 0.12)
-        y_name = self.label("t5_y", theme.SMALL_SIZE, theme.MUTED).next_to(at(0, top), UP, 0.15)
+        x_name = self.words.label("t5_x", theme.SMALL_SIZE, theme.MUTED).next_to(ticks, DOWN, 0.12)
+        y_name = self.words.label("t5_y", theme.SMALL_SIZE, theme.MUTED).next_to(
+            at(0, top), UP, 0.15
+        )
         y_name.align_to(y_ticks, LEFT)
-        limit_name = self.label(
+        limit_name = self.words.label(
             "t5_max", theme.SMALL_SIZE, theme.FOREGROUND, m=compact(n.t5_max_distance)
         )
         limit_name.next_to(at(n.t5_max_distance, top), UP, 0.15)
-        self.last_name = self.label("t5_last", theme.SMALL_SIZE, COLORS["t5"], b=n.t5_last)
+        self.last_name = self.words.label("t5_last", theme.SMALL_SIZE, COLORS["t5"], b=n.t5_last)
         self.last_name.next_to(at(n.t5_span, top), DOWN, 0.12).align_to(at(n.t5_span, 0), RIGHT)
-        self.exact_name = self.label("t5_exact", theme.SMALL_SIZE, COLORS["t5"], e=n.t5_exact)
+        self.exact_name = self.words.label("t5_exact", theme.SMALL_SIZE, COLORS["t5"], e=n.t5_exact)
         self.exact_name.next_to(at(n.t5_exact, top * 0.25), RIGHT, 0.3)
         self.plot_frame = VGroup(area, x_axis, y_axis, ticks, y_ticks, x_name, y_name, last)
         self.limit = VGroup(limit, limit_name)
         plot = VGroup(self.plot_frame, self.stairs, self.limit, self.last_name, self.exact_name)
 
-        heads = [self.label("t5_distance", theme.SMALL_SIZE, theme.MUTED)] + [
-            self.text(compact(d), theme.SMALL_SIZE) for d in n.t5_distances
+        heads = [self.words.label("t5_distance", theme.SMALL_SIZE, theme.MUTED)] + [
+            self.words.text(compact(d), theme.SMALL_SIZE) for d in n.t5_distances
         ]
-        cells = [self.label("t5_bucket", theme.SMALL_SIZE, theme.MUTED)] + [
-            self.text(str(b), theme.SMALL_SIZE, COLORS["t5"]) for b in n.t5_buckets
+        cells = [self.words.label("t5_bucket", theme.SMALL_SIZE, theme.MUTED)] + [
+            self.words.text(str(b), theme.SMALL_SIZE, COLORS["t5"]) for b in n.t5_buckets
         ]
         self.samples = VGroup(*heads, *cells).arrange_in_grid(
             rows=2, buff=(0.3, 0.15), col_alignments="l" + "r" * len(n.t5_distances)
@@ -596,7 +604,7 @@ class Variants(LessonScene, layouts=LAYOUTS):
                 *[m for pair in zip(heads, cells, strict=True) for m in pair]
             ).arrange_in_grid(cols=2, buff=(0.4, 0.1))
         if n.t5_bidirectional:
-            after = self.label(
+            after = self.words.label(
                 "t5_after_bi",
                 theme.SMALL_SIZE,
                 theme.MUTED,
@@ -605,10 +613,12 @@ class Variants(LessonScene, layouts=LAYOUTS):
                 hi=n.t5_after[1],
             )
         else:
-            after = self.label(
+            after = self.words.label(
                 "t5_after_uni", theme.SMALL_SIZE, theme.MUTED, self.text_width(), b=n.t5_after[0]
             )
-        self.t5_bias = self.label("t5_bias", theme.LABEL_SIZE, theme.ACCENT, self.text_width())
+        self.t5_bias = self.words.label(
+            "t5_bias", theme.LABEL_SIZE, theme.ACCENT, self.text_width()
+        )
         self.t5_notes = VGroup(after, self.t5_bias).arrange(DOWN, buff=0.12)
         return self.page(self.header("t5"), plot, self.samples, self.t5_notes)
 
@@ -632,7 +642,7 @@ class Variants(LessonScene, layouts=LAYOUTS):
     def build_rope(self) -> VGroup:
         n = self.n
         self.m = ValueTracker(0)
-        radius = self.layout.rope_radius
+        radius = self.stage.layout.rope_radius
         dial = Circle(radius=radius, stroke_color=theme.MUTED, stroke_width=2)
         self.dial = dial
 
@@ -673,23 +683,27 @@ class Variants(LessonScene, layouts=LAYOUTS):
         bind_number(self.m_number, lambda: round(self.m.get_value()))
         bind_number(self.n_number, lambda: round(self.m.get_value()) + ROPE_GAP)
         for key, number in (("m", self.m_number), ("n", self.n_number)):
-            readouts.add(VGroup(self.label(key, theme.BODY_SIZE), number).arrange(RIGHT, buff=0.15))
+            readouts.add(
+                VGroup(self.words.label(key, theme.BODY_SIZE), number).arrange(RIGHT, buff=0.15)
+            )
         readouts.add(
             VGroup(
-                self.label("gap", theme.BODY_SIZE, theme.ACCENT),
-                self.text(str(ROPE_GAP), theme.BODY_SIZE, theme.ACCENT),
+                self.words.label("gap", theme.BODY_SIZE, theme.ACCENT),
+                self.words.text(str(ROPE_GAP), theme.BODY_SIZE, theme.ACCENT),
             ).arrange(RIGHT, buff=0.15)
         )
         readouts.arrange(DOWN, buff=0.2, aligned_edge=LEFT)
-        theta = self.label("rope_theta", theme.SMALL_SIZE, theme.MUTED, theta=compact(n.rope_theta))
+        theta = self.words.label(
+            "rope_theta", theme.SMALL_SIZE, theme.MUTED, theta=compact(n.rope_theta)
+        )
         side = VGroup(readouts, theta).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
-        picture = VGroup(dial, side).arrange(self.layout.rope_dir, buff=0.6)
+        picture = VGroup(dial, side).arrange(self.stage.layout.rope_dir, buff=0.6)
         rule = formula(
             r"\langle R_m\mathbf{q},\, R_n\mathbf{k}\rangle = \langle \mathbf{q},\, R_{n-m}\mathbf{k}\rangle",
             size=theme.BODY_SIZE * 1.3,
         )
         info = REGISTRY["rope-rotation"]
-        back = self.label(
+        back = self.words.label(
             "rope_back",
             theme.LABEL_SIZE,
             theme.MUTED,
@@ -720,30 +734,34 @@ class Variants(LessonScene, layouts=LAYOUTS):
             "params_learned": dict(n=n.learned_max_len, d=n.d_model),
             "params_t5": dict(b=n.t5_num_buckets),
         }.get(f"{column}_{name}", {})
-        return self.label(f"{column}_{name}", size, theme.FOREGROUND, width, **values)
+        return self.words.label(f"{column}_{name}", size, theme.FOREGROUND, width, **values)
 
     def build_table(self) -> VGroup:
         """One row per variant under its group (16:9, 1:1), or one card per variant (9:16)."""
-        title = self.label("table_title", theme.HEADING_SIZE)
-        body = self.build_cards() if self.layout.cards else self.build_grid()
+        title = self.words.label("table_title", theme.HEADING_SIZE)
+        body = self.build_cards() if self.stage.layout.cards else self.build_grid()
         return self.page(title, body)
 
     def build_grid(self) -> VGroup:
-        size, widths, gap = self.layout.grid_size, self.layout.grid_widths, self.layout.grid_gap
+        size, widths, gap = (
+            self.stage.layout.grid_size,
+            self.stage.layout.grid_widths,
+            self.stage.layout.grid_gap,
+        )
         heads = [
             Rectangle(width=widths[0], height=0.05, stroke_width=0),
             *[
-                self.label(f"col_{c}", size, theme.MUTED, w)
+                self.words.label(f"col_{c}", size, theme.MUTED, w)
                 for c, w in zip(self.COLUMNS, widths[1:], strict=True)
             ],
         ]
         rows = [heads]
         for group, names in GROUPS.items():
-            rows.append([self.label(f"group_{group}", theme.LABEL_SIZE, theme.ACCENT)])
+            rows.append([self.words.label(f"group_{group}", theme.LABEL_SIZE, theme.ACCENT)])
             for name in names:
                 rows.append(
                     [
-                        self.label(f"name_{name}", theme.LABEL_SIZE, COLORS[name], widths[0]),
+                        self.words.label(f"name_{name}", theme.LABEL_SIZE, COLORS[name], widths[0]),
                         *[
                             self.cell_words(name, c, w, size)
                             for c, w in zip(self.COLUMNS, widths[1:], strict=True)
@@ -781,9 +799,12 @@ class Variants(LessonScene, layouts=LAYOUTS):
         width = self.text_width() - 0.4
         parts = []
         for group, names in GROUPS.items():
-            parts.append(self.label(f"group_{group}", theme.LABEL_SIZE, theme.ACCENT))
+            parts.append(self.words.label(f"group_{group}", theme.LABEL_SIZE, theme.ACCENT))
             for name in names:
-                keys = [self.label(f"col_{c}", theme.SMALL_SIZE, theme.MUTED) for c in self.COLUMNS]
+                keys = [
+                    self.words.label(f"col_{c}", theme.SMALL_SIZE, theme.MUTED)
+                    for c in self.COLUMNS
+                ]
                 key_w = max(k.width for k in keys)
                 lines = VGroup(
                     *[
@@ -798,7 +819,7 @@ class Variants(LessonScene, layouts=LAYOUTS):
                     words.next_to(key, RIGHT, buff=0.3, aligned_edge=UP)
                     words.shift((key_w - key.width) * RIGHT)
                 lines.arrange(DOWN, buff=0.12, aligned_edge=LEFT)
-                title = self.label(f"name_{name}", theme.LABEL_SIZE, COLORS[name])
+                title = self.words.label(f"name_{name}", theme.LABEL_SIZE, COLORS[name])
                 body = VGroup(title, lines).arrange(DOWN, buff=0.12, aligned_edge=LEFT)
                 card = panel(width + 0.3, body.height + 0.3, COLORS[name]).move_to(body)
                 body.align_to(card, LEFT).shift(0.15 * RIGHT)
@@ -812,7 +833,7 @@ class Variants(LessonScene, layouts=LAYOUTS):
         self.clear()
         title, body = self.build_table()
         self.play(FadeIn(title), run_time=theme.SHORT)
-        if not self.layout.cards:  # the grid's header row
+        if not self.stage.layout.cards:  # the grid's header row
             self.play(FadeIn(body[0]), run_time=theme.SHORT)
         for part in self.table_parts:
             self.play(FadeIn(part, shift=0.1 * RIGHT), run_time=0.5)
