@@ -29,6 +29,13 @@ FOLDER = ".text"  # its name beside a render's work folders
 SUFFIX = ".sealed"  # an entry's file; with ".part", all the project writes there
 
 
+def keep_beside(work_root: Path) -> None:
+    """Keep set text beside a render's work folders, for its workers and the next render
+    (workers started from this process inherit it; a cluster's own do not). A folder
+    already chosen stays."""
+    os.environ.setdefault(CACHE_ENV, str(work_root.parent / FOLDER))
+
+
 def enabled() -> bool:
     return bool(os.environ.get(CACHE_ENV))
 

@@ -11,7 +11,7 @@ import shutil
 import signal
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,15 +59,10 @@ def execute(
     roots = list(root) if isinstance(root, list) else [root] * len(planned)
     if work_root is None:
         work_root = roots[0] / WORK if roots else Path(WORK)
-    # the words every worker sets are kept beside the work folders for the others and the
-    # next render (workers started from here inherit it; a cluster's own do not)
-    os.environ.setdefault(text_store.CACHE_ENV, str(work_root.parent / text_store.FOLDER))
+    text_store.keep_beside(work_root)
     labels = folder_labels([p.job for p in planned], roots)
     report = RunReport()
-    todo: list[Job] = []
-    todo_roots: list[Path] = []
-    todo_labels: list[str] = []
-    todo_kept: list[segments.BeatPlan | None] = []
+    todo: list[Todo] = []
     for p, job_root, label in zip(planned, roots, labels, strict=True):
         if p.cached:
             refresh_sidecars(p.job, job_root)
@@ -75,16 +70,14 @@ def execute(
             outcome = Outcome(p.job, "cached", path=path, message=p.reason, where=label)
             report.outcomes.append(outcome)
         else:
-            todo.append(p.job)
-            todo_roots.append(job_root)
-            todo_labels.append(label)
-            todo_kept.append(p.beats)
+            todo.append(Todo(p.job, job_root, label, p.beats))
     if not todo:
         return report
     try:
         executor = connect(scheduler, jobs)
     except ExecutorError as exc:
         raise PipelineError(str(exc)) from None
+    run = RunPlan(todo, tuple(sorted(set(roots))), work_root, split_long, verbose)
     with (
         executor,
         Progress(
@@ -96,19 +89,7 @@ def execute(
             transient=False,
         ) as progress,
     ):
-        Runner(
-            todo,
-            todo_roots,
-            executor,
-            progress,
-            report,
-            verbose,
-            work_root,
-            todo_labels,
-            split_long,
-            sorted(set(roots)),
-            todo_kept,
-        ).run()
+        Runner(run, executor, progress, report).run()
     return report
 
 
@@ -124,6 +105,30 @@ def folder_labels(jobs: list[Job], roots: list[Path]) -> list[str]:
         return [""] * len(jobs)
     base = Path(os.path.commonpath([str(r) for r in roots]))
     return [str(f.relative_to(base)) for f in folders]
+
+
+@dataclass(frozen=True)
+class Todo:
+    """A job of the run that is not cached: its output root, its folder as the run names
+    it (where it writes to several), and the beats kept from its last render."""
+
+    job: Job
+    root: Path
+    where: str
+    kept: segments.BeatPlan | None = None
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """What a Runner renders: the jobs to render, every output root of the run (those of
+    cached jobs too), where work folders go, whether a long job may be split, and
+    whether workers show Manim's log."""
+
+    todo: list[Todo]
+    roots: tuple[Path, ...]
+    work_root: Path
+    allow_split: bool = True
+    verbose: bool = False
 
 
 @dataclass(eq=False)
@@ -205,48 +210,34 @@ class Runner:
     RETRIES = 1  # a job whose worker died may start once more, on another worker (Dask)
 
     def __init__(
-        self,
-        todo: list[Job],
-        roots: list[Path],
-        executor: Executor,
-        progress: Progress,
-        report: RunReport,
-        verbose: bool,
-        work_root: Path,
-        labels: list[str] | None = None,  # each job's folder, where a run writes to several
-        allow_split: bool = True,
-        run_roots: Sequence[Path] = (),  # every root of the run, also those of cached jobs
-        kept: Sequence[segments.BeatPlan | None] | None = None,  # per job: beats kept
+        self, plan: RunPlan, executor: Executor, progress: Progress, report: RunReport
     ) -> None:
         self.executor, self.progress = executor, progress
-        self.report, self.verbose = report, verbose
-        self.work_root = work_root
-        labels = labels if labels is not None else folder_labels(todo, roots)
+        self.report, self.verbose = report, plan.verbose
+        self.work_root = plan.work_root
+        jobs, roots = [t.job for t in plan.todo], [t.root for t in plan.todo]
         # Longest first keeps the workers busy until the end: the expected scene seconds
         # (the last render's, else the same scene's in another folder, else its speech)
         # times the pixels per second of the job's frame.
-        expected = expected_seconds(todo, roots, run_roots)
-        if kept is None or executor.remote:  # a remote worker cannot reach the kept beats
-            kept = [None] * len(todo)
+        expected = expected_seconds(jobs, roots, plan.roots)
         self.entries = [
             Entry(
-                job,
-                root,
-                where,
-                (seconds or 0.0) * pixel_rate(job),
+                t.job,
+                t.root,
+                t.where,
+                (seconds or 0.0) * pixel_rate(t.job),
                 progress.add_task(
-                    f"{where} {job.info.stem}".strip(), total=seconds, status="waiting"
+                    f"{t.where} {t.job.info.stem}".strip(), total=seconds, status="waiting"
                 ),
-                kept=beats,
+                # a remote worker cannot reach the kept beats
+                kept=None if executor.remote else t.kept,
             )
-            for job, root, where, seconds, beats in zip(
-                todo, roots, labels, expected, kept, strict=True
-            )
+            for t, seconds in zip(plan.todo, expected, strict=True)
         ]
         self.units: list[Unit] = []
-        timings = [None] * len(todo)
-        if allow_split:
-            timings = previous_timings(todo, roots, run_roots)
+        timings = [None] * len(jobs)
+        if plan.allow_split:
+            timings = previous_timings(jobs, roots, plan.roots)
         drawing = [
             self.to_draw(entry, animations)
             for entry, animations in zip(self.entries, timings, strict=True)
