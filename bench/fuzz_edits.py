@@ -3,7 +3,7 @@
     python bench/fuzz_edits.py [--seed 44] [--edits 200] [--per-step 1] [--scene tiny-static]
                                [--quality t] [--from N] [--keep]
 
-Runs tests/edit_fuzz.py in a fresh folder (removed after, unless --keep), in a copy of
+Runs bench/edit_fuzz.py in a fresh folder (removed after, unless --keep), in a copy of
 the project's code made there, whose pe_math it edits too: a first render of the tests'
 tiny scene, a scene plugin written outside the project and, with --scene, one chapter of
 the lesson or another scene of the tests (tiny-static is the quickest), its words edited
@@ -32,8 +32,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import edit_fuzz  # noqa: E402
 from rendering.core import settings  # noqa: E402
-from tests import edit_fuzz  # noqa: E402
 
 
 def main() -> int:

@@ -6,8 +6,8 @@ import tomllib
 
 import pytest
 
+from bench import edit_fuzz
 from pe_math.params import DEFAULT_TOML
-from tests import edit_fuzz
 
 CONFIG = {"base =": "base = 500.0", "n_bits =": "n_bits = 6", "speed =": "speed = 1.2"}
 

@@ -1,5 +1,5 @@
 """An edit's render equals a clean render: random edits of every kind a teacher makes
-(tests/edit_fuzz.py), each rendered on top of the last render and clean into a fresh
+(bench/edit_fuzz.py), each rendered on top of the last render and clean into a fresh
 folder, on a small scene of the tests and on a scene plugin kept outside the project,
 both drawn at the tiny frame (-q t): the two renders are compared with each other.
 bench/fuzz_edits.py runs them in a copy of the project's code, whose pe_math is edited."""
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests import edit_fuzz
+from bench import edit_fuzz
 
 pytestmark = pytest.mark.render
 ROOT = Path(__file__).resolve().parent.parent

@@ -164,10 +164,9 @@ def tone(path: Path, seconds: float, pitch: float) -> None:
         out.writeframes(samples.tobytes())
 
 
-PROJECT = ("render.py", "pyproject.toml", *keys.PROJECT_PACKAGES, "bench/fuzz_edits.py")
-PROJECT += tuple(
-    f"tests/{n}" for n in ("__init__.py", "plugin_scenes.py", "edit_fuzz.py", "captions")
-)
+PROJECT = ("render.py", "pyproject.toml", *keys.PROJECT_PACKAGES)
+PROJECT += ("bench/fuzz_edits.py", "bench/edit_fuzz.py")
+PROJECT += tuple(f"tests/{n}" for n in ("__init__.py", "plugin_scenes.py", "captions"))
 
 
 def copy_project(home: Path) -> Path:
