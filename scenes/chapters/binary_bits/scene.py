@@ -149,35 +149,9 @@ class BinaryBits(LessonScene, layouts=LAYOUTS):
     def show_counter(self) -> None:
         self.beat("counter")
         nums = self.n
-        n = nums.n_bits
         self.position = ValueTracker(0)
         table = nums.table
-
-        big = CELL * 1.5
-        roomy = (
-            self.stage.layout.big_cells and BitRow(table[0], cell=big).width <= self.stage.width()
-        )
-        self.cell = big if roomy else CELL
-        self.bits = BitRow(table[0], cell=self.cell)
-        index = VGroup(
-            *[
-                self.words.text(str(k), theme.SMALL_SIZE, theme.MUTED).next_to(
-                    self.bits.bit_cell(k), UP, buff=0.12
-                )
-                for k in range(n)
-            ]
-        )
-        rhythm = VGroup(
-            *[
-                self.words.text(str(nums.flip_every[k]), theme.SMALL_SIZE, bit_color(k)).next_to(
-                    self.bits.bit_cell(k), DOWN, buff=0.12
-                )
-                for k in range(n)
-            ]
-        )
-        legend = self.words.label("legend", theme.SMALL_SIZE, theme.MUTED)
-        self.bit_block = VGroup(legend, VGroup(index, self.bits, rhythm)).arrange(DOWN, buff=0.2)
-        self.stage.fit(self.bit_block)
+        self._build_bit_block()
 
         # The counter sits left of the bits when there is room, above them otherwise.
         widest = self.words.label("counter", theme.HEADING_SIZE, p=nums.total_positions - 1)
@@ -233,6 +207,37 @@ class BinaryBits(LessonScene, layouts=LAYOUTS):
 
         self.bits.add_updater(light)
         self.wait(theme.READ)
+
+    def _build_bit_block(self) -> None:
+        """The bits, their indices above and their flip rhythms below, under a legend."""
+        nums = self.n
+        n = nums.n_bits
+        table = nums.table
+        big = CELL * 1.5
+        roomy = (
+            self.stage.layout.big_cells and BitRow(table[0], cell=big).width <= self.stage.width()
+        )
+        self.cell = big if roomy else CELL
+        self.bits = BitRow(table[0], cell=self.cell)
+        index = VGroup(
+            *[
+                self.words.text(str(k), theme.SMALL_SIZE, theme.MUTED).next_to(
+                    self.bits.bit_cell(k), UP, buff=0.12
+                )
+                for k in range(n)
+            ]
+        )
+        rhythm = VGroup(
+            *[
+                self.words.text(str(nums.flip_every[k]), theme.SMALL_SIZE, bit_color(k)).next_to(
+                    self.bits.bit_cell(k), DOWN, buff=0.12
+                )
+                for k in range(n)
+            ]
+        )
+        legend = self.words.label("legend", theme.SMALL_SIZE, theme.MUTED)
+        self.bit_block = VGroup(legend, VGroup(index, self.bits, rhythm)).arrange(DOWN, buff=0.2)
+        self.stage.fit(self.bit_block)
 
     def shown_position(self) -> int:
         """The integer position the counter shows (the tracker runs continuously to the end)."""
@@ -412,61 +417,10 @@ class BinaryBits(LessonScene, layouts=LAYOUTS):
 
         base = Line(ORIGIN, width * RIGHT)
         base.set_stroke(theme.MUTED, 2)
-        bars = VGroup()
-        slot_of = []
-        for i, h in enumerate(heights):
-            slot = i + (1 if gap and i == len(heights) - 1 else 0)
-            slot_of.append(slot)
-            step = steps[i]
-            color = (
-                theme.ACCENT if step == cliff_step else (theme.WORD_A if i == 0 else theme.MUTED)
-            )
-            bar = Rectangle(
-                width=pitch * 0.7,
-                height=max(h * unit, 1e-3),
-                stroke_width=0,
-                fill_color=color,
-                fill_opacity=0.9,
-            )
-            bar.move_to(base.get_left() + (slot + 0.5) * pitch * RIGHT, aligned_edge=DOWN)
-            bars.add(bar)
-        yaxis = Line(base.get_left(), base.get_left() + (top * unit + 0.15) * UP)
-        yaxis.set_stroke(theme.MUTED, 2)
-        yticks = VGroup(
-            *[
-                self.words.text(str(v), theme.SMALL_SIZE, theme.MUTED).next_to(
-                    base.get_left() + v * unit * UP, LEFT, buff=0.15
-                )
-                for v in range(top + 1)
-            ]
-        )
-        grid = VGroup(
-            *[
-                DashedLine(
-                    base.get_left() + v * unit * UP, base.get_right() + v * unit * UP
-                ).set_stroke(theme.MUTED, 1, opacity=0.4)
-                for v in range(1, top + 1)
-            ]
-        )
+        bars = self._distance_bars(base, pitch, unit, gap)
+        yaxis, yticks, grid = self._bar_axes(base, top, unit)
         chart = VGroup(grid, base, yaxis, yticks, bars)
-        marks = VGroup()
-        marked = [0] if steps[0] == cliff_step else [0, steps.index(cliff_step)]
-        for i in marked:
-            color = theme.ACCENT if steps[i] == cliff_step else theme.WORD_A
-            value = self.words.text(theme.fmt(heights[i]), theme.LABEL_SIZE, color)
-            value.next_to(bars[i], UP, buff=0.12)
-            if i in (0, len(bars) - 1):  # hang the value inwards, off the axis and the edge
-                value.align_to(bars[i], LEFT if i == 0 else RIGHT)
-            # Narrow bars: lift the value clear of every neighbour it spans.
-            under = [
-                b
-                for b in bars
-                if b.get_left()[0] < value.get_right()[0] and b.get_right()[0] > value.get_left()[0]
-            ]
-            value.set_y(max(b.get_top()[1] for b in under) + 0.12 + value.height / 2)
-            name = self.words.text(f"{steps[i]}→{steps[i] + 1}", theme.SMALL_SIZE, color)
-            name.next_to(bars[i], DOWN, buff=0.15).set_y(base.get_y() - 0.3)
-            marks.add(value, name)
+        marks = self._bar_marks(bars, base)
         if gap:
             dots = self.words.label("gap", theme.LABEL_SIZE, theme.MUTED)
             dots.move_to(base.get_left() + (len(heights) - 0.5) * pitch * RIGHT + 0.25 * UP)
@@ -507,6 +461,78 @@ class BinaryBits(LessonScene, layouts=LAYOUTS):
             self.play(FadeIn(ratio, shift=0.1 * UP), run_time=theme.SHORT)
         self.wait(theme.LONG)
         self.chart_group = group
+
+    def _distance_bars(self, base: Line, pitch: float, unit: float, gap: bool) -> VGroup:
+        """One bar per step, standing on `base`; the cliff's bar apart after the gap."""
+        nums = self.n
+        steps, heights = nums.bar_steps, nums.bar_heights
+        cliff_step = nums.cliff[0]
+        bars = VGroup()
+        slot_of = []
+        for i, h in enumerate(heights):
+            slot = i + (1 if gap and i == len(heights) - 1 else 0)
+            slot_of.append(slot)
+            step = steps[i]
+            color = (
+                theme.ACCENT if step == cliff_step else (theme.WORD_A if i == 0 else theme.MUTED)
+            )
+            bar = Rectangle(
+                width=pitch * 0.7,
+                height=max(h * unit, 1e-3),
+                stroke_width=0,
+                fill_color=color,
+                fill_opacity=0.9,
+            )
+            bar.move_to(base.get_left() + (slot + 0.5) * pitch * RIGHT, aligned_edge=DOWN)
+            bars.add(bar)
+        return bars
+
+    def _bar_axes(self, base: Line, top: int, unit: float) -> tuple[Line, VGroup, VGroup]:
+        """The y axis, its whole-number ticks and the dashed grid lines across the chart."""
+        yaxis = Line(base.get_left(), base.get_left() + (top * unit + 0.15) * UP)
+        yaxis.set_stroke(theme.MUTED, 2)
+        yticks = VGroup(
+            *[
+                self.words.text(str(v), theme.SMALL_SIZE, theme.MUTED).next_to(
+                    base.get_left() + v * unit * UP, LEFT, buff=0.15
+                )
+                for v in range(top + 1)
+            ]
+        )
+        grid = VGroup(
+            *[
+                DashedLine(
+                    base.get_left() + v * unit * UP, base.get_right() + v * unit * UP
+                ).set_stroke(theme.MUTED, 1, opacity=0.4)
+                for v in range(1, top + 1)
+            ]
+        )
+        return yaxis, yticks, grid
+
+    def _bar_marks(self, bars: VGroup, base: Line) -> VGroup:
+        """The value above and the step's name below the first bar and the cliff's."""
+        nums = self.n
+        steps, heights = nums.bar_steps, nums.bar_heights
+        cliff_step = nums.cliff[0]
+        marks = VGroup()
+        marked = [0] if steps[0] == cliff_step else [0, steps.index(cliff_step)]
+        for i in marked:
+            color = theme.ACCENT if steps[i] == cliff_step else theme.WORD_A
+            value = self.words.text(theme.fmt(heights[i]), theme.LABEL_SIZE, color)
+            value.next_to(bars[i], UP, buff=0.12)
+            if i in (0, len(bars) - 1):  # hang the value inwards, off the axis and the edge
+                value.align_to(bars[i], LEFT if i == 0 else RIGHT)
+            # Narrow bars: lift the value clear of every neighbour it spans.
+            under = [
+                b
+                for b in bars
+                if b.get_left()[0] < value.get_right()[0] and b.get_right()[0] > value.get_left()[0]
+            ]
+            value.set_y(max(b.get_top()[1] for b in under) + 0.12 + value.height / 2)
+            name = self.words.text(f"{steps[i]}→{steps[i] + 1}", theme.SMALL_SIZE, color)
+            name.next_to(bars[i], DOWN, buff=0.15).set_y(base.get_y() - 0.3)
+            marks.add(value, name)
+        return marks
 
     def show_verdict(self) -> None:
         self.beat("verdict")

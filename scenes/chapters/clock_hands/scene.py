@@ -199,7 +199,7 @@ class ClockHands(LessonScene, layouts=LAYOUTS):
         n = self.n
         shown = n.shown
         self.colors = [theme.SERIES_COLORS[j % len(theme.SERIES_COLORS)] for j in range(len(shown))]
-        grid, stacked = self.stage.layout.grid, self.stage.layout.stacked
+        grid = self.stage.layout.grid
         line_w = self.stage.width() if grid else None
         self.convention = self.words.label("convention", theme.LABEL_SIZE, max_width=line_w)
 
@@ -208,7 +208,27 @@ class ClockHands(LessonScene, layouts=LAYOUTS):
         self.table = self.build_period_table()
         self.table.move_to(self.pe_column, aligned_edge=UL)
         right = VGroup(self.pe_column, self.table)
+        self._build_cells(right)
+        which = self.words.listing(shown)
+        self.shown_note = self.words.label(
+            "shown",
+            theme.SMALL_SIZE,
+            theme.MUTED,
+            max_width=max(self.cells.width, 2.5) if grid else None,
+            which=which,
+            n=n.n_clocks,
+        )
+        counter = self._build_counter()
+        notes = self._build_notes(line_w)
+        self._place_page(right, counter, notes)
+        bind_number(self.counter, self.whole_position)
 
+    def _build_cells(self, right: VGroup) -> None:
+        """One column per shown clock (title, dims, dial, ω), arranged in a row or a grid;
+        `right` is the readout column, whose width the clocks leave free."""
+        n = self.n
+        shown = n.shown
+        grid, stacked = self.stage.layout.grid, self.stage.layout.stacked
         # the labels under the dials decide the narrowest a clock's column can be
         deltas = [
             self.words.label("delta", theme.SMALL_SIZE, theme.ACCENT, g=theme.fmt(g, 1))
@@ -242,22 +262,17 @@ class ClockHands(LessonScene, layouts=LAYOUTS):
             self.cells.arrange_in_grid(cols=per_row, buff=(gap, 0.3), aligned_edge=UP)
         else:
             self.cells.arrange(RIGHT, buff=gap, aligned_edge=UP)
-        which = self.words.listing(shown)
-        self.shown_note = self.words.label(
-            "shown",
-            theme.SMALL_SIZE,
-            theme.MUTED,
-            max_width=max(self.cells.width, 2.5) if grid else None,
-            which=which,
-            n=n.n_clocks,
-        )
 
+    def _build_counter(self) -> VGroup:
         self.counter_label = self.words.label("position", theme.BODY_SIZE)
         self.counter = LiveNumber(
             0, num_decimal_places=0, font_size=theme.HEADING_SIZE, color=theme.ACCENT
         )
-        counter = VGroup(self.counter_label, self.counter).arrange(RIGHT, buff=0.2)
+        return VGroup(self.counter_label, self.counter).arrange(RIGHT, buff=0.2)
 
+    def _build_notes(self, line_w: float | None) -> VGroup:
+        """The three notes under the page: the fast hand alone, the whole vector, one step."""
+        n = self.n
         fmt_vals = dict(a=n.a, b=n.b, d=n.d_model)
         self.note_fast = self.words.label(
             "fast_alone",
@@ -285,10 +300,13 @@ class ClockHands(LessonScene, layouts=LAYOUTS):
         self.note_step = self.words.label(
             "step", theme.LABEL_SIZE, theme.MUTED, max_width=line_w, dist=theme.fmt(n.step_distance)
         )
-        notes = VGroup(self.note_fast, self.note_all, self.note_step).arrange(
+        return VGroup(self.note_fast, self.note_all, self.note_step).arrange(
             DOWN, buff=0.15, aligned_edge=LEFT
         )
 
+    def _place_page(self, right: VGroup, counter: VGroup, notes: VGroup) -> None:
+        """Clocks, readout and counter, the convention above and the notes below, on stage."""
+        stacked = self.stage.layout.stacked
         if self.stage.layout.counter_under_readout:
             left = VGroup(self.cells, self.shown_note).arrange(
                 DOWN, buff=self.stage.layout.left_buff
@@ -309,7 +327,6 @@ class ClockHands(LessonScene, layouts=LAYOUTS):
             delta.move_to(omega)
         page.add(*self.deltas)  # scaled and moved with the page, shown later
         self.stage.place(page)
-        bind_number(self.counter, self.whole_position)
 
     def build_readout(self) -> VGroup:
         n = self.n
