@@ -1,8 +1,13 @@
 """The lesson's table of contents as the README shows it: each chapter's number, slug and
-what it shows, from its own folder (`shows` in its chapter.toml), in the lesson's order."""
+what it shows, from its own folder (`shows` in its chapter.toml), in the lesson's order;
+and the stills of docs/stills/ each chapter asks for."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 
 from lesson import registry
@@ -23,3 +28,75 @@ def with_table(readme: str, room: Path = registry.CHAPTERS) -> str:
     if start < 0 or end < start:
         return readme
     return f"{readme[: start + len(BEGIN)]}\n{table(room)}\n{readme[end:]}"
+
+
+# ------------------------------------------------------------------ stills
+STILLS_BEGIN = "<!-- the stills, from each chapter.toml: `python scripts/stills.py` makes them -->"
+STILLS_END = "<!-- end of the stills -->"
+SHAPE_NAMES = {"9:16": "9x16", "1:1": "1x1"}
+
+
+@dataclass(frozen=True)
+class Still:
+    """One picture of a chapter in docs/stills: its frame at the end of `beat` (None: the
+    last beat before the takeaway), in English at 16:9, in Chinese in the other shapes."""
+
+    slug: str
+    aspect: str
+    beat: str | None
+
+    @property
+    def lang(self) -> str:
+        return "en" if self.aspect == "16:9" else "zh"
+
+    @property
+    def file(self) -> str:
+        shape = SHAPE_NAMES.get(self.aspect)
+        return f"{self.slug}.{shape}.png" if shape else f"{self.slug}.png"
+
+    @property
+    def caption(self) -> str:
+        return self.slug if self.aspect == "16:9" else f"{self.slug}, {self.aspect}, Chinese"
+
+
+def stills(room: Path = registry.CHAPTERS) -> list[Still]:
+    """Every chapter's still at 16:9 and those its chapter.toml asks for in other shapes
+    (`[still] beat = "...", shapes = ["9:16", "1:1"]`), in the lesson's order."""
+    out = []
+    for info in registry.discover(room):
+        asked = tomllib.loads((_folder(info.slug, room) / "chapter.toml").read_text("utf-8"))
+        asked = asked.get("still", {})
+        for aspect in ("16:9", *asked.get("shapes", ())):
+            out.append(Still(info.slug, aspect, asked.get("beat")))
+    return out
+
+
+def fingerprint(still: Still, room: Path = registry.CHAPTERS) -> str:
+    """What a still shows, as far as its chapter's own folder says: its scene code, its
+    on-screen words in the still's language and the beat it stops at. A still whose
+    fingerprint differs from the one recorded beside it is stale."""
+    folder = _folder(still.slug, room)
+    words = tomllib.loads((folder / f"{still.lang}.toml").read_text("utf-8")).get("ui", {})
+    digest = hashlib.sha256((folder / "scene.py").read_bytes())
+    digest.update(json.dumps([words, still.beat], sort_keys=True).encode())
+    return digest.hexdigest()[:16]
+
+
+def _folder(slug: str, room: Path) -> Path:
+    return room / slug.replace("-", "_")
+
+
+def gallery(shown: list[Still]) -> str:
+    """The README's two-column table of `shown` stills."""
+    cells = [f"![{s.caption}](docs/stills/{s.file})" for s in shown]
+    cells += [""] * (len(cells) % 2)
+    rows = [f"| {a} | {b} |" for a, b in zip(cells[::2], cells[1::2], strict=True)]
+    return "\n".join(["| | |", "|---|---|", *rows])
+
+
+def with_gallery(readme: str, shown: list[Still]) -> str:
+    """`readme` with the stills between their markers made anew (unchanged without them)."""
+    start, end = readme.find(STILLS_BEGIN), readme.find(STILLS_END)
+    if start < 0 or end < start:
+        return readme
+    return f"{readme[: start + len(STILLS_BEGIN)]}\n{gallery(shown)}\n{readme[end:]}"

@@ -39,6 +39,43 @@ def test_the_readmes_table_of_the_lesson_is_made_from_the_chapters_folders():
     assert rows == registry.lesson_order()
 
 
+def test_the_stills_are_the_ones_the_chapters_ask_for_and_none_is_stale():
+    import json
+
+    from lesson import contents
+
+    folder = ROOT / "docs" / "stills"
+    wanted = contents.stills()
+    recorded = json.loads((folder / "stills.json").read_text(encoding="utf-8"))
+    kept = {path.name for path in folder.glob("*.png")}
+    assert kept <= {s.file for s in wanted}, "stills of no chapter: run python scripts/stills.py"
+    stale = [
+        f"{s.file}: python scripts/stills.py {s.slug}"
+        for s in wanted
+        if s.file in kept and recorded.get(s.file) != contents.fingerprint(s)
+    ]
+    assert stale == [], "these stills are older than their chapter's code or words"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    shown = [s for s in wanted if s.file in kept]
+    assert contents.STILLS_BEGIN in readme and contents.with_gallery(readme, shown) == readme
+
+
+def test_a_still_goes_stale_when_its_chapters_words_change(tmp_path):
+    import shutil
+
+    from lesson import contents, registry
+
+    room = tmp_path / "chapters"
+    shutil.copytree(registry.CHAPTERS, room, ignore=shutil.ignore_patterns("__pycache__"))
+    (still,) = [s for s in contents.stills(room) if s.file == "recap.9x16.png"]
+    before = contents.fingerprint(still, room)
+    words = room / "recap" / "zh.toml"
+    words.write_text(words.read_text(encoding="utf-8") + "\n[ui.added]\nx = '新'\n", "utf-8")
+    assert contents.fingerprint(still, room) != before
+    english = next(s for s in contents.stills(room) if s.file == "recap.png")
+    assert contents.fingerprint(english, room) == contents.fingerprint(english)
+
+
 def test_the_guide_is_a_guide_not_a_log():
     assert len((ROOT / "docs" / "guide.md").read_text(encoding="utf-8").splitlines()) <= 400
 

@@ -9,7 +9,7 @@ sqrt(Σ_i (2 − 2cos ω_i)), where binary's steps jump.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -407,6 +407,32 @@ class Similarity(LessonScene, layouts=LAYOUTS):
         def at(k: float, v: float):
             return plot.at(k, v - mid)
 
+        grid, yticks = self._row_axes(at, lo, x_max)
+        curves, brackets = self._row_curves(plot, at, rows, mid)
+        x0 = self.words.text("0", theme.SMALL_SIZE, theme.MUTED).next_to(at(0, lo), DOWN, buff=0.1)
+        x1 = self.words.text(str(x_max), theme.SMALL_SIZE, theme.MUTED)
+        x1.next_to(at(x_max, lo), DOWN, buff=0.1)
+        xname = self.words.label("offset", theme.SMALL_SIZE, theme.MUTED)
+        xname.next_to(at(x_max / 2, lo), DOWN, buff=0.1)
+        chart = VGroup(plot, grid, yticks, curves, brackets, x0, x1, xname)
+        title = self.words.label("rows_title", theme.LABEL_SIZE, max_width=width)
+        line_w = self.slot_w if self.stage.layout.map_a_alone is None else self.stage.width()
+        notes = self._row_notes(line_w)
+        table = self.first_values()
+        verdict = self.words.label(
+            n.lines["rows"],
+            theme.LABEL_SIZE,
+            theme.ACCENT,
+            max_width=line_w,
+        )
+        self.row_parts = (title, chart, notes, table, verdict)
+        self.curves, self.brackets = curves, brackets
+        return VGroup(title, chart, notes, table, verdict).arrange(DOWN, buff=0.22)
+
+    def _row_axes(
+        self, at: Callable[[float, float], np.ndarray], lo: float, x_max: int
+    ) -> tuple[VGroup, VGroup]:
+        """Dashed levels at lo, 0 and 1 across the plot, and their values on the left."""
         grid = VGroup(
             *[
                 DashedLine(at(0, v), at(x_max, v), dash_length=0.08).set_stroke(
@@ -423,6 +449,17 @@ class Similarity(LessonScene, layouts=LAYOUTS):
                 for v in sorted({lo, 0.0, 1.0})
             ]
         )
+        return grid, yticks
+
+    def _row_curves(
+        self,
+        plot: WavePlot,
+        at: Callable[[float, float], np.ndarray],
+        rows: tuple[np.ndarray, np.ndarray],
+        mid: float,
+    ) -> tuple[VGroup, VGroup]:
+        """Both rows' curves, and a bracket where each climbs back from its dip."""
+        n = self.n
         ks = np.arange(n.max_len)
         curves = VGroup()
         brackets = VGroup()
@@ -438,15 +475,12 @@ class Similarity(LessonScene, layouts=LAYOUTS):
                     ),
                     Line(at(peak, r[dip]), at(peak, r[peak])).set_stroke(color, 5),
                 )
-        x0 = self.words.text("0", theme.SMALL_SIZE, theme.MUTED).next_to(at(0, lo), DOWN, buff=0.1)
-        x1 = self.words.text(str(x_max), theme.SMALL_SIZE, theme.MUTED)
-        x1.next_to(at(x_max, lo), DOWN, buff=0.1)
-        xname = self.words.label("offset", theme.SMALL_SIZE, theme.MUTED)
-        xname.next_to(at(x_max / 2, lo), DOWN, buff=0.1)
-        chart = VGroup(plot, grid, yticks, curves, brackets, x0, x1, xname)
-        title = self.words.label("rows_title", theme.LABEL_SIZE, max_width=width)
-        line_w = self.slot_w if self.stage.layout.map_a_alone is None else self.stage.width()
-        notes = VGroup(
+        return curves, brackets
+
+    def _row_notes(self, line_w: float) -> VGroup:
+        """What each width does: how far its row climbs back and how low it goes."""
+        n = self.n
+        return VGroup(
             *[
                 self.words.label(
                     "row_note",
@@ -463,16 +497,6 @@ class Similarity(LessonScene, layouts=LAYOUTS):
                 )
             ]
         ).arrange(DOWN, buff=0.12, aligned_edge=LEFT)
-        table = self.first_values()
-        verdict = self.words.label(
-            n.lines["rows"],
-            theme.LABEL_SIZE,
-            theme.ACCENT,
-            max_width=line_w,
-        )
-        self.row_parts = (title, chart, notes, table, verdict)
-        self.curves, self.brackets = curves, brackets
-        return VGroup(title, chart, notes, table, verdict).arrange(DOWN, buff=0.22)
 
     def first_values(self) -> VGroup:
         """S(0, k) for the first offsets at both widths: one column per k."""
@@ -508,6 +532,40 @@ class Similarity(LessonScene, layouts=LAYOUTS):
         firsts = sorted({shown.index(v) for v in shown}, key=lambda i: -n.bin_steps[i])
         bin_chart = bar_chart(n.bin_steps, width, unit, colors, BIN_DIGITS, firsts)
         size = theme.LABEL_SIZE * 1.3
+        sin_title, bin_title = self._step_titles(size)
+        line_w = self.stage.width()
+        same, wide = self._flat_notes(line_w, size)
+        a, b = n.tallest, n.tallest + 1
+        cliff = self.words.label(
+            "tallest" if n.lines["adjacent"] == "jumps" else "one_step",
+            theme.LABEL_SIZE,
+            theme.ACCENT,
+            max_width=line_w,
+            a=a,
+            b=b,
+            v=theme.fmt(n.bin_steps[a], BIN_DIGITS),
+            r=theme.fmt(n.tallest_ratio, BIN_DIGITS),
+        )
+        # the steps' p under the lower chart, as many as have room
+        shown = self._step_ticks(bin_chart)
+        xname = self.words.label("step_axis", theme.SMALL_SIZE, theme.MUTED)
+        lower = VGroup(bin_chart, shown)
+        xname.next_to(lower, DOWN, buff=0.1)
+        self.step_parts = (sin_title, sin_chart, VGroup(same, wide), bin_title, bin_chart, cliff)
+        self.step_axis = VGroup(shown, xname)
+        page = VGroup(
+            sin_title,
+            sin_chart,
+            VGroup(same, wide).arrange(DOWN, buff=0.1),
+            bin_title,
+            VGroup(bin_chart, shown, xname),
+            cliff,
+        ).arrange(DOWN, buff=0.2)
+        return self.stage.place(page)
+
+    def _step_titles(self, size: float) -> tuple[VGroup, VGroup]:
+        """Each chart's name and the step length it plots."""
+        n = self.n
         sin_title = VGroup(
             self.words.label("sin_title", theme.LABEL_SIZE, self.color_a, d=n.d_model),
             formula(r"\lVert \mathrm{PE}(p{+}1) - \mathrm{PE}(p) \rVert", size=size),
@@ -516,7 +574,11 @@ class Similarity(LessonScene, layouts=LAYOUTS):
             self.words.label("bin_title", theme.LABEL_SIZE, theme.WORD_B, bits=n.n_bits),
             formula(r"\lVert b(p{+}1) - b(p) \rVert", size=size),
         ).arrange(RIGHT, buff=0.25)
-        line_w = self.stage.width()
+        return sin_title, bin_title
+
+    def _flat_notes(self, line_w: float, size: float) -> tuple[VGroup, Text]:
+        """The sinusoidal step, the same at every p, and the wider model's."""
+        n = self.n
         same = VGroup(
             self.words.label(
                 "flat",
@@ -540,18 +602,11 @@ class Similarity(LessonScene, layouts=LAYOUTS):
             d=n.wide_d,
             v=theme.fmt(n.wide_step, STEP_DIGITS),
         )
-        a, b = n.tallest, n.tallest + 1
-        cliff = self.words.label(
-            "tallest" if n.lines["adjacent"] == "jumps" else "one_step",
-            theme.LABEL_SIZE,
-            theme.ACCENT,
-            max_width=line_w,
-            a=a,
-            b=b,
-            v=theme.fmt(n.bin_steps[a], BIN_DIGITS),
-            r=theme.fmt(n.tallest_ratio, BIN_DIGITS),
-        )
-        # the steps' p under the lower chart, as many as have room
+        return same, wide
+
+    def _step_ticks(self, bin_chart: VGroup) -> VGroup:
+        """The steps' p under the lower chart, as many as have room."""
+        n = self.n
         bars = bin_chart[1]
         ticks = [
             self.words.text(str(p), theme.SMALL_SIZE, theme.MUTED).next_to(bar, DOWN, buff=0.1)
@@ -559,21 +614,7 @@ class Similarity(LessonScene, layouts=LAYOUTS):
         ]
         for t in ticks:
             t.set_y(bin_chart[0].get_y() - 0.1 - t.height / 2)
-        shown = greedy_labels(ticks, [0, n.tallest, len(ticks) - 1], gap=0.15)
-        xname = self.words.label("step_axis", theme.SMALL_SIZE, theme.MUTED)
-        lower = VGroup(bin_chart, shown)
-        xname.next_to(lower, DOWN, buff=0.1)
-        self.step_parts = (sin_title, sin_chart, VGroup(same, wide), bin_title, bin_chart, cliff)
-        self.step_axis = VGroup(shown, xname)
-        page = VGroup(
-            sin_title,
-            sin_chart,
-            VGroup(same, wide).arrange(DOWN, buff=0.1),
-            bin_title,
-            VGroup(bin_chart, shown, xname),
-            cliff,
-        ).arrange(DOWN, buff=0.2)
-        return self.stage.place(page)
+        return greedy_labels(ticks, [0, n.tallest, len(ticks) - 1], gap=0.15)
 
     # -------------------------------------------------------------------- beats
     def show_matrix(self) -> None:
