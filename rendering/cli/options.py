@@ -23,7 +23,6 @@ from lesson.catalogue import LANGS
 from rendering.core import formats, settings
 from rendering.core.door import command
 from rendering.core.jobs import Job
-from rendering.run.preflight import PipelineError, check_writable, preflight
 from rendering.run.request import DEFAULT_OUTPUT, DEFAULT_VOICE_DIR, JobOptions
 from rendering.speech import voices
 
@@ -186,22 +185,6 @@ def job_options(f):
     )(f)
     f = output_option("Root folder for outputs: <output>/<lang>/<quality>/.")(f)
     return voice_options(param_options(f))
-
-
-def ready(output: Path) -> None:
-    """Stop with one line if the tools, fonts or the output folder are not usable."""
-    try:
-        preflight(output)
-    except PipelineError as exc:
-        raise Fail(str(exc)) from None
-
-
-def writable(folder: Path) -> None:
-    """Stop with one line if `folder` (made when missing) cannot take files."""
-    try:
-        check_writable(folder)
-    except PipelineError as exc:
-        raise Fail(str(exc)) from None
 
 
 class LiveChoice(click.Choice):

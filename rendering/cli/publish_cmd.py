@@ -20,7 +20,6 @@ from rendering.cli.options import (
     output_option,
     param_options,
     quality_option,
-    ready,
     resolve_slugs,
     scene_arguments,
     voice_options,
@@ -29,6 +28,7 @@ from rendering.core import formats, settings
 from rendering.core.door import command
 from rendering.run.cleaning import PACKAGES, clean_targets
 from rendering.run.plan import plan
+from rendering.run.preflight import preflight
 from rendering.run.scheduler import execute
 
 
@@ -47,7 +47,7 @@ def preview(ctx, slug: str, opts: JobOptions) -> None:
 
     chosen = resolve_slugs((slug,), False)
     root = opts.output / "preview"
-    ready(opts.output)
+    preflight(opts.output)
     (job,) = made_jobs(opts, chosen, opts.params())
     report = execute(plan([job], root, force=False), root, 1, console, verbose=ctx.obj["verbose"])
     if report.failed:

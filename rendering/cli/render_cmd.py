@@ -18,10 +18,8 @@ from rendering.cli.options import (
     into_job_options,
     job_options,
     made_jobs,
-    ready,
     resolve_slugs,
     scene_arguments,
-    writable,
 )
 from rendering.cli.tables import plan_table, summary_table
 from rendering.core import formats, settings
@@ -31,7 +29,7 @@ from rendering.publish.gallery import publish
 from rendering.publish.lesson import join_folders
 from rendering.run import child
 from rendering.run.plan import plan
-from rendering.run.preflight import PipelineError
+from rendering.run.preflight import PipelineError, check_writable, preflight
 from rendering.run.request import check_glyphs
 from rendering.run.scheduler import execute
 from rendering.run.workdirs import WORK
@@ -137,7 +135,7 @@ def render(
         raise Fail("--lesson joins the whole lesson; use it with --all, without scene names")
     chosen = resolve_slugs(slugs, all_ or lesson)
     if not dry_run:
-        ready(output)
+        preflight(output)
     jobs_ = made_jobs(opts, chosen, params, synthesize=not dry_run)
     planned = plan(jobs_, output, force)
     if dry_run:
@@ -154,7 +152,7 @@ def render(
 def _check_writable(jobs_, root: Path) -> None:
     """Every output folder of `jobs_` under `root` can be written, or one line says why."""
     for folder in sorted({job.out_dir(root) for job in jobs_}):
-        writable(folder)
+        check_writable(folder)
 
 
 def verify_clips(jobs_: list[Job], output: Path, run: Run) -> list[str]:
@@ -246,7 +244,7 @@ def render_course(plan_file: Path, opts: JobOptions, run: Run) -> None:
     for name, params in course.sets.items():
         check_glyphs(params, f"{plan_file}: [sets.{name}] ")
     if not run.dry_run:
-        ready(output)
+        preflight(output)
     # per set: a line may say the set's numbers (the same words are synthesised once)
     speech = {
         (name, lang): dataclasses.replace(opts, lang=lang).narrations(

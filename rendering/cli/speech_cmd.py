@@ -30,11 +30,11 @@ from rendering.cli.options import (
     scene_arguments,
     scene_progress,
     voice_dir_option,
-    writable,
 )
 from rendering.core import formats
 from rendering.core.door import command
 from rendering.core.files import write_problem
+from rendering.run.preflight import check_writable
 from rendering.speech import voices
 
 
@@ -210,7 +210,7 @@ def say(text, lang, voice, out_file, config, output) -> None:
     if not out_file.parent.is_dir():
         raise Fail(f"--out {out_file}: the folder {out_file.parent} does not exist")
     specs = voices.load_specs(config)
-    writable(output / CACHE)
+    check_writable(output / CACHE)
     try:
         engine = voices.engine(voices.spec_for(voice or "auto", lang, specs))
         missing = unsaid(engine, text, lang)
@@ -357,7 +357,7 @@ def voices_cmd(lang, text, output, config) -> None:
         click.echo(f"not here: {line}", err=True)
     if text is None:
         return
-    writable(output)
+    check_writable(output)
     spoken = []
     try:
         with (

@@ -546,7 +546,6 @@ class Similarity(LessonScene, layouts=LAYOUTS):
             v=theme.fmt(n.bin_steps[a], BIN_DIGITS),
             r=theme.fmt(n.tallest_ratio, BIN_DIGITS),
         )
-        # the steps' p under the lower chart, as many as have room
         shown = self._step_ticks(bin_chart)
         xname = self.words.label("step_axis", theme.SMALL_SIZE, theme.MUTED)
         lower = VGroup(bin_chart, shown)
@@ -576,7 +575,7 @@ class Similarity(LessonScene, layouts=LAYOUTS):
         ).arrange(RIGHT, buff=0.25)
         return sin_title, bin_title
 
-    def _flat_notes(self, line_w: float, size: float) -> tuple[VGroup, Text]:
+    def _flat_notes(self, line_w: float, size: float) -> tuple[VGroup, Mobject]:
         """The sinusoidal step, the same at every p, and the wider model's."""
         n = self.n
         same = VGroup(

@@ -320,6 +320,23 @@ class Variants(LessonScene, layouts=LAYOUTS):
         ]
         cell_w = max(m.width for m in sample) + 0.16
         cell_h = self.stage.layout.learned_cell_h
+        grids = self._learned_grids(values, cell_w, cell_h)
+        self._missing_rows(grids, cell_w, cell_h)
+        self.table_grid = grids
+        column = VGroup(grids, self.missing, self.sin_row)
+
+        beside = self.stage.layout.notes_beside
+        notes_w = self.text_width() - column.width - 0.5 if beside else self.text_width()
+        notes = self._learned_notes(notes_w)
+        if beside:
+            body = VGroup(column, notes).arrange(RIGHT, buff=0.5)
+        else:
+            body = VGroup(column, notes).arrange(DOWN, buff=GAP)
+        return self.page(self.header("learned"), body)
+
+    def _learned_grids(self, values: np.ndarray, cell_w: float, cell_h: float) -> VGroup:
+        """The table's rows, in two blocks with ⋮ between when there are more than MAX_ROWS."""
+        n = self.n
         split = len(n.learned_rows) if n.learned_max_len <= MAX_ROWS else MAX_ROWS - 2
         parts = [
             self.value_grid(
@@ -346,6 +363,11 @@ class Variants(LessonScene, layouts=LAYOUTS):
         grids = VGroup(*parts).arrange(DOWN, buff=0.08, aligned_edge=RIGHT)
         if len(parts) > 1:  # the dots sit in the middle of the cells, not of the labels
             parts[1].set_x(parts[0].cells.get_x())
+        return grids
+
+    def _missing_rows(self, grids: VGroup, cell_w: float, cell_h: float) -> None:
+        """Under the table: the crossed-out row past its end, and the sinusoid's row there."""
+        n = self.n
         # the row that is not there: empty cells, crossed out
         empty = VGroup(
             *[
@@ -365,11 +387,11 @@ class Variants(LessonScene, layouts=LAYOUTS):
             [n.sinusoid_past], [f"PE({n.past_end})"], 1.0, TABLE_DIGITS, cell_w, cell_h
         )
         self.sin_row.next_to(empty, DOWN, buff=0.3).align_to(grids, RIGHT)
-        self.table_grid = grids
-        column = VGroup(grids, self.missing, self.sin_row)
 
-        beside = self.stage.layout.notes_beside
-        notes_w = self.text_width() - column.width - 0.5 if beside else self.text_width()
+    def _learned_notes(self, notes_w: float) -> VGroup:
+        """The notes by the table: what it holds, the missing row and its error, and the
+        paper's lines (laid over the first two when the layout swaps them)."""
+        n = self.n
         notes = [
             self.words.label(
                 "learned_note",
@@ -422,11 +444,7 @@ class Variants(LessonScene, layouts=LAYOUTS):
             notes = VGroup(self.learned_notes, missing_note, self.paper_lines).arrange(
                 DOWN, buff=0.4, aligned_edge=LEFT
             )
-        if beside:
-            body = VGroup(column, notes).arrange(RIGHT, buff=0.5)
-        else:
-            body = VGroup(column, notes).arrange(DOWN, buff=GAP)
-        return self.page(self.header("learned"), body)
+        return notes
 
     def learned(self) -> None:
         self.beat("learned")
