@@ -88,25 +88,7 @@ def split_counts(out: Path) -> dict[str, int]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    ap.add_argument(
-        "--quality",
-        default="h",
-        choices=list(settings.QUALITIES),
-        help="Manim quality preset (default h: 1080p60)",
-    )
-    ap.add_argument(
-        "--scenes", default="", help="comma-separated slugs (default: every scene of the lesson)"
-    )
-    ap.add_argument(
-        "--workers",
-        type=int,
-        default=2,
-        help="local --jobs, and the LocalCluster's worker processes (default 2)",
-    )
-    args = ap.parse_args()
+    args = _parse_args()
     try:
         chosen = [registry.get(s) for s in args.scenes.split(",") if s] or registry.ordered()
     except registry.UnknownScene as exc:
@@ -122,31 +104,7 @@ def main() -> None:
         local = timed(driver(slugs, q, work / "local", "--jobs", str(n)))
         parts = split_counts(work / "local")
 
-        from distributed import Client, LocalCluster
-
-        started = time.perf_counter()
-        with (
-            LocalCluster(
-                n_workers=n,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=":0",
-                silence_logs=logging.ERROR,
-            ) as cluster,
-            Client(cluster, set_as_default=False) as client,
-        ):
-            startup = time.perf_counter() - started
-            address = cluster.scheduler_address
-            farm = timed(driver(slugs, q, work / "farm", "--scheduler", address))
-
-            client.submit(_noop, pure=False).result()  # warm
-            trips = []
-            for _ in range(30):
-                t = time.perf_counter()
-                client.submit(_noop, pure=False).result()
-                trips.append(time.perf_counter() - t)
-            shortest = min(per_scene, key=per_scene.get)
-            one_farm = timed(driver([shortest], q, work / "one-farm", "--scheduler", address))
+        startup, farm, trips, shortest, one_farm = _on_cluster(slugs, q, n, work, per_scene)
         one_local = timed(driver([shortest], q, work / "one-local", "--jobs", "1"))
 
         print(f"scenes ({len(slugs)}): {', '.join(slugs)}")
@@ -188,6 +146,61 @@ def main() -> None:
             print(f"  {slug:<22}{seconds:>8.1f}s")
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _parse_args() -> argparse.Namespace:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--quality",
+        default="h",
+        choices=list(settings.QUALITIES),
+        help="Manim quality preset (default h: 1080p60)",
+    )
+    ap.add_argument(
+        "--scenes", default="", help="comma-separated slugs (default: every scene of the lesson)"
+    )
+    ap.add_argument(
+        "--workers",
+        type=int,
+        default=2,
+        help="local --jobs, and the LocalCluster's worker processes (default 2)",
+    )
+    return ap.parse_args()
+
+
+def _on_cluster(
+    slugs: list[str], q: str, n: int, work: Path, per_scene: dict[str, float]
+) -> tuple[float, float, list[float], str, float]:
+    """On a LocalCluster of n workers: its start-up time, the whole run's wall time, empty
+    tasks' round trips, and the shortest scene alone and its wall time."""
+    from distributed import Client, LocalCluster
+
+    started = time.perf_counter()
+    with (
+        LocalCluster(
+            n_workers=n,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",
+            silence_logs=logging.ERROR,
+        ) as cluster,
+        Client(cluster, set_as_default=False) as client,
+    ):
+        startup = time.perf_counter() - started
+        address = cluster.scheduler_address
+        farm = timed(driver(slugs, q, work / "farm", "--scheduler", address))
+
+        client.submit(_noop, pure=False).result()  # warm
+        trips = []
+        for _ in range(30):
+            t = time.perf_counter()
+            client.submit(_noop, pure=False).result()
+            trips.append(time.perf_counter() - t)
+        shortest = min(per_scene, key=per_scene.get)
+        one_farm = timed(driver([shortest], q, work / "one-farm", "--scheduler", address))
+    return startup, farm, trips, shortest, one_farm
 
 
 if __name__ == "__main__":

@@ -41,40 +41,13 @@ def peak_child_mb() -> float:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    ap.add_argument(
-        "--quality", default="l", choices=list(settings.QUALITIES), help="Manim quality preset"
-    )
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="driver worker processes")
-    ap.add_argument(
-        "--scenes", default="", help="comma-separated slugs (default: the six mission scenes)"
-    )
-    ap.add_argument("--voice", default="auto", help="render.py --voice the driver speaks with")
-    args = ap.parse_args()
+    args = _parse_args()
     chosen = [registry.get(s) for s in args.scenes.split(",") if s] or list(registry.MISSION)
     slugs = [i.slug for i in chosen]
     py = sys.executable
     work = Path(tempfile.mkdtemp(prefix="pe-bench-"))
     try:
-        plain = 0.0
-        for info in chosen:
-            module_file = ROOT / (info.module.replace(".", "/") + ".py")
-            plain += timed(
-                [
-                    py,
-                    "-m",
-                    "manim",
-                    "render",
-                    f"-q{args.quality}",
-                    "--disable_caching",
-                    "--media_dir",
-                    str(work / "plain"),
-                    str(module_file),
-                    info.class_name,
-                ]
-            )
+        plain = _plain_manim(py, chosen, args.quality, work / "plain")
         plain_mem = peak_child_mb()
 
         out = work / "driver"
@@ -125,6 +98,43 @@ def main() -> None:
         _encoders(py, chosen[0], args.quality, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _parse_args() -> argparse.Namespace:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--quality", default="l", choices=list(settings.QUALITIES), help="Manim quality preset"
+    )
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="driver worker processes")
+    ap.add_argument(
+        "--scenes", default="", help="comma-separated slugs (default: the six mission scenes)"
+    )
+    ap.add_argument("--voice", default="auto", help="render.py --voice the driver speaks with")
+    return ap.parse_args()
+
+
+def _plain_manim(py: str, chosen: list, quality: str, media: Path) -> float:
+    """Seconds for plain sequential `manim render` of each scene, into `media`."""
+    plain = 0.0
+    for info in chosen:
+        module_file = ROOT / (info.module.replace(".", "/") + ".py")
+        plain += timed(
+            [
+                py,
+                "-m",
+                "manim",
+                "render",
+                f"-q{quality}",
+                "--disable_caching",
+                "--media_dir",
+                str(media),
+                str(module_file),
+                info.class_name,
+            ]
+        )
+    return plain
 
 
 def _clips(out: Path, quality: str) -> dict:

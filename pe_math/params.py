@@ -413,44 +413,8 @@ def _validate(p: Params) -> None:
 
 def _check_together(p: Params) -> None:
     """The rules that tie one knob to another."""
-    _require(2 <= len(p.X) <= MAX_TOKENS, "X", p.X, f"needs 2 to {MAX_TOKENS} token rows")
-    _require(
-        len({len(r) for r in p.X}) == 1 and len(p.X[0]) >= 1,
-        "X",
-        p.X,
-        "rows must all have the same length",
-    )
-    for name in ("tokens", "tokens_en"):
-        tokens = getattr(p, name)
-        _require(
-            len(tokens) == len(p.X), name, tokens, f"needs one token per row of X ({len(p.X)})"
-        )
-    _require(
-        len(p.swap) == 2 and max(p.swap) < len(p.X) and p.swap[0] != p.swap[1],
-        "swap",
-        p.swap,
-        f"must be two different row indices below {len(p.X)}",
-    )
-    for name in ("tokens", "tokens_en"):
-        for token in getattr(p, name):
-            _require(
-                0 < len(token.strip()) <= MAX_TOKEN_CHARS
-                and token == token.strip()
-                and token.isprintable(),
-                name,
-                getattr(p, name),
-                f"each token must be 1 to {MAX_TOKEN_CHARS} characters on one line, "
-                "without outer spaces",
-            )
-    _require(
-        len(p.word_a) == len(p.word_b) >= 1,
-        "word_b",
-        p.word_b,
-        f"must have the same length as word_a ({len(p.word_a)})",
-    )
-    _require(
-        any(p.word_a) and any(p.word_b), "word_a", p.word_a, "word vectors must not be all zero"
-    )
+    _check_tokens(p)
+    _check_word_vectors(p)
     for name, position in (
         ("shift_p", p.shift_p),
         ("shift_dot_positions", min(p.shift_dot_positions, default=0)),
@@ -499,6 +463,52 @@ def _check_together(p: Params) -> None:
         "t5_max_distance",
         p.t5_max_distance,
         "must exceed the exact range (num_buckets/4)",
+    )
+
+
+def _check_tokens(p: Params) -> None:
+    """X's rows, one token per row in both languages (each a short line), and the swapped
+    pair among them."""
+    _require(2 <= len(p.X) <= MAX_TOKENS, "X", p.X, f"needs 2 to {MAX_TOKENS} token rows")
+    _require(
+        len({len(r) for r in p.X}) == 1 and len(p.X[0]) >= 1,
+        "X",
+        p.X,
+        "rows must all have the same length",
+    )
+    for name in ("tokens", "tokens_en"):
+        tokens = getattr(p, name)
+        _require(
+            len(tokens) == len(p.X), name, tokens, f"needs one token per row of X ({len(p.X)})"
+        )
+    _require(
+        len(p.swap) == 2 and max(p.swap) < len(p.X) and p.swap[0] != p.swap[1],
+        "swap",
+        p.swap,
+        f"must be two different row indices below {len(p.X)}",
+    )
+    for name in ("tokens", "tokens_en"):
+        for token in getattr(p, name):
+            _require(
+                0 < len(token.strip()) <= MAX_TOKEN_CHARS
+                and token == token.strip()
+                and token.isprintable(),
+                name,
+                getattr(p, name),
+                f"each token must be 1 to {MAX_TOKEN_CHARS} characters on one line, "
+                "without outer spaces",
+            )
+
+
+def _check_word_vectors(p: Params) -> None:
+    _require(
+        len(p.word_a) == len(p.word_b) >= 1,
+        "word_b",
+        p.word_b,
+        f"must have the same length as word_a ({len(p.word_a)})",
+    )
+    _require(
+        any(p.word_a) and any(p.word_b), "word_a", p.word_a, "word vectors must not be all zero"
     )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,29 +95,8 @@ def draw(
     from scenes.kit.base import UNWATCHED
 
     scene_cls = job.info.load()
-    drawn_seconds = 0.0
-    clock: list[tuple[float, float, bool]] = []  # every play: wall clock at start and end, drawn
-
-    def record(scene) -> None:
-        nonlocal drawn_seconds
-        end = time.perf_counter()
-        drawn = not scene.renderer.skip_animations
-        clock.append((scene.play_started, end, drawn))
-        if drawn:
-            drawn_seconds += float(scene.duration)
-        if report is not None:
-            report(drawn_seconds)
-
-    if speech is None and job.narration is not None:
-        speech = job.narration.seconds()
-        sentences = job.narration.sentence_times()
-    # animations stretched to fill their beat's speech (worked out before any frame is
-    # drawn, from a build without frames unless the kept beats recorded what it needs)
-    inputs = kept.inputs if kept is not None else None
-    if pace is None and speech:  # tests may fix it
-        if inputs is None:
-            inputs = motion.timed_inputs(job, work_dir / "pace", speech, frame, sentences)
-        pace = motion.pace_for_inputs(inputs, speech)
+    record, clock = _play_clock(report)
+    speech, sentences, pace, inputs = _timing(job, work_dir, frame, speech, pace, sentences, kept)
     given = watchers or UNWATCHED
     logging.getLogger("manim").setLevel(logging.ERROR)
     with (
@@ -153,6 +133,54 @@ def draw(
         dict(sentences or {}),
         inputs or {},
     )
+
+
+def _play_clock(report) -> tuple[Callable[[Any], None], list[tuple[float, float, bool]]]:
+    """A play watcher, and the list it fills: every play's wall clock at start and end, and
+    whether it was drawn. `report` (if any) gets the scene seconds drawn so far."""
+    drawn_seconds = 0.0
+    clock: list[tuple[float, float, bool]] = []  # every play: wall clock at start and end, drawn
+
+    def record(scene) -> None:
+        nonlocal drawn_seconds
+        end = time.perf_counter()
+        drawn = not scene.renderer.skip_animations
+        clock.append((scene.play_started, end, drawn))
+        if drawn:
+            drawn_seconds += float(scene.duration)
+        if report is not None:
+            report(drawn_seconds)
+
+    return record, clock
+
+
+def _timing(
+    job: Job,
+    work_dir: Path,
+    frame: dict[str, Any] | None,
+    speech: dict[str, float] | None,
+    pace: dict[str, float] | None,
+    sentences: dict[str, list[tuple[float, float]]] | None,
+    kept: segments.BeatPlan | None,
+) -> tuple[
+    dict[str, float] | None,
+    dict[str, list[tuple[float, float]]] | None,
+    dict[str, float] | None,
+    dict[str, list[float]] | None,
+]:
+    """The speech, sentences and pace the draw is timed by, and the pace's inputs (if
+    worked out): the job's narration unless given."""
+    if speech is None and job.narration is not None:
+        speech = job.narration.seconds()
+        sentences = job.narration.sentence_times()
+    # animations stretched to fill their beat's speech (worked out before any frame is
+    # drawn, from a build without frames unless the kept beats recorded what it needs)
+    inputs = kept.inputs if kept is not None else None
+    if pace is None and speech:  # tests may fix it
+        if inputs is None:
+            inputs = motion.timed_inputs(job, work_dir / "pace", speech, frame, sentences)
+        pace = motion.pace_for_inputs(inputs, speech)
+    return speech, sentences, pace, inputs
 
 
 def timings(begun: float, clock: list[tuple[float, float, bool]]) -> list[list[float]]:

@@ -72,30 +72,9 @@ def build(
 
     Skips the work when the recorded lesson was joined from exactly these clips.
     """
-    fmt = variant.partition(".")[0]
-    joinable = [f.name for f in formats.every() if f.joinable]
-    if fmt not in joinable or ".alpha" in variant:
-        raise LessonError(
-            f"a lesson joins opaque {' or '.join(joinable)} clips, not {variant}; "
-            f"render with --format {joinable[0]} (or {', '.join(joinable[1:])}) "
-            "and without --transparent"
-        )
+    fmt = _joinable_format(variant)
     manifest = Manifest.load(folder)
-    entries = []
-    missing = []
-    for slug in slugs:
-        entry = manifest.entry(slug, variant)
-        if entry is None or not entry.intact(folder):
-            missing.append(slug)
-        else:
-            entries.append(entry)
-    if missing:
-        raise LessonError(
-            f"cannot join the lesson: no whole {variant} clip for {', '.join(missing)}; "
-            "render them first (render --all)"
-        )
-    if not entries:
-        raise LessonError("cannot join the lesson: no clips were chosen")
+    entries = _intact_clips(manifest, folder, slugs, variant)
     entries.sort(key=lambda e: (e.order, e.slug))
     key = lesson_key(variant, entries)
     name = filename(variant)
@@ -146,6 +125,42 @@ def build(
     with Manifest.update(folder) as manifest:
         manifest.lesson = record
     return record
+
+
+def _joinable_format(variant: str) -> str:
+    """The variant's container format; LessonError unless clips of it can be joined."""
+    fmt = variant.partition(".")[0]
+    joinable = [f.name for f in formats.every() if f.joinable]
+    if fmt not in joinable or ".alpha" in variant:
+        raise LessonError(
+            f"a lesson joins opaque {' or '.join(joinable)} clips, not {variant}; "
+            f"render with --format {joinable[0]} (or {', '.join(joinable[1:])}) "
+            "and without --transparent"
+        )
+    return fmt
+
+
+def _intact_clips(
+    manifest: Manifest, folder: Path, slugs: list[str], variant: str
+) -> list[ClipEntry]:
+    """The manifest's entries of the clips `slugs`; LessonError if one is missing or broken,
+    or none was asked for."""
+    entries = []
+    missing = []
+    for slug in slugs:
+        entry = manifest.entry(slug, variant)
+        if entry is None or not entry.intact(folder):
+            missing.append(slug)
+        else:
+            entries.append(entry)
+    if missing:
+        raise LessonError(
+            f"cannot join the lesson: no whole {variant} clip for {', '.join(missing)}; "
+            "render them first (render --all)"
+        )
+    if not entries:
+        raise LessonError("cannot join the lesson: no clips were chosen")
+    return entries
 
 
 def join_folders(jobs: list, root: Path, console, force: bool = False) -> list[str]:

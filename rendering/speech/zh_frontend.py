@@ -310,20 +310,7 @@ def reading(
         prev_kind, prev = _prev_solid(tokens, i)
         next_kind, nxt = _next_solid(tokens, i)
         if kind == "num":
-            if nxt == "%":
-                han("百分之")
-            if nxt == "/" and _fraction_at(tokens, i):
-                j = _index_after(tokens, i, "/")
-                han(number(tokens[j][1]) + "分之" + number(value))
-                skip.update(range(i + 1, j + 1))
-                continue
-            if value == "2" and next_kind == "han" and nxt[0] in MEASURE:
-                han("两")
-            elif len(value) == 4 and next_kind == "han" and nxt[0] == "年":
-                units.append(("num", "".join(DIGITS[int(c)] for c in value)))
-            else:  # before a measure word 1 reads like 一 in 一个, with its tone change
-                counted = next_kind == "han" and nxt[0] in MEASURE
-                units.append(("count" if counted else "num", number(value)))
+            _read_number(tokens, i, next_kind, nxt, units, skip)
         elif kind == "sup":
             han("的")
             plain = value.translate(SUPERSCRIPT)
@@ -342,16 +329,7 @@ def reading(
         elif value in GREEK:
             han(GREEK[value])
         elif value in ("-", "−", "–"):
-            if value == "-" and prev_kind == "latin" and tokens[i - 1][0] != "other":
-                continue  # a name's hyphen: GPT-2, GPT-J
-            if value == "–" and prev_kind == "num" and next_kind == "num":
-                han("到")
-            elif next_kind == "num" and (prev_kind in (None, "han") or prev in PAUSES | SILENT):
-                han("负")
-            elif next_kind == "num" and prev in SYMBOLS:
-                han("负")
-            else:
-                han("减")
+            _read_dash(tokens, i, prev_kind, prev, next_kind, units)
         elif value == "/":
             han("除以")
         elif value == "^":
@@ -372,6 +350,42 @@ def reading(
         else:
             lost.append(value)
     return units, lost
+
+
+def _read_number(tokens, i: int, next_kind, nxt: str, units: list, skip: set) -> None:
+    """Token i, a number, read into `units` with what follows it: a percentage, a fraction
+    (whose tokens go into `skip`), 两 or a counted number before a measure word, a year."""
+    value = tokens[i][1]
+    if nxt == "%":
+        units.append(("han", "百分之"))
+    if nxt == "/" and _fraction_at(tokens, i):
+        j = _index_after(tokens, i, "/")
+        units.append(("han", number(tokens[j][1]) + "分之" + number(value)))
+        skip.update(range(i + 1, j + 1))
+        return
+    if value == "2" and next_kind == "han" and nxt[0] in MEASURE:
+        units.append(("han", "两"))
+    elif len(value) == 4 and next_kind == "han" and nxt[0] == "年":
+        units.append(("num", "".join(DIGITS[int(c)] for c in value)))
+    else:  # before a measure word 1 reads like 一 in 一个, with its tone change
+        counted = next_kind == "han" and nxt[0] in MEASURE
+        units.append(("count" if counted else "num", number(value)))
+
+
+def _read_dash(tokens, i: int, prev_kind, prev: str, next_kind, units: list) -> None:
+    """Token i, a dash, read into `units` as 到 (a range), 负 (a sign) or 减, or not at all
+    (a name's hyphen)."""
+    value = tokens[i][1]
+    if value == "-" and prev_kind == "latin" and tokens[i - 1][0] != "other":
+        return  # a name's hyphen: GPT-2, GPT-J
+    if value == "–" and prev_kind == "num" and next_kind == "num":
+        units.append(("han", "到"))
+    elif next_kind == "num" and (prev_kind in (None, "han") or prev in PAUSES | SILENT):
+        units.append(("han", "负"))
+    elif next_kind == "num" and prev in SYMBOLS:
+        units.append(("han", "负"))
+    else:
+        units.append(("han", "减"))
 
 
 TONED_PINYIN = re.compile(r"[a-z]+[1-5](?: [a-z]+[1-5])*")

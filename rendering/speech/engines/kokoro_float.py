@@ -28,7 +28,7 @@ def derived(data: bytes) -> bytes:
     """The int8 model's bytes with every ConvInteger chain a float 2-D convolution."""
     try:
         import onnx
-        from onnx import helper, numpy_helper
+        from onnx import numpy_helper
     except ImportError:
         raise VoiceError("the kokoro voice needs the onnx package; run `make setup`") from None
     model = onnx.load_from_string(data)
@@ -77,34 +77,58 @@ def derived(data: bytes) -> bytes:
         added.setdefault(name, numpy_helper.from_array(weights[:, :, None, :], name))
         inputs = [f"{x}_2d", name]
         if add is not None:
-            bias = add.input[1]  # Reshape ← Cast ← Floor ← Div(the float bias, its scale)
-            while bias not in inits:
-                if bias not in producer:
-                    raise NotKokoro(f"the bias of {conv.name!r} is not a constant")
-                bias = producer[bias].input[0]
+            bias = _float_bias(add.input[1], inits, producer, conv.name)
             inputs.append(bias)
-        attrs = {a.name: helper.get_attribute_value(a) for a in conv.attribute}
-        (k,) = attrs.get("kernel_shape", [weights.shape[2]])
-        pads = attrs.get("pads", [0, 0])
-        flat = f"{scaled.output[0]}_2d"
-        instead[id(scaled)] = [
-            helper.make_node("Unsqueeze", [x, _HEIGHT], [f"{x}_2d"]),
-            helper.make_node(
-                "Conv",
-                inputs,
-                [flat],
-                name=f"{conv.name or conv.output[0]}_float2d",
-                kernel_shape=[1, k],
-                dilations=[1, *attrs.get("dilations", [1])],
-                strides=[1, *attrs.get("strides", [1])],
-                pads=[0, pads[0], 0, pads[1]],
-                group=attrs.get("group", 1),
-            ),
-            helper.make_node("Squeeze", [flat, _HEIGHT], [scaled.output[0]]),
-        ]
+        instead[id(scaled)] = _conv_2d(conv, x, inputs, weights, scaled.output[0])
         gone |= {id(conv), id(cast)} | ({id(add)} if add is not None else set())
     if not instead:
         raise NotKokoro("it has no ConvInteger")
+    _splice(graph, instead, gone, list(added.values()))
+    return model.SerializeToString()
+
+
+def _float_bias(name: str, inits: dict, producer: dict, conv: str) -> str:
+    """The float bias a quantized convolution's bias `name` was computed from."""
+    bias = name  # Reshape ← Cast ← Floor ← Div(the float bias, its scale)
+    while bias not in inits:
+        if bias not in producer:
+            raise NotKokoro(f"the bias of {conv!r} is not a constant")
+        bias = producer[bias].input[0]
+    return bias
+
+
+def _conv_2d(conv, x: str, inputs: list[str], weights: np.ndarray, output: str) -> list:
+    """The nodes that compute `output` as a float 2-D convolution: `x` given a height of 1,
+    convolved as `conv` did it, and the height taken off again."""
+    from onnx import helper
+
+    attrs = {a.name: helper.get_attribute_value(a) for a in conv.attribute}
+    (k,) = attrs.get("kernel_shape", [weights.shape[2]])
+    pads = attrs.get("pads", [0, 0])
+    flat = f"{output}_2d"
+    return [
+        helper.make_node("Unsqueeze", [x, _HEIGHT], [f"{x}_2d"]),
+        helper.make_node(
+            "Conv",
+            inputs,
+            [flat],
+            name=f"{conv.name or conv.output[0]}_float2d",
+            kernel_shape=[1, k],
+            dilations=[1, *attrs.get("dilations", [1])],
+            strides=[1, *attrs.get("strides", [1])],
+            pads=[0, pads[0], 0, pads[1]],
+            group=attrs.get("group", 1),
+        ),
+        helper.make_node("Squeeze", [flat, _HEIGHT], [output]),
+    ]
+
+
+def _splice(graph, instead: dict[int, list], gone: set[int], added: list) -> None:
+    """Rewrite `graph`: each node keyed in `instead` replaced by its new nodes, those in `gone`
+    (and whatever is then left unused) dropped, and the `added` initializers and the height
+    axis put in."""
+    from onnx import numpy_helper
+
     nodes, seen = [], set()
     for node in graph.node:
         for new in instead.get(id(node), [node] if id(node) not in gone else []):
@@ -114,13 +138,12 @@ def derived(data: bytes) -> bytes:
             nodes.append(new)
     nodes = live(nodes, {out.name for out in graph.output})
     used = {name for node in nodes for name in node.input}
-    kept = [t for t in graph.initializer if t.name in used] + list(added.values())
+    kept = [t for t in graph.initializer if t.name in used] + added
     kept.append(numpy_helper.from_array(np.array([2], np.int64), _HEIGHT))
     del graph.node[:]
     graph.node.extend(nodes)
     del graph.initializer[:]
     graph.initializer.extend(kept)
-    return model.SerializeToString()
 
 
 def live(nodes: list, outputs: set[str]) -> list:

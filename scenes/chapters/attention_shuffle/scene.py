@@ -437,19 +437,7 @@ class AttentionShuffle(LessonScene, layouts=LAYOUTS):
         plain = self._grid(n.weights_perm, order, theme.sequential, 0.0, 1.0)
         masked = self._grid(n.masked_weights_perm, order, theme.sequential, 0.0, 1.0)
         hidden = [(i, j) for i in rows for j in rows if j > i]
-        tiles = VGroup(
-            *[
-                Rectangle(
-                    width=plain.cell(i, j).width,
-                    height=plain.cell(i, j).height,
-                    stroke_color=theme.BACKGROUND,
-                    stroke_width=1,
-                    fill_color=theme.MUTED,
-                    fill_opacity=1,
-                ).move_to(plain.cell(i, j))
-                for i, j in hidden
-            ]
-        )
+        tiles = self._mask_tiles(plain, hidden)
         width = min(self.stage.width(), MASK_TEXT_WIDTH)  # words wrap so the grid can grow
         head = self.words.label("mask_head", theme.LABEL_SIZE, theme.ACCENT, max_width=width)
         # beside each row: how many keys it sees (counted up), and the even weight 1/k
@@ -459,15 +447,7 @@ class AttentionShuffle(LessonScene, layouts=LAYOUTS):
         even_head = self.words.label("even_head", theme.SMALL_SIZE, theme.MUTED)
         table = VGroup(plain, tiles)
         columns = VGroup(VGroup(seen_head, *seen), VGroup(even_head, *even))
-        left = plain.cells.get_right()[0] + 0.5
-        for column in columns:
-            column[0].next_to(plain.cells, UP, buff=0.12)
-            for i, m in enumerate(column[1:]):
-                m.match_y(plain.row(i))
-            column.set_x(left + column.width / 2)
-            for m in column[1:]:
-                m.match_x(column[0])
-            left += column.width + 0.5
+        self._place_columns(plain, columns)
         error = formula(
             r"\max\left|\,\mathrm{out}(PX)-P\,\mathrm{out}(X)\,\right| = "
             + theme.fmt(n.masked_error, OUT_DIGITS),
@@ -496,6 +476,59 @@ class AttentionShuffle(LessonScene, layouts=LAYOUTS):
         )
         # each token counts the keys it sees: a bar runs along its visible cells
         count = ValueTracker(0.0)
+        bars, counters = self._counting_bars(plain, count, seen)
+        self.add(bars, counters)  # at 0; their digits change as they count, so no fade
+        self.while_saying(
+            "count",
+            FadeIn(seen_head),
+            count.animate.set_value(n.n_tokens),
+            run_time=theme.LONG,
+        )
+        for m in (*bars, *counters):  # counted: they hold still, and fade out as they are
+            m.clear_updaters()
+        self.play(
+            FadeIn(even_head),
+            LaggedStart(*[FadeIn(m, shift=0.2 * RIGHT) for m in even], lag_ratio=0.3),
+            run_time=theme.NORMAL,
+        )
+        self.while_saying("swap", Write(error), FadeIn(leak, shift=0.1 * UP), run_time=theme.NORMAL)
+        self.wait(theme.READ)
+
+    def _mask_tiles(self, plain: HeatGrid, hidden: list[tuple[int, int]]) -> VGroup:
+        """A grey tile over each hidden cell of the weight grid."""
+        return VGroup(
+            *[
+                Rectangle(
+                    width=plain.cell(i, j).width,
+                    height=plain.cell(i, j).height,
+                    stroke_color=theme.BACKGROUND,
+                    stroke_width=1,
+                    fill_color=theme.MUTED,
+                    fill_opacity=1,
+                ).move_to(plain.cell(i, j))
+                for i, j in hidden
+            ]
+        )
+
+    def _place_columns(self, plain: HeatGrid, columns: VGroup) -> None:
+        """The columns side by side right of the grid, each entry level with its row."""
+        left = plain.cells.get_right()[0] + 0.5
+        for column in columns:
+            column[0].next_to(plain.cells, UP, buff=0.12)
+            for i, m in enumerate(column[1:]):
+                m.match_y(plain.row(i))
+            column.set_x(left + column.width / 2)
+            for m in column[1:]:
+                m.match_x(column[0])
+            left += column.width + 0.5
+
+    def _counting_bars(
+        self, plain: HeatGrid, count: ValueTracker, seen: list[Mobject]
+    ) -> tuple[VGroup, VGroup]:
+        """Along each row, a frame as long as `count` (up to the keys the row sees), and in
+        place of each count in `seen`, a number that follows it."""
+        n = self.n
+        rows = range(n.n_tokens)
         first = plain.cell(0, 0)
         cell_w, cell_h = first.width, first.height
 
@@ -518,22 +551,7 @@ class AttentionShuffle(LessonScene, layouts=LAYOUTS):
             number.match_height(m).move_to(m)
             bind_number(number, lambda i=i: min(int(count.get_value()), n.keys_seen[i]))
             counters.add(number)
-        self.add(bars, counters)  # at 0; their digits change as they count, so no fade
-        self.while_saying(
-            "count",
-            FadeIn(seen_head),
-            count.animate.set_value(n.n_tokens),
-            run_time=theme.LONG,
-        )
-        for m in (*bars, *counters):  # counted: they hold still, and fade out as they are
-            m.clear_updaters()
-        self.play(
-            FadeIn(even_head),
-            LaggedStart(*[FadeIn(m, shift=0.2 * RIGHT) for m in even], lag_ratio=0.3),
-            run_time=theme.NORMAL,
-        )
-        self.while_saying("swap", Write(error), FadeIn(leak, shift=0.1 * UP), run_time=theme.NORMAL)
-        self.wait(theme.READ)
+        return bars, counters
 
     def inject_position(self) -> None:
         self.beat("inject_position")

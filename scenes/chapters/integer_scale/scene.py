@@ -230,30 +230,7 @@ class IntegerScale(LessonScene, layouts=LAYOUTS):
         for readout in self.readouts:
             readout.clear_updaters()
         self.play(*[FadeOut(m) for m in self.stage_mobjects()], run_time=theme.SHORT)
-        size = theme.BODY_SIZE
-        head = [
-            self.words.label("col_word", size=size, color=theme.MUTED),
-            self.words.label("col_embedding", size=size, color=theme.MUTED),
-            self.words.label("col_position", size=size, color=theme.MUTED),
-            self.words.label("col_combined", size=size, color=theme.MUTED),
-        ]
-        rows = [head]
-        for key, word, combined, color in (
-            ("word_a", self.n.word_a, t["a"], theme.WORD_A),
-            ("word_b", self.n.word_b, t["b"], theme.WORD_B),
-        ):
-            rows.append(
-                [
-                    self.words.label(key, size=theme.BODY_SIZE, color=color),
-                    self.words.text(self._vec(word, self.digits), size=size, color=color),
-                    self.words.text(
-                        self._vec(t["position_vector"], 0), size=size, color=theme.MUTED
-                    ),
-                    self.words.text(
-                        self._vec(combined, self.digits), size=size, color=theme.FOREGROUND
-                    ),
-                ]
-            )
+        head, rows = self._table_rows(t)
         layout = self.stage.layout
         if layout.word_blocks:  # column names at the left, values right
             blocks = []
@@ -304,6 +281,35 @@ class IntegerScale(LessonScene, layouts=LAYOUTS):
             *[Circumscribe(rows[r][3], color=theme.ACCENT) for r in (1, 2)], run_time=theme.LONG
         )
         self.wait(theme.READ)
+
+    def _table_rows(self, t) -> tuple[list, list[list]]:
+        """The table's header and its rows (the header first): each word, its embedding,
+        the position vector and their sum."""
+        size = theme.BODY_SIZE
+        head = [
+            self.words.label("col_word", size=size, color=theme.MUTED),
+            self.words.label("col_embedding", size=size, color=theme.MUTED),
+            self.words.label("col_position", size=size, color=theme.MUTED),
+            self.words.label("col_combined", size=size, color=theme.MUTED),
+        ]
+        rows = [head]
+        for key, word, combined, color in (
+            ("word_a", self.n.word_a, t["a"], theme.WORD_A),
+            ("word_b", self.n.word_b, t["b"], theme.WORD_B),
+        ):
+            rows.append(
+                [
+                    self.words.label(key, size=theme.BODY_SIZE, color=color),
+                    self.words.text(self._vec(word, self.digits), size=size, color=color),
+                    self.words.text(
+                        self._vec(t["position_vector"], 0), size=size, color=theme.MUTED
+                    ),
+                    self.words.text(
+                        self._vec(combined, self.digits), size=size, color=theme.FOREGROUND
+                    ),
+                ]
+            )
+        return head, rows
 
     def concat(self) -> None:
         """Why the lesson adds: setting p beside the word only hands the next layer a sum."""

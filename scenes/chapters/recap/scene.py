@@ -188,23 +188,11 @@ class Recap(LessonScene, layouts=LAYOUTS):
 
         n = params.n_bits
         shown = 2 ** min(n, BINARY_BITS_SHOWN)
-        bin_heights = pm.adjacent_distances(pm.binary_encoding(np.arange(shown), n)).tolist()
-        bin_steps = list(range(shown - 1))
         top = 2 ** (n - 1)  # top − 1 → top flips every bit
-        cliff_bits = pm.binary_encoding([top - 1, top], n)
-        cliff_distance = float(pm.adjacent_distances(cliff_bits)[0])
-        if top - 1 not in bin_steps:  # the cliff lies past the drawn steps
-            bin_steps.append(top - 1)
-            bin_heights.append(cliff_distance)
+        bin_steps, bin_heights, cliff_bits, cliff_distance = cls._binary_steps(n, shown, top)
 
         L = params.learned_max_len
-        learned = pm.learned_table(L, d)
-        probe = probe_position(L)
-        try:
-            pm.learned_lookup(learned, [probe])
-            raises = False
-        except pm.PositionOutOfRange:
-            raises = True
+        learned, probe, raises = cls._learned_probe(L, d)
 
         speeds = pair_speeds("sinusoid", params)
         T = training_length("sinusoid", params)
@@ -212,7 +200,6 @@ class Recap(LessonScene, layouts=LAYOUTS):
         heat_dims = spread_indices(d, MAX_HEAT)
         verdicts = pm.verdicts(params)
         checks = {s: v.checks for s, v in verdicts.items()}
-        missed_by_learned = {r for r, ok in checks["learned"].items() if not ok}
         return RecapNumbers(
             d_model=d,
             max_len=n_pos,
@@ -258,13 +245,46 @@ class Recap(LessonScene, layouts=LAYOUTS):
             checks=checks,
             misses={s: len(pm.REQUIREMENTS) - v.met for s, v in verdicts.items()},
             met_by={r: sum(checks[s][r] for s in pm.SCHEMES) for r in pm.REQUIREMENTS},
-            lines={
-                "smooth": "even" if checks["binary"]["smooth"] else "jump",
-                "seen_length": "turned" if unturned_pairs("sinusoid", params) == 0 else "unturned",
-                "checklist": "map" if "shift_map" in missed_by_learned else "few_rows",
-                "beyond": best_line(checks),
-            },
+            lines=cls._lines(params, checks),
         )
+
+    @staticmethod
+    def _binary_steps(
+        n: int, shown: int, top: int
+    ) -> tuple[list[int], list[float], np.ndarray, float]:
+        """The binary steps drawn (the first `shown` positions' and the cliff's), their
+        lengths, the cliff's two codes and its length."""
+        bin_heights = pm.adjacent_distances(pm.binary_encoding(np.arange(shown), n)).tolist()
+        bin_steps = list(range(shown - 1))
+        cliff_bits = pm.binary_encoding([top - 1, top], n)
+        cliff_distance = float(pm.adjacent_distances(cliff_bits)[0])
+        if top - 1 not in bin_steps:  # the cliff lies past the drawn steps
+            bin_steps.append(top - 1)
+            bin_heights.append(cliff_distance)
+        return bin_steps, bin_heights, cliff_bits, cliff_distance
+
+    @staticmethod
+    def _learned_probe(L: int, d: int) -> tuple[np.ndarray, int, bool]:
+        """The learned table, the position probed past its end, and whether looking it up raises."""
+        learned = pm.learned_table(L, d)
+        probe = probe_position(L)
+        try:
+            pm.learned_lookup(learned, [probe])
+            raises = False
+        except pm.PositionOutOfRange:
+            raises = True
+        return learned, probe, raises
+
+    @staticmethod
+    def _lines(params: Params, checks: dict[str, dict[str, bool]]) -> dict[str, str]:
+        """Beat -> which of its narration alternatives holds here."""
+        missed_by_learned = {r for r, ok in checks["learned"].items() if not ok}
+        return {
+            "smooth": "even" if checks["binary"]["smooth"] else "jump",
+            "seen_length": "turned" if unturned_pairs("sinusoid", params) == 0 else "unturned",
+            "checklist": "map" if "shift_map" in missed_by_learned else "few_rows",
+            "beyond": best_line(checks),
+        }
 
     # ---------------------------------------------------------------- construct
     def construct(self) -> None:
@@ -525,6 +545,49 @@ class Recap(LessonScene, layouts=LAYOUTS):
 
         strip_h, gap = 0.22, (0.4 if self.stage.layout.roomy else 0.28)
         ys = (0.0, -gap)
+        sin_strip, learned_strip, missing = self._length_strips(x, end, ys, strip_h)
+        for name, y in zip(names, ys, strict=True):
+            name.move_to([0, y, 0], aligned_edge=LEFT)
+        mark = x(n.probe)
+        dot = Dot([x(0), ys[0], 0], radius=0.07, color=theme.ACCENT)
+        r = 0.09
+        cross = VGroup(
+            Line([mark - r, ys[1] - r, 0], [mark + r, ys[1] + r, 0]),
+            Line([mark - r, ys[1] + r, 0], [mark + r, ys[1] - r, 0]),
+        ).set_stroke(theme.ACCENT, 4)
+        low = ys[1] - strip_h / 2
+        edge = DashedLine(
+            [x(n.learned_max_len), strip_h / 2 + 0.05, 0],
+            [x(n.learned_max_len), low - 0.05, 0],
+            dash_length=0.06,
+        ).set_stroke(theme.MUTED, 1.5)
+        ticks = self._length_ticks(x, low, sin_strip)
+        visual = VGroup(*names, sin_strip, learned_strip, missing, edge, dot, cross, ticks)
+        head = ", ".join(theme.fmt(v, DIGITS) for v in n.pe_probe[:2])
+        more = ", …" if len(n.pe_probe) > 2 else ""
+        value = self.line("extra_value", w, p=n.probe, v=head + more)
+        parts = [visual, value]
+        if self.stage.layout.roomy:  # in a square frame the cross on the learned strip says it
+            parts.append(self.line("extra_fails", w, theme.WORD_B, p=n.probe))
+        picture = VGroup(*parts).arrange(DOWN, buff=LINE_BUFF, aligned_edge=LEFT)
+        still = [*names, sin_strip, learned_strip, missing, edge, ticks[0], ticks[1], dot]
+
+        def travel() -> list:
+            return [
+                Succession(
+                    dot.animate(rate_func=linear).set_x(cross.get_center()[0]),
+                    FadeIn(VGroup(cross, ticks[2], *parts[1:]), shift=0.1 * UP),
+                )
+            ]
+
+        return picture, still, travel
+
+    def _length_strips(
+        self, x: Callable[[float], float], end: float, ys: tuple[float, float], strip_h: float
+    ) -> tuple[Rectangle, Rectangle, Rectangle]:
+        """The formula's strip to the axis's end, the table's to its last row, and the
+        outline of the rows it does not have."""
+        n = self.n
         sin_strip = Rectangle(
             width=x(end) - x(0),
             height=strip_h,
@@ -547,21 +610,13 @@ class Recap(LessonScene, layouts=LAYOUTS):
             stroke_opacity=0.5,
             fill_opacity=0,
         ).next_to(learned_strip, RIGHT, buff=0)
-        for name, y in zip(names, ys, strict=True):
-            name.move_to([0, y, 0], aligned_edge=LEFT)
-        mark = x(n.probe)
-        dot = Dot([x(0), ys[0], 0], radius=0.07, color=theme.ACCENT)
-        r = 0.09
-        cross = VGroup(
-            Line([mark - r, ys[1] - r, 0], [mark + r, ys[1] + r, 0]),
-            Line([mark - r, ys[1] + r, 0], [mark + r, ys[1] - r, 0]),
-        ).set_stroke(theme.ACCENT, 4)
-        low = ys[1] - strip_h / 2
-        edge = DashedLine(
-            [x(n.learned_max_len), strip_h / 2 + 0.05, 0],
-            [x(n.learned_max_len), low - 0.05, 0],
-            dash_length=0.06,
-        ).set_stroke(theme.MUTED, 1.5)
+        return sin_strip, learned_strip, missing
+
+    def _length_ticks(
+        self, x: Callable[[float], float], low: float, sin_strip: Rectangle
+    ) -> VGroup:
+        """Positions 0, the table's length and the probe, under the strips."""
+        n = self.n
         ticks = VGroup(
             *[
                 self.words.text(str(p), theme.SMALL_SIZE, color).move_to([x(p), 0, 0])
@@ -577,25 +632,7 @@ class Recap(LessonScene, layouts=LAYOUTS):
         # the probe's tick moves right of the table's when they would touch
         if ticks[2].get_left()[0] < ticks[1].get_right()[0] + 0.1:
             ticks[2].next_to(ticks[1], RIGHT, buff=0.1)
-        visual = VGroup(*names, sin_strip, learned_strip, missing, edge, dot, cross, ticks)
-        head = ", ".join(theme.fmt(v, DIGITS) for v in n.pe_probe[:2])
-        more = ", …" if len(n.pe_probe) > 2 else ""
-        value = self.line("extra_value", w, p=n.probe, v=head + more)
-        parts = [visual, value]
-        if self.stage.layout.roomy:  # in a square frame the cross on the learned strip says it
-            parts.append(self.line("extra_fails", w, theme.WORD_B, p=n.probe))
-        picture = VGroup(*parts).arrange(DOWN, buff=LINE_BUFF, aligned_edge=LEFT)
-        still = [*names, sin_strip, learned_strip, missing, edge, ticks[0], ticks[1], dot]
-
-        def travel() -> list:
-            return [
-                Succession(
-                    dot.animate(rate_func=linear).set_x(cross.get_center()[0]),
-                    FadeIn(VGroup(cross, ticks[2], *parts[1:]), shift=0.1 * UP),
-                )
-            ]
-
-        return picture, still, travel
+        return ticks
 
     def seen_picture(self, w: float, h: float):
         """The sinusoid's slowest pair: the arc its hand sweeps within the training length,

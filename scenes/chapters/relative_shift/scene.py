@@ -379,6 +379,16 @@ class RelativeShift(LessonScene, layouts=LAYOUTS):
         """M_k at the shown dims: a 2×2 block per clock on the diagonal, zeros elsewhere."""
         n = self.n
         width = self.stage.width() - 0.4 if self.matrix_covers else self.text_width()
+        self._build_matrix_grid()
+        self._build_matrix_notes(width)
+        title = self.words.label("matrix_title", theme.LABEL_SIZE, max_width=width, k=n.k)
+        body = VGroup(title, self.matrix_grid, self.matrix_notes).arrange(DOWN, buff=0.25)
+        self.matrix_title = title
+        return VGroup(panel(body.width + 0.4, body.height + 0.4).move_to(body), body)
+
+    def _build_matrix_grid(self) -> None:
+        """The matrix's entries, its tinted 2×2 blocks and the dims along both edges."""
+        n = self.n
         m = np.asarray(n.matrix)
         size = len(n.rows)
         texts = [
@@ -425,6 +435,10 @@ class RelativeShift(LessonScene, layouts=LAYOUTS):
             ]
         )
         self.matrix_grid = VGroup(blocks, VGroup(*texts), row_labels, col_labels)
+
+    def _build_matrix_notes(self, width: float | None) -> None:
+        """The general 2×2 block, that it has no p in it, and which dims are shown."""
+        n = self.n
         block = formula(
             r"\begin{pmatrix} \cos k\omega_i & \sin k\omega_i \\ -\sin k\omega_i & \cos k\omega_i"
             r"\end{pmatrix}",
@@ -456,10 +470,6 @@ class RelativeShift(LessonScene, layouts=LAYOUTS):
         self.matrix_notes = VGroup(general, notes).arrange(RIGHT, buff=0.4)
         if self.matrix_notes.width > max(self.matrix_grid.width, width or self.slot_width - 0.4):
             self.matrix_notes.arrange(DOWN, buff=0.2)
-        title = self.words.label("matrix_title", theme.LABEL_SIZE, max_width=width, k=n.k)
-        body = VGroup(title, self.matrix_grid, self.matrix_notes).arrange(DOWN, buff=0.25)
-        self.matrix_title = title
-        return VGroup(panel(body.width + 0.4, body.height + 0.4).move_to(body), body)
 
     def build_dots(self) -> VGroup:
         """PE(p)·PE(p+k) at several p: one column per position."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -359,56 +360,10 @@ class SquareToSine(LessonScene, layouts=LAYOUTS):
         kept = self.family_rows[:R]
         squares = VGroup(*[row[1] for row in kept])
         plots = VGroup(*[row[0] for row in kept])
-        # On screen, the fundamental's sign and 4/π go: -(4/π)·sin(πp/2^i) becomes sin(ω_i p).
-        sign = "-" if nums.fundamental_scale < 0 else ""
-        flip = self.stack_if_wide(
-            VGroup(
-                formula(
-                    rf"{sign}\frac{{4}}{{\pi}}\,\sin(\pi p/2^{{i}})"
-                    r"\;\longrightarrow\;\sin(\omega_i\,p)",
-                    size=theme.HEADING_SIZE * 1.1,
-                ),
-                formula(
-                    rf"\omega_i = {number_text(nums.base)}^{{-{self.exponent()}}}",
-                    size=theme.HEADING_SIZE * 1.1,
-                    color=theme.ACCENT,
-                ),
-            ),
-            buff=0.6,
-        )
-        legend = self.words.label("legend", theme.SMALL_SIZE, theme.MUTED)
-        notes = VGroup()
-        if p.d_model // 2 > R:
-            notes.add(
-                self.words.label("more_pairs", theme.SMALL_SIZE, shown=R, total=p.d_model // 2)
-            )
-        # The legend, and beside it (or under it) how many pairs of the table the rows show.
-        keys = self.stack_if_wide(VGroup(legend, notes), buff=0.6) if len(notes) else legend
-        # each later beat's reason, one at a time, in one slot under the legend
-        width = self.stage.width()
-        reasons = [
-            self.words.label("why_start", theme.LABEL_SIZE, theme.ACCENT, max_width=width),
-            self.words.label(
-                "why_ladder",
-                theme.LABEL_SIZE,
-                theme.ACCENT,
-                max_width=width,
-                lap=number_text(round(nums.slowest_lap)),
-            ),
-            formula(
-                r"\sin\omega(p+k) = \sin\omega p\,\cos\omega k + \cos\omega p\,\sin\omega k",
-                size=theme.HEADING_SIZE,
-                color=theme.ACCENT,
-            ),
-        ]
-        slot = max(r.height for r in reasons)
-        header = VGroup(flip, keys).arrange(DOWN, buff=0.2)
-        header.next_to(kept, UP, buff=0.45 + slot)
-        # Where the rows reach the top of the stage, lower them (the footer leaves room below).
-        drop = max(0.0, header.get_top()[1] - (self.stage.bottom() + self.stage.height()))
-        header.shift(drop * DOWN)
-        for reason in reasons:
-            reason.next_to(header, DOWN, buff=0.2)
+        flip = self._slide_flip()
+        legend, notes, keys = self._slide_keys()
+        reasons = self._slide_reasons()
+        header, drop = self._place_header(flip, keys, kept, reasons)
         moving = VGroup(plots, *self.fundamentals[:R], *self.names[:R], *self.right_tags[:R])
         # Unpack the family so every part below has exactly one animation.
         self.remove(self.family)
@@ -423,23 +378,8 @@ class SquareToSine(LessonScene, layouts=LAYOUTS):
         )
         self.remove(moving)
         self.add(plots, *self.fundamentals[:R], *self.names[:R], *self.right_tags[:R])
-        names = VGroup(
-            *[
-                self.words.label("pair", theme.LABEL_SIZE, series(i), i=i).move_to(
-                    self.names[i], aligned_edge=LEFT if self.stage.layout.stacked else RIGHT
-                )
-                for i in range(R)
-            ]
-        )
-        # Enough decimals that the slowest pair never reads as zero.
-        places = int(np.clip(np.ceil(-np.log10(min(nums.omega_pe))) + 1, 3, 6))
-        readouts = VGroup()
-        for i in range(R):
-            name = self.words.label("omega", theme.LABEL_SIZE, theme.FOREGROUND)
-            value = LiveNumber(omegas()[i], num_decimal_places=places, font_size=theme.LABEL_SIZE)
-            value.add_updater(lambda m, i=i: m.set_value(omegas()[i]))
-            readout = VGroup(name, value.next_to(name, RIGHT, buff=0.15))
-            readouts.add(self.beside_row(self.rows[i], readout, RIGHT))
+        names = self._pair_names()
+        readouts = self._omega_readouts(omegas)
         # The flip: each fundamental turns over and shrinks from 4/π to 1, at its own speed.
         self.play(
             *[Transform(self.fundamentals[i], sines[i].copy().clear_updaters()) for i in range(R)],
@@ -455,11 +395,125 @@ class SquareToSine(LessonScene, layouts=LAYOUTS):
             self.play(FadeIn(notes), run_time=theme.SHORT)
         self.wait(theme.READ)
 
+        self._slide_start(t, reasons)
+        self._slide_ladder(t, flip, reasons, sines, readouts)
+        self._slide_cosine(reasons, cosines)
+        sines.clear_updaters()
+        cosines.clear_updaters()
+        readouts.clear_updaters()
+        self.slide_group = VGroup(sines, cosines, names, readouts, header, notes, plots, reasons[2])
+
+    def _slide_flip(self) -> VGroup:
+        """The two formula lines: the fundamental becoming sin(ω_i p), and ω_i itself."""
+        nums = self.n
+        # On screen, the fundamental's sign and 4/π go: -(4/π)·sin(πp/2^i) becomes sin(ω_i p).
+        sign = "-" if nums.fundamental_scale < 0 else ""
+        return self.stack_if_wide(
+            VGroup(
+                formula(
+                    rf"{sign}\frac{{4}}{{\pi}}\,\sin(\pi p/2^{{i}})"
+                    r"\;\longrightarrow\;\sin(\omega_i\,p)",
+                    size=theme.HEADING_SIZE * 1.1,
+                ),
+                formula(
+                    rf"\omega_i = {number_text(nums.base)}^{{-{self.exponent()}}}",
+                    size=theme.HEADING_SIZE * 1.1,
+                    color=theme.ACCENT,
+                ),
+            ),
+            buff=0.6,
+        )
+
+    def _slide_keys(self) -> tuple[Mobject, VGroup, Mobject]:
+        """(legend, notes, keys): keys is the legend with the notes, if any, beside or under it."""
+        R = self.n.pairs
+        p = self.params
+        legend = self.words.label("legend", theme.SMALL_SIZE, theme.MUTED)
+        notes = VGroup()
+        if p.d_model // 2 > R:
+            notes.add(
+                self.words.label("more_pairs", theme.SMALL_SIZE, shown=R, total=p.d_model // 2)
+            )
+        # The legend, and beside it (or under it) how many pairs of the table the rows show.
+        keys = self.stack_if_wide(VGroup(legend, notes), buff=0.6) if len(notes) else legend
+        return legend, notes, keys
+
+    def _slide_reasons(self) -> list[Mobject]:
+        """Each later beat's reason, one at a time, in one slot under the legend."""
+        nums = self.n
+        width = self.stage.width()
+        return [
+            self.words.label("why_start", theme.LABEL_SIZE, theme.ACCENT, max_width=width),
+            self.words.label(
+                "why_ladder",
+                theme.LABEL_SIZE,
+                theme.ACCENT,
+                max_width=width,
+                lap=number_text(round(nums.slowest_lap)),
+            ),
+            formula(
+                r"\sin\omega(p+k) = \sin\omega p\,\cos\omega k + \cos\omega p\,\sin\omega k",
+                size=theme.HEADING_SIZE,
+                color=theme.ACCENT,
+            ),
+        ]
+
+    def _place_header(
+        self, flip: VGroup, keys: Mobject, kept: VGroup, reasons: list[Mobject]
+    ) -> tuple[VGroup, float]:
+        """The formulas and keys above the rows with room for a reason under them, and how
+        far everything drops so that they stay on stage."""
+        slot = max(r.height for r in reasons)
+        header = VGroup(flip, keys).arrange(DOWN, buff=0.2)
+        header.next_to(kept, UP, buff=0.45 + slot)
+        # Where the rows reach the top of the stage, lower them (the footer leaves room below).
+        drop = max(0.0, header.get_top()[1] - (self.stage.bottom() + self.stage.height()))
+        header.shift(drop * DOWN)
+        for reason in reasons:
+            reason.next_to(header, DOWN, buff=0.2)
+        return header, drop
+
+    def _pair_names(self) -> VGroup:
+        R = self.n.pairs
+        return VGroup(
+            *[
+                self.words.label("pair", theme.LABEL_SIZE, series(i), i=i).move_to(
+                    self.names[i], aligned_edge=LEFT if self.stage.layout.stacked else RIGHT
+                )
+                for i in range(R)
+            ]
+        )
+
+    def _omega_readouts(self, omegas: Callable[[], np.ndarray]) -> VGroup:
+        """Beside each row, its ω as it changes."""
+        nums = self.n
+        R = nums.pairs
+        # Enough decimals that the slowest pair never reads as zero.
+        places = int(np.clip(np.ceil(-np.log10(min(nums.omega_pe))) + 1, 3, 6))
+        readouts = VGroup()
+        for i in range(R):
+            name = self.words.label("omega", theme.LABEL_SIZE, theme.FOREGROUND)
+            value = LiveNumber(omegas()[i], num_decimal_places=places, font_size=theme.LABEL_SIZE)
+            value.add_updater(lambda m, i=i: m.set_value(omegas()[i]))
+            readout = VGroup(name, value.next_to(name, RIGHT, buff=0.15))
+            readouts.add(self.beside_row(self.rows[i], readout, RIGHT))
+        return readouts
+
+    def _slide_start(self, t: ValueTracker, reasons: list[Mobject]) -> None:
         self.beat("start")  # every speed divided by π: the fastest turns 1 radian a position
         self.play(FadeIn(reasons[0], shift=0.1 * UP), run_time=theme.SHORT)
         self.while_saying("slow", t.animate.set_value(1.0), run_time=3.0, rate_func=linear)
         self.wait(theme.READ)
 
+    def _slide_ladder(
+        self,
+        t: ValueTracker,
+        flip: VGroup,
+        reasons: list[Mobject],
+        sines: VGroup,
+        readouts: VGroup,
+    ) -> None:
+        R = self.n.pairs
         self.beat("ladder")  # halving gives way to one fixed factor, set by the base and d
         self.play(
             FadeIn(flip[1]), ReplacementTransform(reasons[0], reasons[1]), run_time=theme.SHORT
@@ -470,14 +524,11 @@ class SquareToSine(LessonScene, layouts=LAYOUTS):
         self.while_saying("ladder", t.animate.set_value(2.0), run_time=4.0, rate_func=linear)
         self.wait(theme.READ)
 
+    def _slide_cosine(self, reasons: list[Mobject], cosines: VGroup) -> None:
         self.beat("cosine")  # the partner that makes a fixed map from p to p+k possible
         self.play(ReplacementTransform(reasons[1], reasons[2]), run_time=theme.NORMAL)
         self.play(FadeIn(cosines), run_time=theme.NORMAL)
         self.wait(theme.READ)
-        sines.clear_updaters()
-        cosines.clear_updaters()
-        readouts.clear_updaters()
-        self.slide_group = VGroup(sines, cosines, names, readouts, header, notes, plots, reasons[2])
 
     def heat_map(self, height: float) -> tuple[VGroup, PixelMap]:
         """The PE table as a titled, labelled heat map whose image is `height` tall, at the top."""

@@ -608,6 +608,13 @@ class Variants(LessonScene, layouts=LAYOUTS):
         self.limit = VGroup(limit, limit_name)
         plot = VGroup(self.plot_frame, self.stairs, self.limit, self.last_name, self.exact_name)
 
+        self._build_t5_samples()
+        self._build_t5_notes()
+        return self.page(self.header("t5"), plot, self.samples, self.t5_notes)
+
+    def _build_t5_samples(self) -> None:
+        """Sample distances and their buckets: two rows, or two columns if the rows are too wide."""
+        n = self.n
         heads = [self.words.label("t5_distance", theme.SMALL_SIZE, theme.MUTED)] + [
             self.words.text(compact(d), theme.SMALL_SIZE) for d in n.t5_distances
         ]
@@ -621,6 +628,10 @@ class Variants(LessonScene, layouts=LAYOUTS):
             self.samples = VGroup(
                 *[m for pair in zip(heads, cells, strict=True) for m in pair]
             ).arrange_in_grid(cols=2, buff=(0.4, 0.1))
+
+    def _build_t5_notes(self) -> None:
+        """The buckets of the keys after the query, and the bias each bucket learns."""
+        n = self.n
         if n.t5_bidirectional:
             after = self.words.label(
                 "t5_after_bi",
@@ -638,7 +649,6 @@ class Variants(LessonScene, layouts=LAYOUTS):
             "t5_bias", theme.LABEL_SIZE, theme.ACCENT, self.text_width()
         )
         self.t5_notes = VGroup(after, self.t5_bias).arrange(DOWN, buff=0.12)
-        return self.page(self.header("t5"), plot, self.samples, self.t5_notes)
 
     def t5(self) -> None:
         self.beat("t5")
