@@ -227,3 +227,22 @@ class S:
         d = {"wide": 1}[self.stage.shape]
 """
     assert shape_questions(source) == [4, 5, 7]
+
+
+def test_no_function_outside_the_tests_is_over_80_lines():
+    long = [
+        f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({node.end_lineno - node.lineno + 1})"
+        for folder in (*PACKAGES, "bench", "scripts")
+        for path in (ROOT / folder).rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.end_lineno - node.lineno + 1 > 80
+    ]
+    assert long == []
+
+
+def test_the_lesson_scene_is_thin():
+    tree = ast.parse((ROOT / "scenes" / "kit" / "base.py").read_text(encoding="utf-8"))
+    (scene,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "LessonScene"]
+    methods = [n for n in scene.body if isinstance(n, ast.FunctionDef)]
+    assert len(methods) <= 20, [m.name for m in methods]
