@@ -201,7 +201,24 @@ def test_symbols_are_spoken_as_words_and_sentences_split():
 
 
 # ------------------------------------------------------------------ narrate
-def test_pending_speech_is_made_on_every_core_and_then_found_cached(plugin_scenes, tmp_path):
+def test_a_few_sentences_are_spoken_in_the_command_not_by_a_pool(
+    plugin_scenes, tmp_path, monkeypatch
+):
+    # each worker of a pool loads the engine anew: for a reworded line it costs more than it saves
+    pending = [narration.narrate("tiny", "en", "auto", ESPEAK, tmp_path, tmp_path / "c", False)]
+    assert 2 <= sum(len(b.pieces) for b in pending[0].beats) < narration.POOL_FROM
+
+    def no_pool(*args, **kwargs):
+        raise AssertionError("a pool was started")
+
+    monkeypatch.setattr(narration, "ProcessPoolExecutor", no_pool)
+    narration.synthesise_pending(pending, "auto", ESPEAK, tmp_path / "c")  # left to narrate
+
+
+def test_pending_speech_is_made_on_every_core_and_then_found_cached(
+    plugin_scenes, tmp_path, monkeypatch
+):
+    monkeypatch.setattr(narration, "POOL_FROM", 2)  # tiny has a few sentences
     cache = tmp_path / "cache"
     pending = [
         narration.narrate("tiny", lang, "auto", ESPEAK, tmp_path, cache, False)

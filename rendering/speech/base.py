@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from lesson.sealed import user_cache
+from lesson.sealed import seal, unseal, user_cache
 from rendering.core.files import atomic_write
 
 
@@ -46,11 +46,48 @@ def file_digest(path: Path, length: int = 16) -> str:
 
 
 def holds(path: Path, sha256: str) -> bool:
-    """Whether `path` is a file whose sha256 is `sha256` (False when it cannot be read)."""
+    """Whether `path` is a file whose sha256 is `sha256` (False when it cannot be read).
+
+    A file found whole is hashed again only once its stamp (device, inode, size, change
+    and modification times) moves: the stamp is kept sealed with this user's key in the
+    user's cache, so another user cannot vouch for a file, and a file rewritten in place
+    is hashed again."""
     try:
-        return path.is_file() and stream_digest(path, 64) == sha256
+        if not path.is_file():
+            return False
+        kept = _stamp_file(path, sha256)
+        if kept.is_file() and unseal(_STAMPED, kept.read_bytes()) == _stamp(path, sha256):
+            return True
+        if stream_digest(path, 64) != sha256:
+            return False
     except OSError:
         return False
+    _keep_stamp(path, sha256)
+    return True
+
+
+_STAMPED = "checked-file"
+
+
+def _stamp(path: Path, sha256: str) -> bytes:
+    info = os.stat(path)
+    fields = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+    return f"{path.resolve()}\0{sha256}\0{fields}".encode()
+
+
+def _stamp_file(path: Path, sha256: str) -> Path:
+    name = hashlib.sha256(f"{path.resolve()}\0{sha256}".encode()).hexdigest()[:24]
+    return user_cache() / "checked" / name
+
+
+def _keep_stamp(path: Path, sha256: str) -> None:
+    """Note that `path` held `sha256` at its current stamp (nothing when it cannot be kept)."""
+    with contextlib.suppress(OSError):
+        sealed = seal(_STAMPED, _stamp(path, sha256))
+        if sealed is not None:
+            target = _stamp_file(path, sha256)
+            target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            atomic_write(target, lambda fh: fh.write(sealed), durable=False)
 
 
 def reinstall(package: str) -> str:

@@ -51,6 +51,9 @@ CACHE = ".speech"
 RECORDING_TYPES = (".wav", ".flac", ".mp3", ".m4a", ".ogg")
 CLIPPED_SHARE = 0.001  # more samples than this at full scale: the recording clipped
 TOO_LONG = 3.0  # a recording this many times the engine's length is probably the wrong take
+# Sentences to speak before a pool of workers pays: each worker loads the engine (Kokoro:
+# its front end and model, a few seconds), so a reworded line or two is spoken here.
+POOL_FROM = int(os.environ.get("PE_SPEECH_POOL_FROM") or 8)
 
 
 class NarrationError(RuntimeError):
@@ -377,8 +380,8 @@ def synthesise_pending(
                     path = str(cache_dir / f"{piece.digest}.wav")
                     tasks[piece.digest] = (spec, piece.text, narration.lang, path)
     workers = min(len(tasks), os.cpu_count() or 1)
-    if workers < 2:
-        return  # the narration makes it as it goes
+    if workers < 2 or len(tasks) < POOL_FROM:
+        return  # the narration makes it as it goes, with the one engine it loads
     making_new_speech()
     context = multiprocessing.get_context("spawn")  # the parent may run native threads
     pool = ProcessPoolExecutor(

@@ -38,6 +38,7 @@ from rendering.speech.base import (
     VoiceSpec,
     cache_folder,
     file_digest,
+    holds,
     install_bytes,
 )
 from rendering.speech.engines.base import THREE_SCENES, Engine, Measured, versions
@@ -107,7 +108,7 @@ def _part(package: str) -> bytes:
 def model_file() -> Path:
     """The joined model in `cache_folder()`, joined again when missing or not whole."""
     target = cache_folder() / f"kokoro-v1.0-int8-{MODEL_SHA256[:16]}.onnx"
-    if target.is_file() and file_digest(target, 64) == MODEL_SHA256:
+    if holds(target, MODEL_SHA256):
         return target
     blob = b"".join(_part(package) for package in PARTS)  # each checked by its hash
     try:
