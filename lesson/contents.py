@@ -4,6 +4,7 @@ and the stills of docs/stills/ each chapter asks for."""
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import tomllib
@@ -62,22 +63,41 @@ class Still:
 def stills(room: Path = registry.CHAPTERS) -> list[Still]:
     """Every chapter's still at 16:9 and those its chapter.toml asks for in other shapes
     (`[still] beat = "...", shapes = ["9:16", "1:1"]`), in the lesson's order."""
-    out = []
-    for info in registry.discover(room):
-        asked = tomllib.loads((_folder(info.slug, room) / "chapter.toml").read_text("utf-8"))
-        asked = asked.get("still", {})
-        for aspect in ("16:9", *asked.get("shapes", ())):
-            out.append(Still(info.slug, aspect, asked.get("beat")))
-    return out
+    return [
+        Still(info.slug, aspect, beat)
+        for info in registry.discover(room)
+        for beat, shapes in [_still_asked(info.slug, room)]
+        for aspect in ("16:9", *shapes)
+    ]
+
+
+def _still_asked(slug: str, room: Path) -> tuple[str | None, tuple[str, ...]]:
+    """A chapter's `[still]`: its beat (None: the default) and its other shapes."""
+    folder = _folder(slug, room)
+    asked = tomllib.loads((folder / "chapter.toml").read_text("utf-8")).get("still", {})
+    beat, shapes = asked.get("beat"), asked.get("shapes", [])
+    said = tomllib.loads((folder / "en.toml").read_text("utf-8")).get("say", {})
+    if not (
+        isinstance(asked, dict)
+        and (beat is None or beat in said)
+        and isinstance(shapes, list)
+        and set(shapes) <= set(SHAPE_NAMES)
+    ):
+        raise registry.ChapterError(
+            f"{folder / 'chapter.toml'}: [still] may say beat = one of its beats "
+            f"({', '.join(said)}) and shapes = a list of {', '.join(map(repr, SHAPE_NAMES))}"
+        )
+    return beat, tuple(shapes)
 
 
 def fingerprint(still: Still, room: Path = registry.CHAPTERS) -> str:
-    """What a still shows, as far as its chapter's own folder says: its scene code, its
+    """What a still shows, as far as its chapter's own folder says: its scene's code, its
     on-screen words in the still's language and the beat it stops at. A still whose
     fingerprint differs from the one recorded beside it is stale."""
     folder = _folder(still.slug, room)
     words = tomllib.loads((folder / f"{still.lang}.toml").read_text("utf-8")).get("ui", {})
-    digest = hashlib.sha256((folder / "scene.py").read_bytes())
+    code = ast.dump(ast.parse((folder / "scene.py").read_text("utf-8")))  # not its comments
+    digest = hashlib.sha256(code.encode())
     digest.update(json.dumps([words, still.beat], sort_keys=True).encode())
     return digest.hexdigest()[:16]
 

@@ -60,9 +60,8 @@ class LessonIntro(LessonScene):
         stops = self.chapter_list(registry.lesson_chapters())
         note = self.words.label("count", size=theme.LABEL_SIZE, color=theme.MUTED, n=len(stops))
         card = VGroup(head, stops, note).arrange(DOWN, buff=0.45)
-        self.stage.fit(card).move_to(
-            ORIGIN
-        )  # laid out whole first, so it sits centred in any frame
+        # laid out whole first, so it sits centred in any frame
+        self.stage.fit(card).move_to(ORIGIN)
         self.play(Write(title), FadeIn(subtitle, shift=0.2 * UP), run_time=theme.NORMAL)
         self.wait(theme.READ)
 

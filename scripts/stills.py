@@ -55,13 +55,14 @@ def main(slugs: list[str]) -> None:
             if not chosen or still.slug in chosen:
                 draw(still, Path(tmp))
                 record[still.file] = contents.fingerprint(still)
+                atomic_write_text(RECORD, json.dumps(record, indent=1, sort_keys=True) + "\n")
                 print(STILLS / still.file)
     names = {s.file for s in wanted}
     for old in STILLS.glob("*.png"):
         if old.name not in names:  # a chapter or a shape no longer asked for
             old.unlink()
-    record = {name: digest for name, digest in sorted(record.items()) if name in names}
-    atomic_write_text(RECORD, json.dumps(record, indent=1) + "\n")
+    record = {name: digest for name, digest in record.items() if name in names}
+    atomic_write_text(RECORD, json.dumps(record, indent=1, sort_keys=True) + "\n")
     shown = [s for s in wanted if (STILLS / s.file).is_file()]
     README.write_text(contents.with_gallery(README.read_text("utf-8"), shown), "utf-8")
 

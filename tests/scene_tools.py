@@ -62,10 +62,6 @@ class LayoutReport:
     def assert_readable(self) -> None:
         assert not self.too_small, "text too small to read:\n" + "\n".join(self.too_small)
 
-    def median_fill(self) -> float:
-        shares = [f for beat, f in self.fill.items() if beat not in TEXT_ONLY_BEATS]
-        return float(np.median(shares)) if shares else 1.0
-
     def mean_fill(self) -> float:
         """Average stage fill over the beats that build a stage (the takeaway is one line)."""
         shares = [f for beat, f in self.fill.items() if beat not in TEXT_ONLY_BEATS]

@@ -105,3 +105,20 @@ def test_the_version_is_one_in_pyproject_the_changelog_and_the_command():
     assert released[0] == version
     said = CliRunner().invoke(cli, ["--version"])
     assert (said.exit_code, said.output) == (0, f"pe-explainer {version}\n")
+
+
+def test_a_still_asked_for_wrongly_is_one_line(tmp_path):
+    import shutil
+
+    import pytest
+
+    from lesson import contents, registry
+
+    room = tmp_path / "chapters"
+    shutil.copytree(registry.CHAPTERS, room, ignore=shutil.ignore_patterns("__pycache__"))
+    declared = room / "recap" / "chapter.toml"
+    text = declared.read_text(encoding="utf-8")
+    for wrong in ('shapes = "9:16"', 'shapes = ["4:3"]', 'beat = "nope"'):
+        declared.write_text(text.replace('shapes = ["9:16"]', wrong), encoding="utf-8")
+        with pytest.raises(registry.ChapterError, match=r"\[still\] may say beat = one of"):
+            contents.stills(room)

@@ -221,16 +221,17 @@ def test_an_edit_to_code_that_writes_clip_bytes_changes_the_renderer_key(tree, w
     assert renderer_key() != before
 
 
-def test_a_draw_module_the_render_driver_starts_to_use_is_in_the_renderer_key(tree):
+def test_every_module_of_the_draw_package_is_in_the_renderer_key(tree):
     (tree / "rendering/draw/mux.py").write_text("TRACKS = 1\n", encoding="utf-8")
-    append(tree / "rendering/run/scheduler.py", "from rendering.draw import mux")
+    (tree / "rendering/draw/.#mux.py").write_text("an editor's lock file\n", encoding="utf-8")
     before = renderer_key()
     edit(tree / "rendering/draw/mux.py", "TRACKS = 1", "TRACKS = 2")
     assert renderer_key() != before
 
 
-def test_a_draw_module_the_render_driver_never_imports_stays_out_of_the_renderer_key(tree):
+def test_the_render_drivers_own_modules_stay_out_of_the_renderer_key(tree):
     before = renderer_key()
+    append(tree / "rendering/run/scheduler.py", "THRESHOLD = 9")
     append(tree / "rendering/run/pixel_stills.py", "THRESHOLD = 9")
     assert renderer_key() == before
 

@@ -50,9 +50,10 @@ class OneLineErrors(click.Group):
         sys.exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx: click.Context):
-        """Run the command; a broken or missing catalogue, a project file saved half-edited
-        (read for a cache key), or a file that cannot be written, whichever command meets
-        it, is one line (its traceback with --verbose)."""
+        """Run the command; what the rooms refuse (USER_ERRORS: the request, the voice,
+        the narration, the settings, the preflight) is one line; a broken or missing
+        catalogue, a project file saved half-edited (read for a cache key), or a file that
+        cannot be written, whichever command meets it, too (its traceback with --verbose)."""
         try:
             return super().invoke(ctx)
         except OSError as exc:  # a folder on a read-only or full disk, whichever step wrote

@@ -2,15 +2,17 @@
 
 Every command that makes jobs gets one `JobOptions` (rendering/run/request.py) instead of
 a dozen loose arguments: `into_job_options` folds the options that are its fields into
-the `opts` argument. Nothing here checks the lesson or makes speech.
+the `opts` argument. The lesson is checked and speech made in run/ and speech/; this
+module only shows their progress.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import fields
 from pathlib import Path
 
@@ -246,8 +248,15 @@ def scene_progress(verb: str, disable: bool = False) -> Progress:
     )
 
 
+@contextlib.contextmanager
+def speech_bar(opts: JobOptions, scenes: int, synthesize: bool) -> Iterator[Callable[[], None]]:
+    """A bar counting scenes while their speech is made; yields what advances it."""
+    with scene_progress("speech", disable=opts.voice == "none" or not synthesize) as progress:
+        task = progress.add_task(opts.lang, total=scenes)
+        yield lambda: progress.advance(task)
+
+
 def made_jobs(opts: JobOptions, slugs: list[str], params, synthesize: bool = True) -> list[Job]:
     """`opts.jobs`, with a bar counting scenes while their speech is made."""
-    with scene_progress("speech", disable=opts.voice == "none" or not synthesize) as progress:
-        task = progress.add_task(opts.lang, total=len(slugs))
-        return opts.jobs(slugs, params, synthesize, lambda: progress.advance(task))
+    with speech_bar(opts, len(slugs), synthesize) as advance:
+        return opts.jobs(slugs, params, synthesize, advance)

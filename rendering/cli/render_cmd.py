@@ -20,6 +20,7 @@ from rendering.cli.options import (
     made_jobs,
     resolve_slugs,
     scene_arguments,
+    speech_bar,
 )
 from rendering.cli.tables import plan_table, summary_table
 from rendering.core import formats, settings
@@ -29,7 +30,7 @@ from rendering.publish.gallery import publish
 from rendering.publish.lesson import join_folders
 from rendering.run import child
 from rendering.run.plan import plan
-from rendering.run.preflight import PipelineError, check_writable, preflight
+from rendering.run.preflight import check_writable, preflight
 from rendering.run.request import check_glyphs
 from rendering.run.scheduler import execute
 from rendering.run.workdirs import WORK
@@ -239,20 +240,21 @@ def render_course(plan_file: Path, opts: JobOptions, run: Run) -> None:
     try:
         course = course_mod.load(plan_file, opts.params())
         settings.check_format(fmt, opts.transparent)
-    except (course_mod.CourseError, settings.SettingsError) as exc:
+    except course_mod.CourseError as exc:
         raise Fail(str(exc)) from None
     for name, params in course.sets.items():
         check_glyphs(params, f"{plan_file}: [sets.{name}] ")
     if not run.dry_run:
         preflight(output)
     # per set: a line may say the set's numbers (the same words are synthesised once)
-    speech = {
-        (name, lang): dataclasses.replace(opts, lang=lang).narrations(
-            course.slugs, params, not run.dry_run
-        )
-        for name, params in course.sets.items()
-        for lang in course.langs
-    }
+    speech = {}
+    for name, params in course.sets.items():
+        for lang in course.langs:
+            in_lang = dataclasses.replace(opts, lang=lang)
+            with speech_bar(in_lang, len(course.slugs), not run.dry_run) as advance:
+                speech[name, lang] = in_lang.narrations(
+                    course.slugs, params, not run.dry_run, advance
+                )
     groups: list[tuple[list[Job], Path]] = []  # one per set: its jobs and its root
     for name, params in course.sets.items():
         set_jobs = [
@@ -283,19 +285,16 @@ def render_course(plan_file: Path, opts: JobOptions, run: Run) -> None:
 
 def _execute(planned, roots, run: Run, work_root: Path | None = None):
     """Render what the plan says, print the summary and each job's warning."""
-    try:
-        report = execute(
-            planned,
-            roots,
-            run.jobs,
-            console,
-            verbose=run.verbose,
-            scheduler=run.scheduler,
-            work_root=work_root,
-            split_long=run.split_long,
-        )
-    except PipelineError as exc:
-        raise Fail(str(exc)) from None
+    report = execute(
+        planned,
+        roots,
+        run.jobs,
+        console,
+        verbose=run.verbose,
+        scheduler=run.scheduler,
+        work_root=work_root,
+        split_long=run.split_long,
+    )
     console.print(summary_table(report))
     for o in report.outcomes:
         if o.beats:

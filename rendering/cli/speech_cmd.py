@@ -60,7 +60,7 @@ def script(slugs: tuple[str, ...], all_: bool, opts: JobOptions, table_format: s
     import tempfile
 
     from rendering.draw.scene import animation_times
-    from rendering.speech.narration import CACHE, NarrationError, script_rows
+    from rendering.speech.narration import CACHE, script_rows
 
     lang, voice_dir, output = opts.lang, opts.voice_dir, opts.output
     chosen = resolve_slugs(slugs, all_)
@@ -78,8 +78,6 @@ def script(slugs: tuple[str, ...], all_: bool, opts: JobOptions, table_format: s
                 rows += script_rows(
                     job.slug, lang, job.narration, voice_dir, output / CACHE, timing, job.params
                 )
-            except NarrationError as exc:
-                raise Fail(str(exc)) from None
             except OSError as exc:  # a recording's shaped copy, on a full disk
                 raise Fail(write_problem(exc)) from None
     head = ["scene", "beat", "text", "file", "tts_s", "animation_s", "status"]
@@ -193,7 +191,7 @@ HAN = re.compile(r"[\u3400-\u9fff]")
 def say(text, lang, voice, out_file, config, output) -> None:
     """Speak TEXT exactly as the lesson would (front end, engine, speed, trim, loudness)."""
     from rendering.speech import audio
-    from rendering.speech.narration import CACHE, NarrationError, line_samples, synthesised
+    from rendering.speech.narration import CACHE, line_samples, synthesised
     from rendering.speech.synthesis import unsaid, visible
 
     if not visible(text).strip():
@@ -217,8 +215,6 @@ def say(text, lang, voice, out_file, config, output) -> None:
         if missing:
             click.echo(f"warning: {missing}", err=True)
         pieces = synthesised(engine, text, lang, output / CACHE)
-    except (voices.VoiceError, NarrationError) as exc:
-        raise Fail(str(exc)) from None
     except OSError as exc:  # a full disk: every write is atomic, nothing is left half-made
         raise Fail(write_problem(exc)) from None
     try:
@@ -255,7 +251,6 @@ def listen(slugs, all_, lang, quality, aspect, output, voice_dir, threads) -> No
     can hardly follow are flagged, and the exit code is then 1.
     """
     from rendering.speech import review
-    from rendering.speech.narration import NarrationError
 
     chosen = resolve_slugs(slugs, all_)
     folder = review.clip_folder(output, lang, quality, aspect)
@@ -276,7 +271,7 @@ def listen(slugs, all_, lang, quality, aspect, output, voice_dir, threads) -> No
                 knobs = review.clip_knobs(slug, folder)  # the lines as the clip says them
                 hearings += review.recording_hearings(slug, lang, voice_dir, threads, knobs)
                 progress.advance(task)
-    except (voices.VoiceError, NarrationError, review.ClipError) as exc:
+    except review.ClipError as exc:
         raise Fail(str(exc)) from None
     if not hearings:
         raise Fail(
@@ -331,7 +326,7 @@ def voices_cmd(lang, text, output, config) -> None:
     import tempfile
 
     from rendering.speech import audio, chooser
-    from rendering.speech.narration import NarrationError, line_samples
+    from rendering.speech.narration import line_samples
     from rendering.speech.synthesis import synthesised, unsaid, visible
 
     if text is not None:
@@ -375,8 +370,6 @@ def voices_cmd(lang, text, output, config) -> None:
                 spoken.append((v, len(samples) / audio.RATE))
                 progress.advance(task)
         page = chooser.write_page(output, text, spoken)
-    except (voices.VoiceError, NarrationError) as exc:
-        raise Fail(str(exc)) from None
     except OSError as exc:
         raise Fail(write_problem(exc)) from None
     click.echo(f"{page}: {len(spoken)} voices read the line")

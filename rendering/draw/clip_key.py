@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import pkgutil
 from collections.abc import Sequence
 
 from lesson import registry
@@ -19,8 +20,9 @@ from rendering.core.jobs import Job
 def renderer_modules() -> tuple[str, ...]:
     """Every module of this package (each is hashed with what it imports)."""
     package = __name__.rpartition(".")[0]
-    files = sorted(keys.ROOT.joinpath(*package.split(".")).glob("*.py"))
-    return tuple(f"{package}.{path.stem}" for path in files if path.stem != "__init__")
+    folder = keys.ROOT.joinpath(*package.split("."))
+    names = sorted(m.name for m in pkgutil.iter_modules([str(folder)]) if not m.ispkg)
+    return tuple(f"{package}.{name}" for name in names)
 
 
 def sources(job: Job) -> dict[str, dict[str, str]]:

@@ -1,8 +1,8 @@
 """What a command was asked to render, as one record, and the jobs it becomes.
 
-The command line only parses: it folds its options into a `JobOptions`, and everything
-that checks the lesson or makes speech happens here, with errors a caller can show as
-one line (`RequestError`, or the error of the step that refused).
+The command line folds its options into a `JobOptions`; checking the lesson and making
+speech happen here, with errors a caller can show as one line (`RequestError`, or the
+error of the step that refused).
 """
 
 from __future__ import annotations

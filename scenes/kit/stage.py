@@ -1,7 +1,6 @@
 """The stage: the part of the frame a scene may fill, and the shape it lays out for.
 
-It reads the frame's size when asked (Manim's config is set before a scene is built),
-and works on anything with a width, a height and `scale`, `move_to` and `next_to`.
+It reads the frame's size when asked (Manim's config is set before a scene is built).
 """
 
 from __future__ import annotations
@@ -9,12 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
-from manim import config
+from manim import DOWN, UP, config
 
 from scenes.kit import theme
-
-UP, DOWN = np.array((0.0, 1.0, 0.0)), np.array((0.0, -1.0, 0.0))
 
 
 class Stage:

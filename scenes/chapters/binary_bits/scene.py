@@ -468,10 +468,8 @@ class BinaryBits(LessonScene, layouts=LAYOUTS):
         steps, heights = nums.bar_steps, nums.bar_heights
         cliff_step = nums.cliff[0]
         bars = VGroup()
-        slot_of = []
         for i, h in enumerate(heights):
             slot = i + (1 if gap and i == len(heights) - 1 else 0)
-            slot_of.append(slot)
             step = steps[i]
             color = (
                 theme.ACCENT if step == cliff_step else (theme.WORD_A if i == 0 else theme.MUTED)

@@ -292,13 +292,6 @@ class Variants(LessonScene, layouts=LAYOUTS):
         if self.stage_mobjects():
             self.play(*[FadeOut(m) for m in self.stage_mobjects()], run_time=theme.SHORT)
 
-    def side_by_side(self, left: Mobject, right: Mobject, width: float) -> VGroup:
-        """`left` beside `right` when both fit `width`, else `right` under `left`."""
-        pair = VGroup(left, right).arrange(RIGHT, buff=0.5, aligned_edge=UP)
-        if pair.width > width:
-            pair.arrange(DOWN, buff=GAP)
-        return pair
-
     # ----------------------------------------------------------------- learned
     def value_grid(self, rows, labels, scale, digits, cell_w, cell_h) -> HeatGrid:
         return HeatGrid(
