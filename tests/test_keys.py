@@ -396,3 +396,30 @@ def test_a_kept_value_of_the_wrong_type_is_worked_out_again(own_kept, tmp_path, 
     monkeypatch.setattr(keys, "_kept", None)
     monkeypatch.setattr(keys, "_new", {})
     assert keys.sources(extra_files=(source,)) == first
+
+
+def test_a_fresh_copy_of_a_file_recalls_what_was_worked_out_for_its_bytes(
+    own_kept, tmp_path, monkeypatch
+):
+    source = tmp_path / "a" / "knob.py"
+    source.parent.mkdir()
+    source.write_text('"""A knob."""\nimport os\nX = 1\n', encoding="utf-8")
+    first = keys.sources(extra_files=(source,))
+    keys._write_kept()
+    copy = tmp_path / "b" / "knob.py"
+    copy.parent.mkdir()
+    copy.write_bytes(source.read_bytes())  # another path, another stamp, the same bytes
+    keys._digest_at.cache_clear()
+    monkeypatch.setattr(keys, "_kept", None)
+    monkeypatch.setattr(keys, "_new", {})
+
+    class Unparsed:
+        def visit(self, tree):
+            raise AssertionError("parsed again")
+
+    monkeypatch.setattr(keys, "_WithoutMessages", Unparsed)
+    assert keys.sources(extra_files=(copy,)) == first  # recalled, not parsed
+    copy.write_text("X = 2\n", encoding="utf-8")  # other bytes are worked out
+    keys._digest_at.cache_clear()
+    with pytest.raises(AssertionError, match="parsed again"):
+        keys.sources(extra_files=(copy,))

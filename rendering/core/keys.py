@@ -200,8 +200,10 @@ def _stamp(path: Path) -> tuple[int, ...]:
 
 
 # ----------------------------------------------------------- kept between processes
-_kept: dict[str, list] | None = None  # "kind:path" -> [stamp, value], as on disk
+_kept: dict[str, list] | None = None  # "kind:path" -> [stamp, value, content], as on disk
 _new: dict[str, list] = {}  # what this process worked out and has not written yet
+_by_content: dict[tuple[str, str], Any] = {}  # (kind, content) -> value, from _indexed
+_indexed: dict[str, list] | None = None  # the _kept that _by_content was made from
 
 
 def _kept_file() -> Path:
@@ -227,15 +229,32 @@ def _read_kept() -> dict[str, list]:
 
 
 def _recall(kind: str, path: Path, stamp: tuple[int, ...], valid: Callable[[Any], bool]) -> Any:
-    """What was worked out for `path` at this stamp by this or an earlier process, or None
-    (also when the file holds a value `valid` refuses: it is then worked out again)."""
-    global _kept
+    """What was worked out for `path` at this stamp by this or an earlier process, or for
+    the same bytes at another path (a fresh copy of the project), or None (also when the
+    file holds a value `valid` refuses: it is then worked out again)."""
+    global _kept, _by_content, _indexed
     if _kept is None:
         _kept = _read_kept()
     entry = _new.get(f"{kind}:{path}") or _kept.get(f"{kind}:{path}")
-    if isinstance(entry, list) and len(entry) == 2 and entry[0] == list(stamp):
+    if isinstance(entry, list) and len(entry) in (2, 3) and entry[0] == list(stamp):
         return entry[1] if valid(entry[1]) else None
-    return None
+    if _indexed is not _kept:
+        _indexed = _kept
+        _by_content = {
+            (k.partition(":")[0], v[2]): v[1]
+            for k, v in {**_kept, **_new}.items()
+            if isinstance(v, list) and len(v) == 3 and isinstance(v[2], str)
+        }
+    data = path.read_bytes()
+    value = _by_content.get((kind, _content(data)))
+    if value is None or not valid(value):
+        return None
+    _keep(kind, path, stamp, value, data)
+    return value
+
+
+def _content(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:32]
 
 
 def _is_digest(value: Any) -> bool:
@@ -254,8 +273,11 @@ def _are_imports(value: Any) -> bool:
     )
 
 
-def _keep(kind: str, path: Path, stamp: tuple[int, ...], value: Any) -> None:
-    _new[f"{kind}:{path}"] = [list(stamp), value]
+def _keep(kind: str, path: Path, stamp: tuple[int, ...], value: Any, data: bytes) -> None:
+    """Keep `value`, worked out from `data` (the bytes read at `stamp`), for `path`."""
+    content = _content(data)
+    _new[f"{kind}:{path}"] = [list(stamp), value, content]
+    _by_content[kind, content] = value
 
 
 def _write_kept() -> None:
@@ -308,7 +330,8 @@ def _import_statements(
     if kept is not None:
         return tuple((base, tuple(names)) for base, names in kept)
     out: list[tuple[str, tuple[str, ...]]] = []
-    for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+    data = path.read_bytes()
+    for node in _runtime_nodes(ast.parse(data.decode("utf-8"), str(path))):
         if isinstance(node, ast.Import):
             out += [(alias.name, ()) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -317,7 +340,7 @@ def _import_statements(
                 parts = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*parts, base] if base else parts)
             out.append((base, tuple(alias.name for alias in node.names)))
-    _keep(f"imports from {package}", path, stamp, out)
+    _keep(f"imports from {package}", path, stamp, out, data)
     return tuple(out)
 
 
@@ -421,12 +444,12 @@ def _digest_at(path: Path, stamp: tuple[int, ...]) -> str:
     kept = _recall("digest", path, stamp, _is_digest)
     if kept is not None:
         return kept
-    data = path.read_bytes()
+    data = read = path.read_bytes()
     if path.suffix == ".py":
         tree = _WithoutMessages().visit(ast.parse(data, str(path)))
         data = ast.dump(tree, include_attributes=False).encode()
     digest = hashlib.sha256(data).hexdigest()[:16]
-    _keep("digest", path, stamp, digest)
+    _keep("digest", path, stamp, digest, read)
     return digest
 
 
