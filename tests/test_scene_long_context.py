@@ -344,7 +344,7 @@ def test_every_long_context_line_is_true_from_one_position_past_training(p):
     assert f"只转过 {said_as(seen)} 度" in zh["unseen"]
     assert "most of" not in unseen  # it names the angle, never a share it cannot back
     # the chapter is the story of the need "seen in training", in both languages
-    assert "second need" in unseen and "第二条要求" in zh["unseen"]
+    assert "codes seen in training, " in unseen and "“训练中见过”这条要求" in zh["unseen"]
 
     said_step, said_crowded = f"{step:.1f}", f"{crowded:.1f}"
     assert f"turns {said_step} degrees" in en["pi"] and f"{said_step} 度" in zh["pi"]
