@@ -1,6 +1,9 @@
 """`render.py new SLUG` makes a chapter that renders and whose test passes; it refuses a
 bad or taken slug in one line and never leaves half a chapter behind."""
 
+# The slug is one no teacher would pick, so the suite passes in a lesson that has a
+# `my-chapter` of its own (the guide's example).
+
 from __future__ import annotations
 
 import json
@@ -41,19 +44,19 @@ def new(*args: str):
 
 
 def test_it_writes_the_folder_and_the_test_and_lists_the_chapter_after_another(room):
-    result = new("my-chapter", "--after", "clock-hands")
+    result = new("inserted-chapter", "--after", "clock-hands")
     assert result.exit_code == 0, result.output
-    folder = room / "chapters" / "my_chapter"
+    folder = room / "chapters" / "inserted_chapter"
     assert {p.name for p in folder.iterdir()} == set(new_cmd.FOLDER_FILES)
-    assert (room / "tests" / "test_scene_my_chapter.py").is_file()
+    assert (room / "tests" / "test_scene_inserted_chapter.py").is_file()
     listed = registry.lesson_order(room / "chapters")
-    assert listed[listed.index("clock-hands") + 1] == "my-chapter"
+    assert listed[listed.index("clock-hands") + 1] == "inserted-chapter"
     assert "lists it as chapter 6" in result.output
     assert (
         "clock-hands's bridge now leads into it: reword its bridge line in "
         f"{room / 'chapters' / 'clock_hands'}/en.toml and zh.toml"
     ) in result.output
-    assert registry.declared(folder) == ("my-chapter", "MyChapter", ("d_model",))
+    assert registry.declared(folder) == ("inserted-chapter", "InsertedChapter", ("d_model",))
 
 
 @pytest.mark.parametrize(
@@ -103,7 +106,7 @@ def test_a_bad_or_taken_slug_is_one_line_and_writes_nothing(room, args, says):
 def test_outside_a_checkout_it_says_where_to_run_it(room):
     (room / "tests").rmdir()  # an installed package has no tests/ beside it
     before = files(room)
-    result = new("my-chapter")
+    result = new("inserted-chapter")
     assert result.exit_code == 2 and result.output.count("\n") == 1
     assert "is not a folder" in result.output and "in a clone" in result.output
     assert files(room) == before
@@ -116,7 +119,7 @@ def test_a_write_that_fails_takes_back_what_it_wrote(room, monkeypatch):
         raise OSError(28, "No space left on device", str(path))
 
     monkeypatch.setattr(new_cmd, "atomic_write_text", full)
-    result = new("my-chapter")
+    result = new("inserted-chapter")
     assert result.exit_code == 2
     assert "No space left on device" in result.output and "nothing was made" in result.output
     assert files(room) == before
@@ -126,18 +129,18 @@ def test_a_write_that_fails_takes_back_what_it_wrote(room, monkeypatch):
 def test_a_list_it_cannot_edit_is_named_with_the_line_to_add(room):
     (room / "chapters" / registry.ORDER).write_text('chapters = ["recap"]\n')
     before = files(room)
-    result = new("my-chapter")
+    result = new("inserted-chapter")
     assert result.exit_code == 2
-    assert 'add "my-chapter", to its chapters by hand' in result.output
+    assert 'add "inserted-chapter", to its chapters by hand' in result.output
     assert files(room) == before
 
 
 def test_a_slug_listed_by_hand_is_not_listed_twice(room):
     order = room / "chapters" / registry.ORDER
-    order.write_text('chapters = ["recap", "my-chapter"]\n')
-    result = new("my-chapter")
+    order.write_text('chapters = ["recap", "inserted-chapter"]\n')
+    result = new("inserted-chapter")
     assert result.exit_code == 0, result.output
-    assert order.read_text() == 'chapters = ["recap", "my-chapter"]\n'
+    assert order.read_text() == 'chapters = ["recap", "inserted-chapter"]\n'
     assert "lists it already" in result.output
 
 
@@ -171,17 +174,27 @@ def test_a_chapter_inserted_into_the_whole_project_renders_and_the_lessons_tests
         assert done.returncode == 0, done.stdout + done.stderr
         return done
 
-    run("render.py", "new", "my-chapter", "--after", "clock-hands")
+    run("render.py", "new", "inserted-chapter", "--after", "clock-hands")
     out = tmp_path / "out"
-    run("render.py", "render", "my-chapter", "-q", "t", "--voice", "none", "--output", str(out))
+    run(
+        "render.py",
+        "render",
+        "inserted-chapter",
+        "-q",
+        "t",
+        "--voice",
+        "none",
+        "--output",
+        str(out),
+    )
     folder = out / "en" / "144p10"
-    assert (folder / "my-chapter.mp4").stat().st_size > 0
+    assert (folder / "inserted-chapter.mp4").stat().st_size > 0
     clips = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["clips"]
-    entry = clips["my-chapter"]["mp4"]
+    entry = clips["inserted-chapter"]["mp4"]
     assert [b for b, _ in entry["beats"]] == ["idea", "takeaway", "bridge"]
     assert entry["order"] == registry.lesson_order().index("clock-hands") + 2
     tests = [
-        "tests/test_scene_my_chapter.py",
+        "tests/test_scene_inserted_chapter.py",
         "tests/test_scene_base.py::test_registry_numbers_the_chapters_in_the_order_the_lessons_list_gives",
         "tests/test_claims.py::test_every_chapter_but_the_last_ends_with_a_bridge_to_the_next",
         "tests/test_registry.py",
@@ -189,7 +202,7 @@ def test_a_chapter_inserted_into_the_whole_project_renders_and_the_lessons_tests
     ]
     done = run(
         *("-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0", *tests),
-        *("-k", "not test_declared_fields or my-chapter"),
+        *("-k", "not test_declared_fields or inserted-chapter"),
     )
     assert " passed" in done.stdout and "failed" not in done.stdout
-    assert not (ROOT / "scenes" / "chapters" / "my_chapter").exists()
+    assert not (ROOT / "scenes" / "chapters" / "inserted_chapter").exists()
