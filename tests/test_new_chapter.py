@@ -153,16 +153,13 @@ def test_the_templates_ship_with_the_package():
 
 @pytest.mark.render
 def test_a_chapter_inserted_into_the_whole_project_renders_and_the_lessons_tests_pass(tmp_path):
-    """In a copy of the whole project (the checkout is never written): `new`, then the
-    chapter renders and the lesson's own tests of its chapters, words and pages pass with
-    no other edit."""
+    """In a copy of the whole project, with what is not committed yet (the checkout is
+    never written): `new`, then the chapter renders and the lesson's own tests of its
+    chapters, words and pages pass with no other edit."""
     project = tmp_path / "project"
-    tracked = (
-        subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True)
-        .stdout.decode()
-        .split("\0")
-    )
-    for name in filter(None, tracked):
+    listed = ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"]
+    kept = subprocess.run(listed, cwd=ROOT, capture_output=True, check=True).stdout.decode()
+    for name in filter(None, kept.split("\0")):  # a teacher's own new chapter too
         if (ROOT / name).is_file():
             (project / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, project / name)
