@@ -34,27 +34,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.bench_render import timed  # noqa: E402
+from bench.bench_render import plain_manim, timed  # noqa: E402
 from lesson import registry  # noqa: E402
 from rendering.core import settings  # noqa: E402
-
-
-def plain_manim(info, quality: str, media: Path) -> float:
-    module_file = ROOT / (info.module.replace(".", "/") + ".py")
-    return timed(
-        [
-            sys.executable,
-            "-m",
-            "manim",
-            "render",
-            f"-q{quality}",
-            "--disable_caching",
-            "--media_dir",
-            str(media),
-            str(module_file),
-            info.class_name,
-        ]
-    )
 
 
 def driver(slugs: list[str], quality: str, out: Path, *extra: str) -> list[str]:

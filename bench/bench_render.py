@@ -47,7 +47,7 @@ def main() -> None:
     py = sys.executable
     work = Path(tempfile.mkdtemp(prefix="pe-bench-"))
     try:
-        plain = _plain_manim(py, chosen, args.quality, work / "plain")
+        plain = sum(plain_manim(i, args.quality, work / "plain") for i in chosen)
         plain_mem = peak_child_mb()
 
         out = work / "driver"
@@ -115,26 +115,23 @@ def _parse_args() -> argparse.Namespace:
     return ap.parse_args()
 
 
-def _plain_manim(py: str, chosen: list, quality: str, media: Path) -> float:
-    """Seconds for plain sequential `manim render` of each scene, into `media`."""
-    plain = 0.0
-    for info in chosen:
-        module_file = ROOT / (info.module.replace(".", "/") + ".py")
-        plain += timed(
-            [
-                py,
-                "-m",
-                "manim",
-                "render",
-                f"-q{quality}",
-                "--disable_caching",
-                "--media_dir",
-                str(media),
-                str(module_file),
-                info.class_name,
-            ]
-        )
-    return plain
+def plain_manim(info, quality: str, media: Path) -> float:
+    """Seconds for plain `manim render` of one scene, into `media`."""
+    module_file = ROOT / (info.module.replace(".", "/") + ".py")
+    return timed(
+        [
+            sys.executable,
+            "-m",
+            "manim",
+            "render",
+            f"-q{quality}",
+            "--disable_caching",
+            "--media_dir",
+            str(media),
+            str(module_file),
+            info.class_name,
+        ]
+    )
 
 
 def _clips(out: Path, quality: str) -> dict:
