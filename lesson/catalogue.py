@@ -9,12 +9,12 @@ on-screen labels under `[ui]` and its narration beats under `[say]`.
 from __future__ import annotations
 
 import os
-import string
 import tomllib
 from functools import cache
 from pathlib import Path
 
 from lesson.reads import EXISTS, word_read
+from lesson.speaker import speaker
 from pe_math.params import longest_number, shown, toml_problem
 
 LANGS = ("zh", "en")
@@ -65,23 +65,6 @@ def path_for(lang: str, slug: str) -> Path:
     places += [own, *(root / lang / f"{slug}.toml" for root in ROOTS)]
     fallback = own if own.parent.is_dir() else ROOT / lang / f"{slug}.toml"
     return next((place for place in places if place.exists()), fallback)
-
-
-class _Words(string.Formatter):
-    """str.format, and a count with its words, so a line stays grammatical at every knob:
-    `{n:pair turns|pairs turn}` reads "1 pair turns" or "46 pairs turn", and with a first
-    form for none, `{n:no pair turns|pair turns|pairs turn}`, 0 reads "no pair turns"."""
-
-    def format_field(self, value: object, spec: str) -> str:
-        forms = spec.split("|")
-        if len(forms) in (2, 3) and isinstance(value, int) and not isinstance(value, bool):
-            if value == 0 and len(forms) == 3:
-                return forms[0]
-            return f"{value} {forms[-2] if value == 1 else forms[-1]}"
-        return super().format_field(value, spec)
-
-
-WORDS = _Words()
 
 
 class CatalogueError(KeyError):
@@ -176,7 +159,7 @@ def fill(lang: str, slug: str, key: str, **values: object) -> str:
     if not values:
         return text
     try:
-        return WORDS.format(text, **values)
+        return speaker(lang).format(text, **values)
     except KeyError as exc:
         given = ", ".join(sorted(values))
         raise CatalogueError(

@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from lesson import registry
-from lesson.catalogue import WORDS, CatalogueError, catalogue, path_for
+from lesson.catalogue import CatalogueError, catalogue, path_for
 from lesson.catalogue import node as catalogue_node
+from lesson.speaker import speaker
 from lesson.text_layout import sentences
 from pe_math import Params
 
@@ -103,7 +104,7 @@ def marked(lang: str, slug: str, key: str, numbers: Callable[[], Any]) -> str:
             return node
         if not any(name for _, name, _, _ in string.Formatter().parse(node)):
             return node.format()  # only {{ }} braces
-        return WORDS.format(node, n=n if n is not None else numbers())
+        return speaker(lang).format(node, n=n if n is not None else numbers())
     except (KeyError, IndexError) as exc:
         raise CatalogueError(
             f"{where} has the slot {{{exc.args[0]}}}; a spoken slot is written {{n.<field>}}, "

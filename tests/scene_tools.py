@@ -24,7 +24,8 @@ from manim import (
 )
 
 from lesson import reads, registry, say
-from lesson.catalogue import WORDS, catalogue, lookup
+from lesson.catalogue import catalogue, lookup
+from lesson.speaker import speaker
 from pe_math import Params
 from rendering.draw import motion
 from scenes.kit import theme
@@ -355,7 +356,7 @@ def catalogue_ui(slug: str) -> Callable[..., str]:
     """ui(lang, key, **values): the scene's catalogue text ui.<key>, its slots filled."""
 
     def ui(lang: str, key: str, **values) -> str:
-        return WORDS.format(lookup(lang, slug, f"ui.{key}"), **values)
+        return speaker(lang).format(lookup(lang, slug, f"ui.{key}"), **values)
 
     return ui
 

@@ -247,9 +247,12 @@ def climb(row: np.ndarray) -> float:
 
 
 def numbers_in(line: str) -> list[float]:
+    """The numbers a line says, in order; "less than 0.01" (不到 0.01) is a value between
+    0 and 0.01, taken as its middle."""
     import re
 
-    return [float(x) for x in re.findall(r"-?\d+(?:\.\d+)?", line)]
+    found = re.findall(r"(less than |不到 ?)?(-?\d+(?:\.\d+)?)", line)
+    return [float(x) / 2 if below else float(x) for below, x in found]
 
 
 @pytest.mark.parametrize("params", _sweep(), ids=lambda p: p.digest()[:6])
