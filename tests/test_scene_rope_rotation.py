@@ -4,6 +4,7 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import example, given, settings
 
 import pe_math as pm
 from lesson import registry
@@ -14,6 +15,7 @@ from scenes.chapters.rope_rotation.scene import RopeRotation
 from scenes.kit.components import compact
 from scenes.kit.theme import fmt
 from tests.scene_tools import alternating_langs, build_and_read
+from tests.test_knob_sweep import knob_sets
 
 BEATS = [
     "mixed",
@@ -389,3 +391,64 @@ def test_the_shift_question_asks_for_a_signed_offset(lang, m, n):
     assert "position 0 and k at which position" not in q.prompt
     assert ("signed offset" if lang == "en" else "带符号") in q.reason
     assert f"{n} − {m} = {n - m}" in q.reason
+
+
+def _said_numbers(text: str) -> list[float]:
+    return [float(x.replace("−", "-")) for x in re.findall(r"[−-]?\d+\.\d+", text)]
+
+
+@settings(max_examples=25, deadline=None)
+@given(params=knob_sets())
+@example(params=Params())
+@example(params=Params(d_model=2))
+@example(params=Params(rope_pairing="half"))
+@example(params=Params(rope_pairing="half", layout="concat"))
+@example(params=Params(rope_shift=0))
+def test_what_the_voice_says_of_rotation_holds_at_any_knobs(params):
+    d, s = params.d_model, params.rope_shift
+    m, n = params.rope_m, params.rope_n
+    X = [params.d_model, params.base, params.proj_seed, params.proj_scale]
+
+    def terms(a: int, b: int) -> dict[str, float]:
+        return pm.additive_example(X[0], X[1], a, b, X[2], X[3], params.layout, params.variant)
+
+    # no term holding a position depends on the offset alone: some shift changes each one
+    moved = [terms(m + k, n + k) for k in range(4)]
+    for key in ("word_position", "position_word", "position_position"):
+        assert len({round(t[key], 9) for t in moved}) > 1, key
+    before, after = terms(m, n), terms(m + s, n + s)
+    clock_pairs = (
+        [(2 * i, 2 * i + 1) for i in range(d // 2)]
+        if params.layout == "interleaved"
+        else [(i, i + d // 2) for i in range(d // 2)]
+    )
+    rope_pairs = (
+        [(2 * i, 2 * i + 1) for i in range(d // 2)]
+        if params.rope_pairing == "interleaved"
+        else [(i, i + d // 2) for i in range(d // 2)]
+    )
+    for lang in ("en", "zh"):
+        mixed = caption(lang, "rope-rotation", "mixed", params)
+        said = _said_numbers(mixed)
+        if said:  # the demonstration: position against position, then the score, both move
+            pp, total = (
+                (before["position_position"], after["position_position"]),
+                (
+                    before["total"],
+                    after["total"],
+                ),
+            )
+            assert said == pytest.approx([*pp, *total], abs=0.0006), mixed
+            assert round(pp[0], 3) != round(pp[1], 3) and round(total[0], 3) != round(total[1], 3)
+        else:
+            assert (
+                s == 0
+                or round(before["total"], 3) == round(after["total"], 3)
+                or round(before["position_position"], 3) == round(after["position_position"], 3)
+            )
+        plane = caption(lang, "rope-rotation", "plane", params)
+        on_clock_axes = ("same axes as the clocks" if lang == "en" else "和前面的时钟相同") in plane
+        assert on_clock_axes == (clock_pairs == rope_pairs), plane
+        dials = caption(lang, "rope-rotation", "dials", params)
+        one = ("The one pair" if lang == "en" else "只有一对") in dials
+        assert one == (d == 2), dials

@@ -146,6 +146,11 @@ class RopeRotationNumbers:
     lines: dict
 
 
+def same_axes(d: int, layout: str, pairing: str) -> bool:
+    """Whether RoPE turns the pairs of dims the clocks were drawn from."""
+    return bool(np.array_equal(pm.pair_dims(d, layout), pm.pair_dims(d, pairing)))
+
+
 class RopeRotation(LessonScene, layouts=LAYOUTS):
     """q and k in one RoPE plane: a common shift keeps the score, a new gap changes it."""
 
@@ -213,6 +218,8 @@ class RopeRotation(LessonScene, layouts=LAYOUTS):
         out["lines"] = {
             "mixed": "moves" if out["mixed"]["moves"] else "stays",
             "sign": "differ" if out["sign"]["differ"] else "alike",
+            "plane": "clock_axes" if same_axes(d, p.layout, pairing) else "own_axes",
+            "dials": "many" if d > 2 else "one",
         }
         return RopeRotationNumbers(**out)
 
@@ -228,8 +235,10 @@ class RopeRotation(LessonScene, layouts=LAYOUTS):
             )
 
         before, after = terms(m, n), terms(m + s, n + s)
-        # the voice says "the score goes from a to b" only where the shown digits differ
-        moves = s != 0 and fmt(before["total"], 3) != fmt(after["total"], 3)
+        # the voice says "from a to b" only where the shown digits differ
+        moves = s != 0 and all(
+            fmt(before[key], 3) != fmt(after[key], 3) for key in ("position_position", "total")
+        )
         said = {
             f"{key}_{when}": fmt(t[key], 3)
             for when, t in (("before", before), ("after", after))
