@@ -5,8 +5,11 @@ from dataclasses import asdict
 
 import numpy as np
 import pytest
+from hypothesis import assume, example, given, settings
+from hypothesis import strategies as st
 
 import pe_math as pm
+from lesson.say import line as caption
 from pe_math import Params
 from scenes.chapters.integer_scale.scene import (
     COS_DIGITS,
@@ -18,6 +21,7 @@ from scenes.chapters.integer_scale.scene import (
 )
 from scenes.kit import theme
 from tests.scene_tools import build_scene
+from tests.test_knob_sweep import knob_sets
 
 BEATS = ["show_words", "add_position", "sliver", "table", "concat", "takeaway", "bridge"]
 
@@ -133,3 +137,36 @@ def test_the_concat_beat_does_not_name_pe_before_it_is_introduced():
     for lang in ("en", "zh"):
         words = lookup(lang, "integer-scale", "ui.concat_scale")
         assert "PE(" not in words and "{r}" in words
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    params=knob_sets(),
+    top=st.integers(1, 1_000_000),
+    at=st.integers(0, 1_000_000),
+    word_b=st.lists(st.floats(-2, 2), min_size=3, max_size=3),
+)
+@example(params=Params(), top=500, at=300, word_b=[0.4, 0.3, -0.2])
+@example(params=Params(), top=1, at=0, word_b=[0.4, 0.3, -0.2])
+@example(params=Params(), top=500, at=300, word_b=[0.4, -0.2, 1.0])
+def test_what_the_voice_says_of_integer_positions_holds_at_any_knobs(params, top, at, word_b):
+    assume(any(word_b))
+    params = params.replace(int_max_position=top, int_position=min(at, top), word_b=tuple(word_b))
+    a, b = np.array(params.word_a), np.array(word_b)
+
+    def cosine(p: int) -> float:
+        return float((a + p) @ (b + p) / (np.linalg.norm(a + p) * np.linalg.norm(b + p)))
+
+    def buried(p: int) -> bool:  # the position's length over the word's, as BURIED says
+        return np.sqrt(len(a)) * p / np.linalg.norm(a) >= 10
+
+    for lang in ("en", "zh"):
+        said = {beat: caption(lang, "integer-scale", beat, params) for beat in BEATS}
+        differ = ("clearly different" if lang == "en" else "明显不同") in said["show_words"]
+        assert differ == (cosine(0) < 0.9), said["show_words"]
+        tower = ("tower of position" if lang == "en" else "高塔") in said["sliver"]
+        assert tower == (buried(top) and cosine(top) >= 0.99), said["sliver"]
+        if not tower:
+            assert f"{cosine(top):.2f}" in said["sliver"] and f"{top:,}" in said["sliver"]
+        small = ("small change to a large number" if lang == "en" else "微小变化") in said["table"]
+        assert small == buried(params.int_position), said["table"]

@@ -115,6 +115,9 @@ class IntegerScaleNumbers:
     ratio: list[float]
     table: dict
     # why add rather than set side by side: W·[x; p] = W₁x + W₂p
+    lines: dict[str, str]  # beat -> which of its narration alternatives holds here
+    last_position: int  # the run's end, int_max_position
+    last_cosine: float  # the words' cosine there
     joined_error: float  # max |W·[cat; PE(p)] − (W₁·cat + W₂·PE(p))| at the table's p
     word_width: int
     paper_width: int
@@ -122,6 +125,20 @@ class IntegerScaleNumbers:
     wide_cosine: float  # ... and at the paper's width
     paper_scale: float  # √d_model, the paper's factor on every embedding
     paper_pe_norm: float  # ‖PE(p)‖ at the paper's width, the same for every p
+
+
+BURIED = 10.0  # the position's length over the word's: a thin tip on a tall tower
+ALIKE = 0.99  # a cosine this close to one reads as "almost the same"
+
+
+def said_lines(cosine, ratio, table_ratio: float) -> dict[str, str]:
+    """Which words hold: the words' own directions, where the run ends, and the table's
+    position (buried under the position, or not yet)."""
+    return {
+        "show_words": "differ" if cosine[0] < 0.9 else "alike",
+        "sliver": "buried" if ratio[-1] >= BURIED and cosine[-1] >= ALIKE else "rising",
+        "table": "small" if table_ratio >= BURIED else "visible",
+    }
 
 
 class IntegerScale(LessonScene, layouts=LAYOUTS):
@@ -144,6 +161,9 @@ class IntegerScale(LessonScene, layouts=LAYOUTS):
         pe_at = pm.integer_encoding([params.int_position], d)[0]
         W = pm.random_projection(d, 2 * d, params.proj_seed, params.proj_scale)
         return IntegerScaleNumbers(
+            lines=said_lines(run["cosine"], run["ratio"], float(at["ratio"][0])),
+            last_position=int(positions[-1]),
+            last_cosine=float(run["cosine"][-1]),
             joined_error=pm.concat_as_sum(params.word_a, pe_at, W)["error"],
             word_width=d,
             paper_width=PAPER_WIDTH,
@@ -386,7 +406,8 @@ class IntegerScale(LessonScene, layouts=LAYOUTS):
         if layout.recipe_may_stack and self.recipe.width > self.stage.width():  # many dims
             self.recipe.arrange(DOWN, buff=0.35)
         top = VGroup(self.legend, self.recipe).arrange(layout.top_dir, buff=layout.top_buff)
-        self.note = self.words.label("sliver", size=theme.LABEL_SIZE, color=theme.ACCENT)
+        note = "sliver" if self.n.lines["sliver"] == "buried" else "sliver_rising"
+        self.note = self.words.label(note, size=theme.LABEL_SIZE, color=theme.ACCENT)
         gap = self.note.height + 0.4 if layout.note_under_top else 0.5  # room for the note
         stage_buff = layout.stage_buff
         chart_w = min(CHART_W, self.stage.width() - TICK_ZONE - 0.2)
