@@ -458,11 +458,13 @@ def _check_together(p: Params) -> None:
         f"lets every RoPE pair finish a turn within train_len ({p.train_len}); "
         "raise rope_base or lower train_len",
     )
+    exact = p.t5_num_buckets // (4 if p.t5_bidirectional else 2)
     _require(
-        p.t5_max_distance > p.t5_num_buckets // 4,
+        p.t5_max_distance > exact,
         "t5_max_distance",
         p.t5_max_distance,
-        "must exceed the exact range (num_buckets/4)",
+        f"must exceed the exact range ({exact}: num_buckets/"
+        f"{'4 both ways' if p.t5_bidirectional else '2 one way'})",
     )
 
 

@@ -3,8 +3,10 @@
 import os
 import tomllib
 
+import numpy as np
 import pytest
 
+import pe_math as pm
 from pe_math import ParamError, Params, parse_assignment
 from pe_math.params import DEFAULT_TOML, lesson_file
 
@@ -222,3 +224,22 @@ def test_every_upper_bound_declared_beside_its_knob_is_enforced():
         value = (over, over) if isinstance(default, tuple) else type(default)(over)
         with pytest.raises(ParamError, match=rf"^{f.name}=.*must be at most"):
             Params(**{f.name: value})
+
+
+@pytest.mark.parametrize(
+    ("buckets", "distance", "both_ways", "ok"),
+    [(32, 9, True, True), (32, 8, True, False), (4, 2, False, False), (4, 3, False, True)],
+)
+def test_t5_max_distance_must_pass_the_exact_range_of_its_direction(
+    buckets, distance, both_ways, ok
+):
+    # one way, half the buckets count single steps: a limit inside them divides by log 1
+    changes = dict(t5_num_buckets=buckets, t5_max_distance=distance, t5_bidirectional=both_ways)
+    if ok:
+        assert np.isfinite(
+            pm.t5_bucket(-np.arange(4 * distance), both_ways, buckets, distance)
+        ).all()
+        Params(**changes)
+    else:
+        with pytest.raises(ParamError, match="t5_max_distance=.*exact range"):
+            Params(**changes)
