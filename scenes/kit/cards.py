@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 
 
 def title_card(scene: LessonScene) -> None:
-    """The scene's title with its place in the lesson, then clear the stage."""
+    """The scene's title, on screen from the first frame, with its place in the lesson;
+    then clear the stage."""
     from lesson.registry import REGISTRY  # the registry imports scene modules lazily
 
     words, width = scene.words, scene.stage.width()
@@ -40,7 +41,8 @@ def title_card(scene: LessonScene) -> None:
     title = words.lines(lookup(scene.lang, scene.slug, "title"), width, theme.TITLE_SIZE)
     card = VGroup(number, title).arrange(DOWN, buff=0.3)
     title.scale_to_fit_width(min(title.width, width))
-    scene.play(FadeIn(number, shift=0.2 * DOWN), Write(title), run_time=theme.NORMAL)
+    scene.add(title)  # from the first frame: a page that takes it as the thumbnail shows it
+    scene.play(FadeIn(number, shift=0.2 * DOWN), run_time=theme.NORMAL)
     scene.wait(theme.READ)
     scene.play(FadeOut(card, shift=0.3 * UP), run_time=theme.SHORT)
 

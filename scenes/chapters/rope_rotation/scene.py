@@ -859,18 +859,19 @@ class RopeRotation(LessonScene, layouts=LAYOUTS):
         area = self.strip if one_slot else VGroup(self.strip, self.formulas)
         board = self.build_reasons(area)
         leaving = [self.strip, self.hands] + ([] if one_slot else [self.formulas[0], self.signed])
-        self.play(
-            *[FadeOut(m) for m in leaving],
-            FadeIn(board[0]),
-            FadeIn(board[1][0]),
-            run_time=theme.NORMAL,
-        )
+        panel, (head, reasons) = board
+        self.play(*[FadeOut(m) for m in leaving], FadeIn(head), run_time=theme.NORMAL)
         shift = self.params.rope_shift
-        # back by the same shift while the reasons come in: the offset alone reaches the score
-        self.play(
-            LaggedStart(*[FadeIn(r, shift=0.2 * RIGHT) for r in board[1][1]], lag_ratio=0.8),
+        first, *rest = reasons
+        # back by the same shift as the first reason comes in: the offset alone reaches the score
+        self.while_saying(
+            "offset",
+            FadeIn(panel),
+            FadeIn(first, shift=0.2 * RIGHT),
             self.m_at.animate.increment_value(-shift),
             self.n_at.animate.increment_value(-shift),
-            run_time=3 * theme.NORMAL,
+            run_time=theme.NORMAL,
         )
+        for cue, reason in zip(("no_bias", "rescale"), rest, strict=True):
+            self.while_saying(cue, FadeIn(reason, shift=0.2 * RIGHT), run_time=theme.NORMAL)
         self.play(Indicate(board[1][1][-1]), run_time=theme.NORMAL)
