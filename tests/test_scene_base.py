@@ -94,3 +94,22 @@ def test_no_chapter_names_its_own_place_in_the_lesson():
 
     for path in registry.CHAPTERS.glob("*/scene.py"):
         assert not re.search(r"\bScene \d+\b", path.read_text(encoding="utf-8")), path
+
+
+def test_a_clip_opens_on_its_chapters_title(monkeypatch, tmp_path):
+    # a course platform that takes the first frame as the thumbnail shows the title
+    from scenes.chapters.binary_bits.scene import BinaryBits
+    from tests.scene_tools import visible_texts, words
+
+    first: list[list[str]] = []
+    play = LessonScene.play
+
+    def watched(self, *animations, **kwargs):
+        if not first:
+            first.append(words(visible_texts(self)))
+        return play(self, *animations, **kwargs)
+
+    monkeypatch.setattr(LessonScene, "play", watched)
+    build_scene(BinaryBits, lang="zh", tmp=tmp_path)
+    title = lookup("zh", "binary-bits", "title")
+    assert "".join(first[0]).replace(" ", "") == title.replace(" ", "")
