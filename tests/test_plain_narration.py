@@ -1,5 +1,6 @@
-"""The reader's checklist: what the voice says never uses the tool's own words (a card,
-a knob, a slot, a beat, a render), in any variant of any line, in either language."""
+"""The reader's checklist: what the voice says and the screen shows never uses the tool's
+own words (a card, a knob, a slot, a beat, a render), in any variant of any line, in either
+language."""
 
 import re
 import tomllib
@@ -17,16 +18,25 @@ TOOL_WORDS = {
 
 def spoken_lines(lang: str, slug: str) -> dict[str, str]:
     """Every variant of every line of `slug`'s [say] table, by its key."""
-    said = tomllib.loads(path_for(lang, slug).read_text(encoding="utf-8")).get("say", {})
+    return every_text(lang, slug, "say")
+
+
+def every_text(lang: str, slug: str, table: str | None = None) -> dict[str, str]:
+    """Every text of `slug`'s catalogue (or of one of its tables), by its dotted key."""
+    whole = tomllib.loads(path_for(lang, slug).read_text(encoding="utf-8"))
+    said = whole.get(table, {}) if table else whole
 
     def walk(node, key):
         if isinstance(node, dict):
             for name, value in node.items():
                 yield from walk(value, f"{key}.{name}")
+        elif isinstance(node, list):
+            for index, value in enumerate(node):
+                yield from walk(value, f"{key}[{index}]")
         elif isinstance(node, str):
             yield key, node
 
-    return dict(walk(said, "say"))
+    return dict(walk(said, table or ""))
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -34,6 +44,14 @@ def spoken_lines(lang: str, slug: str) -> dict[str, str]:
 def test_no_spoken_line_names_the_tools_own_words(slug, lang):
     lines = spoken_lines(lang, slug)
     found = {key: m.group(0) for key, line in lines.items() if (m := TOOL_WORDS[lang].search(line))}
+    assert found == {}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("slug", [i.slug for i in registry.ordered()] + [COMMON])
+def test_no_word_on_screen_names_the_tools_own_words(slug, lang):
+    texts = every_text(lang, slug)
+    found = {key: m.group(0) for key, text in texts.items() if (m := TOOL_WORDS[lang].search(text))}
     assert found == {}
 
 

@@ -2,13 +2,15 @@
 
 import numpy as np
 import pytest
+from hypothesis import example, given, settings
 
 import pe_math as pm
 from lesson.catalogue import lookup
 from pe_math import Params
 from scenes.chapters.binary_bits.scene import BinaryBits
 from scenes.kit.components import compact
-from tests.scene_tools import alternating_langs, build_and_read
+from tests.scene_tools import alternating_langs, build_and_read, squash
+from tests.test_knob_sweep import knob_sets
 
 BEATS = ["counter", "rhythm", "cliff", "distances", "verdict", "takeaway", "bridge"]
 CASES = {"defaults": Params(), "n_bits=2": Params(n_bits=2), "n_bits=8": Params(n_bits=8)}
@@ -117,3 +119,88 @@ def test_numbers_follow_n_bits_and_cap_the_animated_count():
     cliff = pm.adjacent_distances(pm.binary_encoding([127, 128], 8))[0]
     assert wide.bar_heights[-1] == pytest.approx(cliff) == pytest.approx(np.sqrt(8))
     assert wide.cliff_flips == 8
+
+
+# ------------------------------------------- the lines that follow n_bits, by hand
+def said(beat: str, params: Params) -> tuple[str, str]:
+    from lesson.say import line
+
+    return line("en", "binary-bits", beat, params), line("zh", "binary-bits", beat, params)
+
+
+def by_hand(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every code of n bits, bit k = (p >> k) & 1, and the length of each step p → p+1."""
+    p = np.arange(2**n)
+    codes = ((p[:, None] >> np.arange(n)) & 1).astype(float)
+    return codes, np.linalg.norm(np.diff(codes, axis=0), axis=1)
+
+
+@pytest.mark.parametrize("n_bits", range(1, 17))
+def test_the_verdict_follows_the_distances_at_every_bit_count(n_bits):
+    # say.distances and say.verdict: with one bit its only step is every step, so there is
+    # no cliff, no longest step and no second layer; with more, the cliff is the longest
+    # step, the code past it lies one bit from 0 and code distance breaks with position's
+    codes, steps = by_hand(n_bits)
+    distances, verdict = (said(beat, Params(n_bits=n_bits)) for beat in ("distances", "verdict"))
+    if np.ptp(steps) < 1e-12:  # one bit: a single step, 0 → 1
+        assert n_bits == 1 and steps.size == 1
+        assert "every step has the same length" in distances[0] and "一样长" in distances[1]
+        assert "longest of all" not in verdict[0] and "最长" not in verdict[1]
+        assert "layered is good news" not in verdict[0] and "分层是好消息" not in verdict[1]
+        assert "single layer" in verdict[0] and "只有一层" in verdict[1]
+        assert "no cliff" in verdict[0] and "谈不上陡跳" in verdict[1]
+        return
+    cliff = 2 ** (n_bits - 1)
+    assert np.argmax(steps) == cliff - 1 and np.sum(steps == steps.max()) == 1
+    assert steps[cliff - 1] / steps[0] == pytest.approx(np.sqrt(n_bits))
+    assert np.sum(steps == 1.0) > steps.size / 2  # most steps change a single bit
+    assert np.linalg.norm(codes[cliff] - codes[0]) == 1.0  # one bit from position 0
+    # position cliff + 1 lies further from cliff − 1 than the cliff does, its code nearer
+    assert np.linalg.norm(codes[cliff + 1] - codes[cliff - 1]) < steps[cliff - 1]
+    assert "at the cliff every bit flips" in distances[0] and "所有位一齐翻转" in distances[1]
+    assert "longest of all" in verdict[0] and "陡跳那一步最长" in verdict[1]
+    assert "layered is good news" in verdict[0] and "分层是好消息" in verdict[1]
+    assert f"{np.sqrt(n_bits):.3g} times" in distances[0]
+
+
+@settings(max_examples=25, deadline=None)
+@given(params=knob_sets())
+@example(params=Params(n_bits=1))
+@example(params=Params(n_bits=2))
+@example(params=Params(n_bits=16))
+def test_the_rhythm_and_the_cliff_say_what_the_count_shows(params):
+    # say.rhythm: bit i flips every 2^i steps (one bit, counted 0 and 1: one flip, one
+    # period); say.cliff: halfway up, where the top bit first switches on, every bit flips
+    # at once and that step is longer than the first (one bit: its only step, no cliff)
+    n = params.n_bits
+    codes, steps = by_hand(n)
+    for k in range(n):
+        flips = np.nonzero(np.diff(codes[:, k]))[0] + 1
+        np.testing.assert_array_equal(flips, np.arange(2**k, 2**n, 2**k))
+    rhythm, cliff = said("rhythm", params), said("cliff", params)
+    if n == 1:
+        assert steps.size == 1  # the count is 0, 1: the bit flips once
+        assert "one period" in rhythm[0] and "只画出一个波长" in rhythm[1]
+        assert "each bit draws" not in rhythm[0] and "每一位都画出" not in rhythm[1]
+        assert "no cliff" in cliff[0] and "没有陡跳" in cliff[1]
+        assert "every bit flips at the same instant" not in cliff[0]
+        return
+    half = 2 ** (n - 1)
+    assert codes[half, n - 1] == 1 and not codes[:half, n - 1].any()
+    assert np.all(codes[half] != codes[half - 1]) and steps[half - 1] > steps[0]
+    assert "bit i flips every 2^i steps" in rhythm[0] and "每隔 2^i 步翻转" in rhythm[1]
+    assert "a cliff" in cliff[0] and "所有位在同一刻全部翻转" in cliff[1]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_with_one_bit_the_screen_shows_no_layers_and_no_cliff(lang):
+    # the verdict's points follow the speech: one layer and no cliff, not "layered" and
+    # "discontinuous"; the cliff's label does not say "1 of 1 bits flip"
+    _, report, seen, _ = build_and_read(BinaryBits, Params(n_bits=1), lang)
+    report.assert_clean()
+    ui = {key: lookup(lang, "binary-bits", f"ui.{key}") for key in ("layered", "jumps")}
+    ones = {key: lookup(lang, "binary-bits", f"ui.{key}_one") for key in ("layered", "jumps")}
+    points = squash(seen["takeaway"])
+    assert all(squash(words) in points for words in ones.values())
+    assert not any(squash(words) in points for words in ui.values())
+    assert squash(lookup(lang, "binary-bits", "ui.flips_one")) in squash(seen["distances"])

@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import example, given, settings
 
 import pe_math as pm
 from pe_math import Params
@@ -28,6 +29,7 @@ from tests.scene_tools import (
     omegas,
     squash,
 )
+from tests.test_knob_sweep import knob_sets
 
 BEATS = ["matrix", "rows", "wider", "adjacent", "takeaway", "bridge"]
 CHANGED = Params(d_model=16, base=100.0, similarity_d_model=32)
@@ -364,3 +366,168 @@ def test_the_closer_question_says_which_width_it_asks_about(d, answer):
     table = pm.sinusoidal([0, 1, 6], d, 10000.0)
     closer_six = pm.cosine(table[0], table[2]) > pm.cosine(table[0], table[1])
     assert closer_six == (answer == "PE(6)")
+
+
+# ------------------------------------- the lines that follow max_len and the widths, by hand
+def said(beat: str, params: Params) -> tuple[str, str]:
+    from lesson.say import line
+
+    return line("en", "similarity", beat, params), line("zh", "similarity", beat, params)
+
+
+def grid(width: int, params: Params, positions) -> np.ndarray:
+    """S(i, j) of PE rows at `positions`, by numpy."""
+    t = pm.sinusoidal(positions, width, params.base, layout=params.layout, variant=params.variant)
+    unit = t / np.linalg.norm(t, axis=1, keepdims=True)
+    return unit @ unit.T
+
+
+def row0(width: int, params: Params, n: int) -> np.ndarray:
+    """S(0, k) for k < n: every row of the full grid reads these values away from its
+    diagonal, as S(i, j) is the mean of cos((i − j)·ω) (checked on the drawn grids)."""
+    t = pm.sinusoidal(
+        np.arange(n), width, params.base, layout=params.layout, variant=params.variant
+    )
+    return t @ t[0] / (np.linalg.norm(t, axis=1) * np.linalg.norm(t[0]))
+
+
+def drawn(params: Params) -> np.ndarray:
+    """The positions a heat map draws: every one up to MAX_MAP, else every s-th."""
+    return np.arange(0, params.max_len, math.ceil(params.max_len / MAX_MAP))
+
+
+def climbs_back_somewhere(S: np.ndarray) -> bool:
+    """Whether some row of a grid, read away from its diagonal either way, rises again."""
+    return any(
+        climb_back(list(seq)) > 1e-9 for i in range(len(S)) for seq in (S[i, i:], S[i, i::-1])
+    )
+
+
+SMALL = [
+    Params(max_len=1),
+    Params(max_len=2),
+    Params(max_len=3),
+    Params(max_len=6),
+    Params(d_model=512, max_len=8),
+    Params(d_model=4096, similarity_d_model=4096),
+    Params(d_model=1024, max_len=129),  # the row climbs back where the drawn grid skips
+    Params(d_model=64),
+    Params(base=2.0),
+    Params(similarity_d_model=2),
+    Params(max_len=4096),
+]
+
+
+def with_examples(test):
+    for params in SMALL:
+        test = example(params=params)(test)
+    return test
+
+
+@settings(max_examples=25, deadline=None)
+@given(params=knob_sets())
+@with_examples
+def test_the_matrix_says_not_steadily_only_where_a_drawn_row_climbs_back(params):
+    # say.matrix: the diagonal is one and the colour fades away from it (two positions at
+    # least), "though not steadily" only where a row of the drawn grid rises again
+    en, zh = said("matrix", params)
+    if params.max_len == 1:
+        assert "single position" in en and "只有一个位置" in zh
+        assert "fades" not in en and "变淡" not in zh
+        return
+    S = grid(params.d_model, params, drawn(params))
+    np.testing.assert_allclose(np.diag(S), 1.0, atol=1e-12)
+    assert np.diag(S, 1).max() < 1.0 - 1e-12  # one drawn step away is already less alike
+    assert "fades as you move away" in en and "离开对角线颜色就变淡" in zh
+    unsteady = climbs_back_somewhere(S)
+    assert ("though not steadily" in en) == unsteady, en
+    assert ("并非一路变淡" in zh) == unsteady, zh
+
+
+@settings(max_examples=25, deadline=None)
+@given(params=knob_sets())
+@with_examples
+def test_the_rows_conclude_only_what_their_climbs_show(params):
+    # say.rows: no verdict on more clocks from rows that never climb back (too few
+    # positions), and never "climbs back by 0"; a verdict that holds between the two climbs
+    import re
+
+    n, d, wide = params.max_len, params.d_model, params.similarity_d_model
+    climbs = {w: climb_back(list(row0(w, params, n))) for w in (d, wide)}
+    en, zh = said("rows", params)
+    assert not re.search(r"climbs back by 0(?![.\d])", en), en
+    assert not re.search(r"回升 0(?![.\d])", zh), zh
+    if n == 1:
+        assert "single position" in en and "只有一个位置" in zh
+        assert "cleaner" not in en and "平稳" not in zh
+        return
+    narrow, wider = climbs[min(d, wide)], climbs[max(d, wide)]
+    if max(narrow, wider) <= 1e-9:  # both rows only fall: nothing to judge more clocks by
+        assert "nothing climbs back yet" in en and "还没有回升" in zh
+        assert "give a cleaner decay" not in en and "并没有更平稳" not in zh
+        assert "越平稳" not in zh and f"{n} positions" in en and f"这 {n} 个位置" in zh
+        return
+    if "at these widths, more clocks give a cleaner decay" in en:
+        assert "时钟越多，下降越平稳" in zh
+        assert wider < narrow and d != wide
+    elif "do not give a cleaner decay" in en:
+        assert "并没有更平稳" in zh
+        assert wider >= narrow and wider > 1e-9
+    elif "Neither row falls steadily" in en:
+        assert "两行都没有平稳下降" in zh
+        assert min(narrow, wider) > 1e-9
+    else:
+        assert d == wide and "same width" in en and "宽度相同" in zh
+
+
+@settings(max_examples=25, deadline=None)
+@given(params=knob_sets())
+@with_examples
+def test_the_wider_grid_says_its_lowest_and_counts_its_positions(params):
+    # say.wider: "within the first N positions" agrees with N; a one-position grid is its
+    # position against itself; the lowest similarity is said as it is, "still far from
+    # zero" only above 0.1
+    from lesson.speaker import speaker
+
+    n = params.max_len
+    en, zh = said("wider", params)
+    if n == 1:
+        assert grid(params.similarity_d_model, params, [0]) == pytest.approx(1.0)
+        assert "single position" in en and "itself" in en and "1 positions" not in en
+        assert "只有一个位置" in zh and "和自己比" in zh
+        return
+    lowest = float(row0(params.similarity_d_model, params, n).min())
+    assert f"first {n} positions" in en and f"前 {n} 个位置" in zh
+    for lang, text in (("en", en), ("zh", zh)):
+        assert speaker(lang).format("{v:.2f}", v=lowest) in text, text
+    assert ("still far from zero" in en) == (lowest > 0.1)
+    assert ("离 0 仍很远" in zh) == (lowest > 0.1)
+
+
+@settings(max_examples=25, deadline=None)
+@given(params=knob_sets())
+@with_examples
+def test_a_far_position_looks_more_alike_only_where_the_screen_shows_one(params):
+    # say.takeaway: "a far position can look more alike than a near one" as something
+    # shown only where a drawn grid or a drawn row 0 rises again; else "further out"
+    n = params.max_len
+    shown = False
+    for width in (params.d_model, params.similarity_d_model):
+        row = row0(width, params, n)
+        S = grid(width, params, drawn(params))
+        stride = drawn(params)[1] if len(S) > 1 else 1
+        for i in range(len(S)):  # the drawn grid reads row 0 at its own offsets
+            np.testing.assert_allclose(S[i, i:], row[: n - i * stride : stride][: len(S) - i])
+        drawn_climb = climbs_back_somewhere(S)
+        row_climb = climb_back(list(row)) > 1e-9
+        assert row_climb or not drawn_climb  # the drawn grid reads the row at some offsets
+        shown = shown or row_climb
+    en, zh = said("takeaway", params)
+    assert "far position can look more alike than a near one" in en
+    assert ("cannot show it" in en) == (not shown), en
+    assert ("位置太少还看不出" in zh) == (not shown), zh
+    if not shown:  # further out it does: the row cannot fall for ever
+        omega = omegas(params.d_model, params.base, params.variant)
+        far = [np.cos(k * omega).mean() for k in range(8192)]  # S(0, k) = mean cos(k·ω_i)
+        np.testing.assert_allclose(far[:n], row0(params.d_model, params, n), atol=1e-9)
+        assert climb_back(far) > 1e-9

@@ -2,12 +2,14 @@
 
 import numpy as np
 import pytest
+from hypothesis import example, given, settings
 
 import pe_math as pm
 from lesson.catalogue import lookup
 from pe_math import Params
 from scenes.chapters.square_to_sine.scene import SquareToSine
 from tests.scene_tools import alternating_langs, build_and_read, squash
+from tests.test_knob_sweep import knob_sets
 
 BEATS = [
     "square",
@@ -225,3 +227,76 @@ def test_with_one_pair_the_ladder_line_claims_nothing_of_the_base():
     en, zh = (line(lang, "square-to-sine", "ladder", params) for lang in ("en", "zh"))
     assert "only one pair" in en and "whatever the base" in en and "base sets" not in en
     assert "只有一对" in zh and "不论底数多少" in zh and "6.3" in zh
+
+
+# ------------------------------------------------ the lines that follow the knobs, by hand
+def said(beat: str, params: Params) -> tuple[str, str]:
+    from lesson.say import line
+
+    return line("en", "square-to-sine", beat, params), line("zh", "square-to-sine", beat, params)
+
+
+@settings(max_examples=25, deadline=None)
+@given(params=knob_sets())
+@example(params=Params(base=2.0))  # the slowest pair still turns 0.59 rad a position
+@example(params=Params(d_model=2))  # one pair
+@example(params=Params(max_len=1))  # one column
+@example(params=Params(max_len=2))
+@example(params=Params(max_len=4096))
+@example(params=Params(d_model=512))
+@example(params=Params(variant="t2t", d_model=4))
+@example(params=Params(base=1.01, d_model=4096, layout="concat"))
+def test_the_heatmap_says_how_the_pairs_change_as_the_table_shows(params):
+    # say.heatmap: each pair changes more slowly per position than the one before it;
+    # "the last pair barely changes" only where it moves less than 0.1 over the table;
+    # one pair turns one radian a position; one position is one column of sin 0, cos 1
+    n, d = params.max_len, params.d_model
+    table = pm.sinusoidal(np.arange(n), d, params.base, params.layout, params.variant)
+    pairs = pm.pair_dims(d, params.layout)
+    en, zh = said("heatmap", params)
+    assert "stripe quickly" not in en and "明暗交替飞快" not in zh
+    if n == 1:
+        np.testing.assert_allclose(table[0, pairs[:, 0]], 0.0)
+        np.testing.assert_allclose(table[0, pairs[:, 1]], 1.0)
+        assert "single column" in en and "只有一列" in zh
+        return
+    # how far each pair's (sin, cos) point moves in one step (rows: steps, columns: pairs)
+    step = np.hypot(*(np.diff(table[:, pairs[:, j]], axis=0) for j in (0, 1)))
+    np.testing.assert_allclose(step, np.broadcast_to(step[:1], step.shape), atol=1e-9)
+    if d == 2:
+        assert np.arccos(table[1, 1]) == pytest.approx(1.0)  # one radian a position
+        assert "single pair" in en and "只有一对" in zh
+        return
+    assert np.all(np.diff(step[0]) < 0)  # each pair moves less than the one before it
+    assert "each pair of dimensions changes more slowly" in en
+    assert "每一对维都比前一对变化得慢" in zh
+    frozen = float(np.ptp(table[:, pairs[-1]], axis=0).max()) < 0.1
+    assert ("the last pair barely changes" in en) == frozen, en
+    assert ("最后一对几乎不变" in zh) == frozen, zh
+
+
+@pytest.mark.parametrize("n_bits", [1, 2, 4])
+def test_the_family_is_one_wave_for_one_bit(n_bits):
+    # say.family: a family of waves, each period twice the last; one bit has one wave
+    params = Params(n_bits=n_bits)
+    periods = SquareToSine.numbers(params).family_periods
+    np.testing.assert_allclose(periods, 2.0 ** np.arange(1, min(n_bits, 4) + 1))
+    en, zh = said("family", params)
+    if n_bits == 1:
+        assert "one smooth wave, period two" in en and "只有一条平滑的波" in zh
+        assert "twice the last" not in en and "逐个翻倍" not in zh
+    else:
+        assert "each period twice the last" in en and "波长逐个翻倍" in zh
+
+
+@pytest.mark.parametrize(
+    "params", [Params(base=1.01), Params(base=1.01, d_model=4096), Params(d_model=4096)]
+)
+def test_a_ladder_factor_that_reads_as_one_is_said_as_barely_above_one(params):
+    # say.ladder: base^(2/d) just above 1 is not "here 1 from one pair to the next"
+    factor = params.base ** (2 / params.d_model)
+    assert 1 < factor < 1.005 and f"{factor:.3g}" == "1"
+    en, zh = said("ladder", params)
+    assert "barely above one" in en and " 1 from one pair" not in en
+    assert "一丁点" in zh and "慢 1 倍" not in zh
+    assert "frozen" in en and "几乎不动" in zh

@@ -117,8 +117,10 @@ class BinaryBits(LessonScene, layouts=LAYOUTS):
         if cliff - 1 not in bar_steps:  # the cliff lies beyond the animated count
             bar_steps.append(cliff - 1)
             bar_heights.append(cliff_distance)
+        # one bit: a single step from 0 to 1, so no cliff, no layers and nothing longer
+        choice = "many" if n > 1 else "one"
         return BinaryBitsNumbers(
-            lines={"distances": "many" if params.n_bits > 1 else "one"},
+            lines={beat: choice for beat in ("rhythm", "cliff", "distances", "verdict")},
             n_bits=n,
             positions=shown,
             total_positions=2**n,
@@ -384,7 +386,13 @@ class BinaryBits(LessonScene, layouts=LAYOUTS):
                 for k, (a, b) in enumerate(zip(*nums.cliff_bits, strict=True))
             ]
         )
-        said = self.words.label("flips", theme.BODY_SIZE, theme.ACCENT, flips=nums.cliff_flips, n=n)
+        said = self.words.label(
+            "flips" if n > 1 else "flips_one",
+            theme.BODY_SIZE,
+            theme.ACCENT,
+            flips=nums.cliff_flips,
+            n=n,
+        )
         dist = MathTex(
             rf"\lVert b({after}) - b({before}) \rVert = {theme.fmt(nums.cliff_distance)}",
             font_size=theme.HEADING_SIZE,
@@ -536,10 +544,14 @@ class BinaryBits(LessonScene, layouts=LAYOUTS):
         self.beat("verdict")
         lines = VGroup()
         points = [("bounded", theme.WORD_C), ("layered", theme.WORD_C), ("jumps", theme.WORD_B)]
+        if self.n.n_bits == 1:  # one bit: one layer and one step, so no layers and no cliff
+            points[1:] = [("layered", theme.MUTED), ("jumps", theme.MUTED)]
         if not pm.verdict("binary", self.params).checks["shift_map"]:
             points.append(("no_map", theme.WORD_B))
+        one = "_one" if self.n.n_bits == 1 else ""
         for key, color in points:
-            words = self.words.label(key, theme.HEADING_SIZE, max_width=self.stage.width() - 0.6)
+            shown = key + one if key in ("layered", "jumps") else key
+            words = self.words.label(shown, theme.HEADING_SIZE, max_width=self.stage.width() - 0.6)
             lines.add(VGroup(Dot(radius=0.11, color=color), words).arrange(RIGHT, buff=0.3))
         lines.arrange(DOWN, buff=self.stage.layout.points_buff, aligned_edge=LEFT)
         if self.stage.layout.evidence_stays:

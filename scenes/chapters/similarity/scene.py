@@ -33,6 +33,7 @@ from manim import (
 )
 
 import pe_math as pm
+from lesson.speaker import speaker
 from pe_math import Params
 from scenes.kit import theme
 from scenes.kit.base import LessonScene
@@ -85,6 +86,7 @@ FAR_FROM_ZERO = 0.1  # a lowest similarity above this is "still far from 0"
 DECAYS = 0.5
 CLEANER = 0.8
 CLEARLY = 0.05
+CLIMBS = 1e-9  # a row that rises by more than this somewhere climbs back; else it only falls
 
 
 @dataclass(frozen=True)
@@ -127,19 +129,30 @@ def decays(row: Sequence[float], climb: float) -> bool:
 
 
 def compare_rows(d: int, row, climb: float, wide_d: int, row_wide, climb_wide: float) -> str:
-    """What the two rows show about more clocks: "same" width, or "cleaner" (the wider row
-    decays and climbs back clearly less), "not_cleaner" (the wider climbs back at least as
-    far), else "neither" (no row decays, or the difference is too small to call)."""
+    """What the two rows show about more clocks: "one" position (a single point), "same"
+    width ("same_falls" if it never climbs back), "falls" (neither row climbs back: too few
+    positions to tell), "cleaner" (the wider row only falls while the other climbs back, or
+    it decays and climbs back clearly less), "not_cleaner" (the wider climbs back at least
+    as far), else "neither" (both climb back, and the wider does not decay clearly better)."""
+    if len(row) == 1:
+        return "one"
     if d == wide_d:
-        return "same"
+        return "same" if climb > CLIMBS else "same_falls"
     (_, lo_row, lo), (_, hi_row, hi) = sorted(
         [(d, row, climb), (wide_d, row_wide, climb_wide)], key=lambda t: t[0]
     )
+    if max(lo, hi) <= CLIMBS:
+        return "falls"
     if hi >= lo:
         return "not_cleaner"
-    if hi <= CLEANER * lo and lo - hi >= CLEARLY and decays(hi_row, hi):
+    if hi <= CLIMBS or (hi <= CLEANER * lo and lo - hi >= CLEARLY and decays(hi_row, hi)):
         return "cleaner"
     return "neither"
+
+
+def climbs_back(values: Sequence[float]) -> bool:
+    """Whether a curve rises again somewhere after it has fallen."""
+    return largest_rebound(values)[0] > CLIMBS
 
 
 def largest_rebound(row: Sequence[float]) -> tuple[float, int, int]:
@@ -233,6 +246,8 @@ class Similarity(LessonScene, layouts=LAYOUTS):
         sin_steps = pm.adjacent_distances(table(d, np.arange(checked)))
         bin_steps = pm.adjacent_distances(pm.binary_encoding(np.arange(bars), params.n_bits))
         tallest = int(np.argmax(bin_steps))
+        # the map's rows all read S(0, k) at the drawn offsets k (S depends on |i − j| only)
+        drawn = matrix[0] if n > 1 else []
         return SimilarityNumbers(
             d_model=d,
             wide_d=wide_d,
@@ -262,8 +277,13 @@ class Similarity(LessonScene, layouts=LAYOUTS):
             tallest_ratio=float(bin_steps[tallest] / bin_steps[0]),
             wider_d=max(d, wide_d),
             lines={
+                # one position is one cell; else the drawn map fades, steadily or not
+                "matrix": "one" if n == 1 else ("unsteady" if climbs_back(drawn) else "steady"),
                 "rows": compare_rows(d, rows[0], rebound[0], wide_d, rows[1], rebound_wide[0]),
-                "wider": "above" if min(rows[1]) > FAR_FROM_ZERO else "near",
+                "wider": ("one" if n == 1 else "above" if min(rows[1]) > FAR_FROM_ZERO else "near"),
+                # a far position looks more alike than a near one somewhere on screen, or
+                # only further out than these positions reach
+                "takeaway": "climbs" if max(rebound[0], rebound_wide[0]) > CLIMBS else "few",
                 # one bit takes a single step: nothing to jump
                 "adjacent": "jumps" if len(bin_steps) > 1 else "one_step",
             },
@@ -299,7 +319,7 @@ class Similarity(LessonScene, layouts=LAYOUTS):
         self.notes = self.build_notes(self.stage.width() if square else self.slot_w)
         self.map_b = self.heat_block(n.matrix_wide, n.wide_d, self.color_b, layout.map_side)
         self.floor = self.words.label(
-            "floor_above" if n.lines["wider"] == "above" else "floor",
+            {"above": "floor_above", "near": "floor", "one": "floor_one"}[n.lines["wider"]],
             theme.LABEL_SIZE,
             self.color_b,
             max_width=self.slot_w,
@@ -480,15 +500,22 @@ class Similarity(LessonScene, layouts=LAYOUTS):
     def _row_notes(self, line_w: float) -> VGroup:
         """What each width does: how far its row climbs back and how low it goes."""
         n = self.n
+
+        def note(climb: float) -> str:
+            if n.max_len == 1:
+                return "row_note_one"
+            return "row_note" if climb > CLIMBS else "row_note_falls"
+
         return VGroup(
             *[
                 self.words.label(
-                    "row_note",
+                    note(climb),
                     theme.LABEL_SIZE,
                     color,
                     max_width=line_w,
                     d=d,
-                    up=theme.fmt(climb, ROW_DIGITS),
+                    # a climb too small for two decimals reads "less than 0.01", not 0.00
+                    up=speaker(self.lang).format(f"{{v:.{ROW_DIGITS}f}}", v=climb),
                     low=theme.fmt(low, ROW_DIGITS),
                 )
                 for d, color, climb, low in (

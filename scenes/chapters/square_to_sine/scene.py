@@ -34,6 +34,7 @@ from scenes.kit.components import ColorScale, LiveNumber, PixelMap, WavePlot, fo
 FAMILY_BITS = 4  # at most this many bits get a wave row
 MIN_WINDOW = 8  # positions shown, at least
 ROW_SAMPLES = 400
+FROZEN = 0.1  # the last pair "barely changes" when its values move less than this in the table
 
 
 @dataclass(frozen=True)
@@ -138,6 +139,19 @@ class SquareToSine(LessonScene, layouts=LAYOUTS):
         table = pm.sinusoidal(
             np.arange(params.max_len), params.d_model, params.base, params.layout, params.variant
         )
+        factor = float(omega[0] / omega[1]) if len(omega) > 1 else 1.0
+        # how far the slowest pair's sine and cosine move over the whole table
+        last = table[:, pm.pair_dims(params.d_model, params.layout)[-1]]
+        if params.max_len == 1:  # one column: every pair at its start, nothing changes
+            heatmap = "single"
+        elif len(omega) == 1:  # one pair: no ladder to see
+            heatmap = "one"
+        else:
+            heatmap = "frozen" if float(np.ptp(last, axis=0).max()) < FROZEN else "ladder"
+        if len(omega) == 1:  # one pair turns at ω = 1 whatever the base: no ladder
+            ladder = "one"
+        else:  # a factor that reads as 1 is said as barely above one
+            ladder = "ladder" if f"{factor:.3g}" != "1" else "gentle"
         return SquareToSineNumbers(
             **s,
             n_bits=params.n_bits,
@@ -164,9 +178,12 @@ class SquareToSine(LessonScene, layouts=LAYOUTS):
             table=table.tolist(),
             table_range=[float(table.min()), float(table.max())],
             slowest_lap=float(pm.periods(params.d_model, params.base, params.variant)[-1]),
-            ladder_factor=float(omega[0] / omega[1]) if len(omega) > 1 else 1.0,
-            # one pair turns at ω = 1 whatever the base: no ladder
-            lines={"ladder": "ladder" if len(omega) > 1 else "one"},
+            ladder_factor=factor,
+            lines={
+                "family": "many" if s["shown_bits"] > 1 else "one",
+                "ladder": ladder,
+                "heatmap": heatmap,
+            },
         )
 
     # ----------------------------------------------------------------- layout
