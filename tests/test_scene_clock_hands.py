@@ -1,15 +1,23 @@
 """Scene 5, clock-hands: the numbers it shows, its layout in both languages, and a real render."""
 
+import math
+import re
+
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 import pe_math as pm
+from lesson.catalogue import catalogue
+from lesson.say import MARKER, line
 from lesson.text_layout import listing
 from pe_math import Params
 from scenes.chapters.clock_hands.scene import MAX_CLOCKS, ClockHands
 from scenes.kit.components import compact
 from scenes.kit.theme import fmt
-from tests.scene_tools import alternating_langs, build_and_read, catalogue_ui
+from tests.scene_tools import alternating_langs, build_and_read, catalogue_ui, omegas
+from tests.test_knob_sweep import EXAMPLES, knob_sets
 
 BEATS = ["clocks", "tick", "repeat", "fingerprint", "periods", "takeaway", "bridge"]
 CASES = {
@@ -18,6 +26,8 @@ CASES = {
     "d_model=16": Params(d_model=16),
     "d_model=4": Params(d_model=4),
     "d_model=64": Params(d_model=64),
+    "one hand, two laps": Params(d_model=2, ambiguity_positions=(0, 13)),
+    "one position twice": Params(ambiguity_positions=(4, 4)),
     "wide,concat,t2t": Params(
         d_model=64,
         base=100000.0,
@@ -159,8 +169,9 @@ def test_fingerprint_claims_hold_and_the_yardstick_is_the_same_for_every_step(ca
     is not zero; ui.step: neighbouring positions are *always* step_distance apart."""
     params = CASES[case]
     nums = ClockHands.numbers(params)
-    assert all(abs(g) > 0 for g in nums.gap_deg[1:])
-    assert nums.pe_distance > 1e-6
+    a, b = params.ambiguity_positions
+    assert all(abs(g) > 0 for g in nums.gap_deg[1:]) or a == b
+    assert nums.pe_distance > 1e-6 or a == b
     d, base, layout, variant = params.d_model, params.base, params.layout, params.variant
     table = pm.sinusoidal(np.arange(0, 500), d, base, layout, variant)
     np.testing.assert_allclose(pm.adjacent_distances(table), nums.step_distance, rtol=1e-9)
@@ -196,8 +207,6 @@ def test_numbers_follow_the_params():
 def test_the_fingerprint_gap_is_measured_in_neighbour_steps(pair):
     """say.fingerprint: at (0, 3) the gap is 2.02, twice a neighbour step of 0.96, so the
     words may not say "that gap need not be large"; at (0, 6) it is smaller than a step."""
-    from lesson.say import line
-
     params = Params(ambiguity_positions=pair)
     a, b = pair
     table = pm.sinusoidal([a, b, 0, 1], params.d_model, params.base)
@@ -213,3 +222,159 @@ def test_the_fingerprint_gap_is_measured_in_neighbour_steps(pair):
         assert f"{gap / step:.1f} times as large" in en and f"{gap / step:.1f} 倍" in zh
     if pair == (0, 3):
         assert (f"{gap:.2f}", f"{step:.2f}", f"{gap / step:.1f}") == ("2.02", "0.96", "2.1")
+
+
+# ------------------------------------------- the narration at any knob set (oracles)
+# Each test recomputes its fact by hand (omegas(), sin and cos, not the scene's numbers) at
+# knob sets drawn across the allowed ranges, with the two positions compared drawn too,
+# and at the edges listed here.
+EDGES = [
+    *EXAMPLES,
+    {"base": 1.5},
+    {"base": 1e9},
+    {"base": 1.0001, "d_model": 4},  # every hand nearly as fast as the first
+    {"variant": "t2t", "d_model": 512},
+    {"layout": "concat"},
+    {"clocks_shown": 1},
+]
+PAIRS = [(0, 6), (0, 3), (4, 4), (0, 13), (6, 0)]  # near, far, the same, two laps, backwards
+
+
+def oracle(test):
+    """Run `test(params)` at 25 drawn knob sets and pairs of positions, and at the edges."""
+
+    def run(params, pair):
+        test(params.replace(ambiguity_positions=pair))
+
+    run.__name__, run.__doc__ = test.__name__, test.__doc__
+    run = given(params=knob_sets(), pair=st.tuples(st.integers(0, 60), st.integers(0, 60)))(run)
+    for changes in EDGES:
+        for pair in PAIRS:
+            run = example(params=Params(**changes), pair=pair)(run)
+    return settings(
+        max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much]
+    )(run)
+
+
+def said(beat: str, params: Params) -> tuple[str, str]:
+    return line("en", ClockHands.slug, beat, params), line("zh", ClockHands.slug, beat, params)
+
+
+SCALE = {"": 1.0, " million": 1e6, " billion": 1e9, "万": 1e4, "亿": 1e8}
+
+
+def values(text: str) -> list[float]:
+    """The numbers a line says, in order, a scale word multiplying ("5.79 billion", "57.9亿")."""
+    found = re.findall(r"(\d[\d,]*(?:\.\d+)?)( million| billion|万|亿)?", text)
+    return [float(x.replace(",", "")) * SCALE[word] for x, word in found]
+
+
+def distance(a: int, b: int, w: np.ndarray) -> float:
+    """‖PE(a) − PE(b)‖ by hand: each hand's chord, 2·|sin((b − a)·ω/2)|."""
+    return float(np.sqrt(np.sum((2 * np.sin((b - a) * w / 2)) ** 2)))
+
+
+@oracle
+def test_periods_give_the_slowest_lap_and_only_true_words_about_the_whole_set(params):
+    d = params.d_model
+    w = omegas(d, params.base, params.variant)
+    en, zh = said("periods", params)
+    # "the whole set never repeats within a realistic sentence" was false at base 2, where
+    # the slowest hand laps every 11 positions
+    assert "realistic sentence" not in en and "现实的句子" not in zh
+    if d == 2:
+        assert "only one hand" in en and "只有一根指针" in zh
+        return
+    slowest = 2 * np.pi / w[-1]
+    for text in (en, zh):
+        assert values(text) == pytest.approx([2, slowest], rel=0.005), text  # "2π/ω", the lap
+    assert "never exactly" in en and "分毫不差" in zh
+    # never exactly: the fastest hand turns one radian a step, and no whole number of
+    # radians is a whole number of turns, so no k > 0 brings every hand round
+    assert w[0] == 1.0
+    steps = np.arange(1, 20_001)
+    gaps = np.sqrt(np.sum(2 - 2 * np.cos(np.outer(steps, w[:4])), axis=1))
+    assert gaps.min() > 0
+    # "though it can come close": closer than neighbours are. For four hands or fewer some
+    # k <= 17**4 brings each within 1/17 of a turn (Dirichlet), a gap of at most 0.74.
+    if d <= 8:
+        k = np.arange(1, 17**4 + 1)
+        near = np.sqrt(np.sum(2 - 2 * np.cos(np.outer(k, w)), axis=1)).min()
+        assert near < distance(0, 1, w)
+
+
+@oracle
+def test_repeat_counts_the_fast_hand_s_laps_between_the_two_positions(params):
+    a, b = params.ambiguity_positions
+    turn = abs(b - a)  # radians: the fastest hand turns one a step
+    laps = round(turn / (2 * np.pi))
+    off = math.degrees(abs(turn - 2 * np.pi * laps))
+    en, zh = said("repeat", params)
+    if a == b:
+        assert "one and the same position" in en and "同一个" in zh
+    elif off <= 30:
+        assert f"after {laps} lap" in en and f"转过 {laps} 圈后" in zh
+        assert "almost back" in en and "差不多回到" in zh
+    else:
+        assert "almost back" not in en and "差不多回到" not in zh
+        assert values(en)[0] == pytest.approx(min(off, 360 - off), abs=0.5)
+
+
+@oracle
+def test_fingerprint_speaks_of_slower_hands_only_where_there_are_some(params):
+    d = params.d_model
+    a, b = params.ambiguity_positions
+    w = omegas(d, params.base, params.variant)
+    gap, step = distance(a, b, w), distance(0, 1, w)
+    en, zh = said("fingerprint", params)
+    if a == b:
+        assert gap == 0 and "distance is zero" in en and "距离也是零" in zh
+        assert values(en) == pytest.approx([step], abs=0.005)
+        return
+    if d == 2:  # one hand: nothing slower moved, and it alone sets the distance
+        assert "slower hands" not in en and "慢指针也" not in zh
+        assert "no slower hand" in en and "没有更慢的指针" in zh
+    else:  # every slower hand turned, each by its own angle, none a whole number of laps
+        turns = (b - a) * w[1:]
+        assert np.all(np.abs(np.sin(turns / 2)) > 0) and len(set(turns)) == len(turns)
+        assert "slower hands turned too" in en and "慢指针也都转了" in zh
+    for lang, text in (("en", en), ("zh", zh)):
+        assert f"{gap:.2f}" in text or gap < 0.005, text
+        assert f"{step:.2f}" in text
+        smaller = ("is smaller" if lang == "en" else "还更小") in text
+        assert smaller == (gap < step), text
+        if not smaller:
+            assert f"{gap / step:.1f}" in text
+
+
+def test_every_alternative_keeps_its_beat_s_cues():
+    cues = {"repeat": ("@watch", "@lap", "@note"), "fingerprint": ("@moved", "@all", "@step")}
+    for lang in ("en", "zh"):
+        say = catalogue(lang, ClockHands.slug)["say"]
+        for beat, marks in cues.items():
+            for key, text in say[beat].items():
+                assert all(m in text for m in marks), (lang, beat, key)
+
+
+def test_the_chapter_s_words_have_no_doubled_particles_or_words():
+    # zh once read 转了了
+    for text in all_alternatives("zh"):
+        assert not re.search(r"([了的是在把就也都])\1", text), text
+    for text in all_alternatives("en"):
+        assert not re.search(r"\b(\w+) \1\b", text, re.IGNORECASE), text
+
+
+def test_the_readout_is_not_placed_on_the_right_in_words():
+    # 9:16 (the zh still) stacks the live readout under the clocks
+    from scenes.chapters.clock_hands.scene import LAYOUTS
+
+    assert LAYOUTS["tall"].stacked
+    en, zh = said("tick", Params())
+    assert "right" not in en and "右" not in zh
+
+
+def all_alternatives(lang: str) -> list[str]:
+    """Every alternative of every line, its cue markers taken out."""
+    lines = catalogue(lang, ClockHands.slug)["say"].values()
+    texts = [t for node in lines for t in (node.values() if isinstance(node, dict) else [node])]
+    return [MARKER.sub("", t) for t in texts]

@@ -2,17 +2,22 @@
 its captions make, and a real render."""
 
 import math
+import re
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, example, given, settings
 
 import pe_math as pm
 from lesson import registry
-from lesson.facts import GPT2_POSITIONS
+from lesson.catalogue import catalogue
+from lesson.say import line
+from lesson.speaker import speaker
 from pe_math import Params
 from scenes.chapters.pe_heatmap.scene import (
     DIGITS,
     MAX_POSITIONS,
+    TEXT_POSITIONS,
     PeHeatmap,
     contrast_base,
     tex_power,
@@ -26,6 +31,7 @@ from tests.scene_tools import (
     omegas,
     squash,
 )
+from tests.test_knob_sweep import EXAMPLES, knob_sets
 
 BEATS = ["matrix", "range", "curves", "movement", "base", "takeaway", "bridge"]
 DEFAULTS = Params()
@@ -210,7 +216,8 @@ def test_builds_clean_and_shows_its_numbers(case, lang):
     assert squash(ui(lang, "other_base", b=compact(nums.bases[1]))) in after
     for k in range(2):
         assert squash(ui(lang, "slowest_lap", lap=compact(nums.slowest_lap[k]))) in after
-    assert report.values_at_start["takeaway"] == [GPT2_POSITIONS - 1]
+    assert squash(ui(lang, "context", n=compact(TEXT_POSITIONS))) in after  # the yardstick
+    assert report.values_at_start["takeaway"] == [TEXT_POSITIONS - 1]
 
 
 def test_knobs_change_what_the_scene_reports():
@@ -257,8 +264,8 @@ def test_the_extremes_are_about_minus_one_and_exactly_one():
     assert nums.int_last == 63
 
 
-def test_the_fastest_chosen_dim_laps_many_times_and_the_slowest_not_a_tenth():
-    # say.curves at the defaults, and the curve labels' "N laps"
+def test_the_fastest_chosen_dim_laps_many_times_and_the_slowest_a_sliver():
+    # say.curves at the defaults (10 laps, 0.0317 of a lap) and the curve labels' "N laps"
     nums = PeHeatmap.numbers(DEFAULTS)
     xs = np.linspace(0, 63, 63 * 200 + 1)
     wave = pe(DEFAULTS, xs)[:, 0]  # dim 0: sin(p)
@@ -268,11 +275,14 @@ def test_the_fastest_chosen_dim_laps_many_times_and_the_slowest_not_a_tenth():
     slow = pe(DEFAULTS, np.arange(64))[:, 40]
     assert slow.min() == 0.0 and slow.max() == pytest.approx(0.198, abs=1e-3)
     assert np.all(np.diff(slow) > 0)  # it only climbs: a sliver of one lap
+    en, zh = said("curves", DEFAULTS)
+    assert "The fastest turns 10 laps across the table, the slowest 0.0317 laps." in en
+    assert "最快的一条在这段位置里转了 10 圈，最慢的转了 0.0317 圈。" in zh
 
 
-def test_first_steps_run_from_nearly_a_unit_to_a_thousandth_or_less():
-    # say.movement: fast pairs jump by nearly a whole unit, the slowest by a thousandth or
-    # less, across enough powers of ten to need a log scale
+def test_first_steps_run_from_nearly_a_unit_to_far_below_a_hundredth():
+    # say.movement at the defaults: 0.84 for the fastest pair down to less than 0.01 for the
+    # slowest, across enough powers of ten to need a log scale
     steps = np.abs(pe(DEFAULTS, [1])[0] - pe(DEFAULTS, [0])[0])
     assert steps.max() == pytest.approx(np.sin(1.0)) and steps.max() > 0.8
     assert steps[[62, 63]].max() < 1e-3
@@ -281,15 +291,19 @@ def test_first_steps_run_from_nearly_a_unit_to_a_thousandth_or_less():
     # every bar above the axis's floor: the lowest decade is under the smallest step
     nums = PeHeatmap.numbers(DEFAULTS)
     assert 10.0 ** nums.step_decades[-1] <= steps.min() and nums.step_decades[0] == 0
+    en, zh = said("movement", DEFAULTS)
+    assert "from 0.84 for the fastest pair down to less than 0.01 for the slowest" in en
+    assert "最快的一对一步变 0.84，最慢的一对变 不到 0.01" in zh
 
 
-def test_a_large_base_keeps_the_slowest_hand_from_lapping_a_gpt2_context():
-    # say.base: at 10,000 the slowest lap is tens of thousands of positions, far beyond
-    # GPT-2's 1,024; at 100 it is a few hundred, and positions that far apart nearly share it
+def test_a_large_base_keeps_the_slowest_hand_from_lapping_a_long_text():
+    # the base panel: at 10,000 the slowest lap is tens of thousands of positions, far
+    # beyond a text of 1,024; at 100 it is a few hundred, and positions that far apart
+    # nearly share that hand's reading
     d = DEFAULTS.heat_d_model
     lap = 2 * np.pi * 10000 ** ((d - 2) / d)
-    assert 10_000 <= lap < 100_000 and lap > 10 * GPT2_POSITIONS
-    assert (GPT2_POSITIONS - 1) / lap < 1  # ui.lap_long: it never comes round
+    assert 10_000 <= lap < 100_000 and lap > 10 * TEXT_POSITIONS
+    assert (TEXT_POSITIONS - 1) / lap < 1  # ui.lap_long: it never comes round
     small = 2 * np.pi * 100 ** ((d - 2) / d)
     assert 100 <= small < 1000 and round(small) == 544
     slowest = 100 ** (-(d - 2) / d)
@@ -299,56 +313,210 @@ def test_a_large_base_keeps_the_slowest_hand_from_lapping_a_gpt2_context():
     assert compact(nums.repeat_deg[1]) == compact(math.degrees(miss))
 
 
-def test_why_ten_thousand_is_the_paper_s_choice_and_the_base_moves_only_the_slow_end():
-    # say.base at the defaults: the paper's choice, the fastest hand the same at any base,
-    # the slowest lap growing towards 2π·base with the width, and what a small base costs
-    from lesson.say import line
-
-    en, zh = (line(lang, "pe-heatmap", "base", DEFAULTS) for lang in ("en", "zh"))
-    assert "Why ten thousand? The original paper chose it." in en
-    assert "为什么是一万？这是原论文的选择。" in zh
-    for base in (1.5, 100.0, 10000.0, 500000.0):
-        assert pm.frequencies(DEFAULTS.heat_d_model, base)[0] == 1.0  # one radian a step
-    laps = [pm.periods(d, 10000.0)[-1] for d in (8, 64, 512, 4096)]
-    assert np.all(np.diff(laps) > 0) and laps[-1] < 2 * np.pi * 10000 < laps[-1] * 1.01
-    assert "47,117" in en and "47117" in zh
-    # base 100's lap of 544 is a near repeat on that hand only, not of the whole code
-    assert "on that hand positions 544 apart" in en and "相隔 544 的两个位置在这根指针上" in zh
+def test_why_ten_thousand_is_answered_by_the_slowest_lap_at_two_bases():
+    en, zh = said("base", DEFAULTS)
+    assert en.startswith("Why did the original paper pick base ten thousand?")
+    assert zh.startswith("原论文为什么选底数一万？")
+    assert "47,117 positions for one lap" in en and "turns 0.0217 laps" in en
+    assert "at base 100 it would turn 1.88 laps" in en
+    assert "47117 个位置" in zh and "转 0.0217 圈" in zh and "则转 1.88 圈" in zh
+    # base 100's 1.88 laps make a near repeat on that hand only, not of the whole code
     table = pm.sinusoidal([0, 1, 544], DEFAULTS.heat_d_model, 100.0)
     assert pm.cosine(table[0], table[2]) == pytest.approx(-0.17, abs=0.01)
     assert np.linalg.norm(table[2] - table[0]) > 4 * np.linalg.norm(table[1] - table[0])
 
 
 def test_a_lap_of_nine_positions_is_not_called_a_large_base():
-    # base = 1.5: the slowest hand comes round every 9 positions
-    from lesson.say import line
-
+    # base = 1.5: the slowest hand comes round every 9.31 positions, 110 times in the text
     params = Params(base=1.5)
     nums = PeHeatmap.numbers(params)
-    assert round(nums.slowest_lap[0]) == 9 and nums.lines["base"] == "other_short_long"
-    en, zh = (line(lang, "pe-heatmap", "base", params) for lang in ("en", "zh"))
-    assert "large base" not in en and "Why" not in en and "this lesson uses 1.5" in en
-    assert "这么大" not in zh and "为什么" not in zh and "本课用 1.5" in zh
-    assert "on that hand positions 9 apart nearly share" in en
+    assert round(nums.slowest_lap[0]) == 9 and nums.lines["base"] == "many"
+    en, zh = said("base", params)
+    assert "large base" not in en and "At this lesson's base, 1.5," in en
+    assert "这么大" not in zh and "本课底数是 1.5" in zh
+    assert "needs 9.31 positions for one lap" in en and "it turns 110 laps" in en
 
 
 def test_with_one_pair_the_base_changes_nothing_and_the_words_say_so():
-    from lesson.say import line
-
     params = Params(heat_d_model=2, heat_dims=(0, 1))
     nums = PeHeatmap.numbers(params)
     assert nums.lines["base"] == "one"
     assert nums.slowest_lap[0] == pytest.approx(2 * np.pi) == pytest.approx(nums.slowest_lap[1])
-    en, zh = (line(lang, "pe-heatmap", "base", params) for lang in ("en", "zh"))
+    en, zh = said("base", params)
     assert "only one hand" in en and "whatever the base" in en and "6.3" in en
     assert "只有一根指针" in zh and "不论底数多少" in zh and "6.3" in zh
 
 
 def test_the_heat_map_chapter_reads_the_table_anew_rather_than_rebuilding_it():
     # chapter 4 stacks the table; this one says it is that table, and what it adds
-    from lesson.say import line
-
-    en, zh = (line(lang, "pe-heatmap", "matrix", DEFAULTS) for lang in ("en", "zh"))
+    en, zh = said("matrix", DEFAULTS)
     assert "the formula built" in en and "three ways" in en
     assert "公式算出的那张表" in zh and "三个角度" in zh
     assert line("en", "square-to-sine", "heatmap") not in en
+
+
+# ------------------------------------------- the narration at any knob set (oracles)
+# Each test below recomputes its fact by hand (pe() and omegas(), not the scene's numbers)
+# at knob sets drawn across the allowed ranges, and at the edges listed here.
+EDGES = [
+    *EXAMPLES,
+    {"base": 1.5},
+    {"base": 1e9},
+    {"variant": "t2t", "base": 1e9},
+    {"layout": "concat"},
+    {"layout": "concat", "heat_dims": (0, 32)},  # one pair's sine and cosine under concat
+    {"heat_dims": (63, 62)},  # the slowest pair, both dims, under a tenth of a lap
+    {"heat_d_model": 2, "heat_dims": (1,)},
+    {"heat_d_model": 8, "heat_dims": (0, 7)},  # narrower than the lesson's d_model
+    {"heat_d_model": 4096, "base": 1e9, "heat_dims": (4095, 0)},  # steps below a float's
+    {"max_len": 1, "heat_dims": (0,)},
+    {"max_len": 4096, "heat_dims": (0, 1, 2, 3)},  # four dims, two pairs
+]
+
+
+def oracle(test):
+    """Run `test(params)` at 25 drawn knob sets and at every edge above."""
+    test = given(params=knob_sets())(test)
+    for changes in EDGES:
+        test = example(params=Params(**changes))(test)
+    return settings(
+        max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much]
+    )(test)
+
+
+def said(beat: str, params: Params) -> tuple[str, str]:
+    return line("en", PeHeatmap.slug, beat, params), line("zh", PeHeatmap.slug, beat, params)
+
+
+def spoken(lang: str, value: float, spec: str) -> str:
+    """A number as the speaker says it (the fact is computed here; only its wording is not)."""
+    return speaker(lang).format_field(value, spec)
+
+
+SCALE = {"": 1.0, " million": 1e6, " billion": 1e9, "万": 1e4, "亿": 1e8}
+
+
+def values(text: str) -> list[float]:
+    """The numbers a line says, in order, a scale word multiplying ("1 billion", "10亿")."""
+    found = re.findall(r"(\d[\d,]*(?:\.\d+)?)( million| billion|万|亿)?", text)
+    return [float(x.replace(",", "")) * SCALE[word] for x, word in found]
+
+
+@oracle
+def test_the_matrix_line_says_its_width_and_never_that_it_grew(params):
+    d, stride = params.heat_d_model, math.ceil(params.heat_d_model / 256)
+    en, zh = said("matrix", params)
+    assert f"width of {d}," in en and f"宽度是 {d} 维" in zh
+    assert "model is 512 wide" in en and "模型是 512 维" in zh
+    # zh once said the table was "widened" to d dims, false at d <= d_model (2 or 8)
+    assert "放宽" not in zh or d > params.d_model
+    # past 256 dims only every stride-th dim gets a row: each row is a dim, not each dim a row
+    assert stride == 1 or "a row per dim" not in en
+    assert stride == 1 or "每一维一行" not in zh
+
+
+@oracle
+def test_curves_say_how_many_dims_are_traced_and_their_laps(params):
+    d, layout = params.heat_d_model, params.layout
+    dims = list(dict.fromkeys(params.heat_dims))
+    n = min(params.max_len, MAX_POSITIONS)
+    w = omegas(d, params.base, params.variant)
+    pairs = [column(j, d, layout)[0] for j in dims]
+    laps = [(n - 1) * w[i] / (2 * np.pi) for i in pairs]
+    en, zh = said("curves", params)
+    assert "three" not in en and "三维" not in zh  # whatever the count
+    if n == 1:  # one column: nothing turns
+        assert "single position" in en and "只有一个位置" in zh
+        assert "lap" not in en and "圈" not in zh
+        return
+    ranked = len(set(pairs)) > 1  # dims of two pairs or more turn at different speeds
+    fast, slow = max(laps), min(laps)
+    for lang, text in (("en", en), ("zh", zh)):
+        assert (("fastest" if lang == "en" else "最快") in text) == ranked, text
+        assert (("slowest" if lang == "en" else "最慢") in text) == ranked, text
+        if ranked:  # how many dims, the fastest's laps, the slowest's (3 digits each)
+            assert values(text) == pytest.approx([len(dims), fast, slow], rel=0.0051), text
+        else:  # one dim, or one pair's sine and cosine: the dims, and their laps said once
+            assert fast == slow
+            assert values(text) == pytest.approx([*dims, fast], rel=0.0051), text
+    if not ranked and len(dims) == 2:
+        assert "both" in en and "都" in zh and "sine and cosine of one pair" in en
+
+
+@oracle
+def test_movement_gives_the_biggest_and_the_smallest_first_step(params):
+    d, layout = params.heat_d_model, params.layout
+    w = omegas(d, params.base, params.variant)
+    steps = np.abs(pe(params, [1])[0] - pe(params, [0])[0])
+    biggest = np.sin(w[0])  # the fastest pair's sine
+    smallest = 2 * np.sin(w[-1] / 2) ** 2  # the slowest pair's cosine: 1 − cos ω, uncancelled
+    assert steps.max() == pytest.approx(biggest, abs=1e-12)
+    assert steps.min() == pytest.approx(smallest, abs=1e-12)
+    assert column(int(steps.argmax()), d, layout)[0] == 0
+    if smallest > 1e-9:  # (below that, rounding in 1 − cos ω ties the slow dims)
+        assert column(int(steps.argmin()), d, layout)[0] == d // 2 - 1
+    en, zh = said("movement", params)
+    assert "thousandth" not in en and "whole unit" not in en and "千分之一" not in zh
+    for lang, text in (("en", en), ("zh", zh)):
+        assert spoken(lang, biggest, ".2f") in text and spoken(lang, smallest, ".2f") in text
+        one = "single pair" if lang == "en" else "只有一对"
+        assert (one in text) == (d == 2), text
+        assert (("fastest pair" if lang == "en" else "最快的一对") in text) == (d > 2), text
+
+
+@oracle
+def test_the_base_line_measures_the_slowest_lap_against_a_text(params):
+    d, base, variant = params.heat_d_model, params.base, params.variant
+    other = 100.0 if base > 100 else 10000.0
+    en, zh = said("base", params)
+    for text in (en, zh):
+        assert "GPT-2" not in text  # GPT-2 learns its positions: no yardstick for sinusoids
+        assert "2π" not in text  # no "towards 2π times the base": t2t's lap is exactly that
+        assert "radian" not in text and "弧度" not in text  # square-to-sine said it already
+        assert "large base" not in text and "这么大" not in text
+    for lang in ("en", "zh"):  # short: one line for many pairs, one for a single pair
+        assert len(catalogue(lang, PeHeatmap.slug)["say"]["base"]) <= 2
+    if d == 2:
+        lap = 2 * np.pi / omegas(2, base, variant)[-1]
+        assert lap == pytest.approx(2 * np.pi)
+        assert "whatever the base" in en and "不论底数多少" in zh
+        assert "6.3" in en and "6.3" in zh
+        return
+    lap, lap_other = (2 * np.pi / omegas(d, b, variant)[-1] for b in (base, other))
+    want = [base, lap, TEXT_POSITIONS, (TEXT_POSITIONS - 1) / lap]
+    want += [other, (TEXT_POSITIONS - 1) / lap_other]
+    for text in (en, zh):
+        assert values(text) == pytest.approx(want, rel=0.005), text
+    assert "original paper" in en and "原论文" in zh
+    # "a larger base makes that hand come round later, and the slow hands move less"
+    wider = omegas(d, base * 2, variant)
+    assert 2 * np.pi / wider[-1] > lap
+    assert np.all(wider[1:] < omegas(d, base, variant)[1:])
+
+
+@oracle
+def test_the_takeaway_claims_only_what_holds_at_any_base_and_width(params):
+    d = params.heat_d_model
+    w = omegas(d, params.base, params.variant)
+    assert np.all(np.diff(w) < 0)  # every pair at its own speed
+    assert np.abs(pe(params, np.arange(0, 5000, 7))).max() <= 1.0
+    en, zh = said("takeaway", params)
+    assert "pair" in en and "每一对" in zh
+    lap = 2 * np.pi / w[-1]
+    # "slow ones place you in a long text" needs a slowest lap longer than the text
+    if lap < TEXT_POSITIONS:
+        assert "long text" not in en and "长文" not in zh
+    if d == 2:  # one pair: no fast ones and slow ones
+        assert "fast ones" not in en and "快的" not in zh
+
+
+def test_the_chapter_s_zh_has_no_doubled_particles():
+    for text in all_alternatives("zh"):
+        assert not re.search(r"([了的是在把就也都])\1", text), text
+    for text in all_alternatives("en"):
+        assert not re.search(r"\b(\w+) \1\b", text, re.IGNORECASE), text
+
+
+def all_alternatives(lang: str) -> list[str]:
+    lines = catalogue(lang, PeHeatmap.slug)["say"].values()
+    return [t for node in lines for t in (node.values() if isinstance(node, dict) else [node])]

@@ -65,6 +65,14 @@ def stepwise(t: float, steps: int) -> float:
 NEAR_MISS_DEG = 30  # the fastest hand "nearly repeats" when it ends this close to its start
 
 
+def said_like_table(x: float) -> float:
+    """`x` rounded as the lap table (compact) shows it: whole from 100, else 3 significant
+    digits, and 3 significant digits from a million on, where speech names the scale."""
+    if 100 <= abs(x) < 1e6:
+        return float(round(x))
+    return float(f"{x:.3g}")
+
+
 @dataclass(frozen=True)
 class Layout:
     """Where the clocks, the readout and the counter go in one frame shape."""
@@ -110,6 +118,8 @@ class ClockHandsNumbers:
     step_distance: float  # ‖PE(p+1) − PE(p)‖, the same for every p: the yardstick for pe_distance
     fast_gap_deg: float  # how far apart the fastest hand ends at the two positions
     step_ratio: float  # pe_distance in neighbour steps
+    fast_laps: int  # whole laps of the fastest hand nearest to its turn from a to b
+    slowest_period: float  # the slowest hand's lap, rounded as the lap table shows it
     lines: dict[str, str]  # beat -> which of its narration alternatives holds here
 
 
@@ -139,13 +149,18 @@ class ClockHands(LessonScene, layouts=LAYOUTS):
         )
         # is the two positions' distance within one neighbour step ("small"), or beyond it?
         size = "small" if pe_distance < step_distance else "large"
+        hands = "many" if d > 2 else "one"
+        # the fastest hand nearly repeats only when the two positions sit whole laps apart
+        repeat = "same" if a == b else "near" if near_miss else "far"
+        slowest_period = float(pm.periods(d, base, variant)[-1])
         return ClockHandsNumbers(
             fast_gap_deg=fast_gap,
+            fast_laps=round(abs(b - a) / (2 * np.pi)),
+            slowest_period=said_like_table(slowest_period),
             lines={
-                "periods": "many" if d > 2 else "one",
-                # the fastest hand nearly repeats only when the two positions sit a lap apart
-                "repeat": "near" if near_miss else "far",
-                "fingerprint": f"{'near' if near_miss else 'far'}_{size}",
+                "periods": hands,
+                "repeat": repeat,
+                "fingerprint": "same" if a == b else f"{hands}_{size}",
             },
             d_model=d,
             n_clocks=d // 2,

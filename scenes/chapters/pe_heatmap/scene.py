@@ -4,8 +4,9 @@ The table (positions × dims, pe_math.sinusoidal) is drawn with dims down and po
 across. "dim j" is column j of the table in the lesson's layout: interleaved puts pair i
 in dims (2i, 2i+1), concat in dims (i, i + d/2), so under concat a high dim can be a fast
 cosine. Every claim about a chosen dim (its pair, laps, range, first step) is computed
-for that column. The last beat answers why 10000: the paper's choice, and what the base
-changes (only the slow end of the ladder: how long the slowest hand takes to come round).
+for that column. The last beat asks why the paper chose 10000 and answers with numbers:
+how long the slowest hand takes to come round at this base and at a contrasting one, and
+how many laps it turns over a text of TEXT_POSITIONS positions.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from manim import (
 )
 
 import pe_math as pm
-from lesson.facts import GPT2_POSITIONS, PAPER_WIDTH
+from lesson.facts import PAPER_WIDTH
 from lesson.registry import REGISTRY
 from pe_math import Params
 from scenes.kit import theme
@@ -56,6 +57,7 @@ from scenes.kit.components import (
 
 PAPER_BASE = 10000.0  # Vaswani et al. (2017)
 SMALL_BASE = 100.0  # the contrast: a base this small gives the slowest hand a short lap
+TEXT_POSITIONS = 1024  # the yardstick of a long text: the slowest lap against it
 MAX_POSITIONS = 256  # heat-map columns: past these a column is under a pixel wide
 MAX_DIMS = 256  # heat-map rows; a wider model shows every s-th dim plus the chosen ones
 SAMPLES_PER_POSITION = 8  # curve samples between whole positions (at most MAX_SAMPLES)
@@ -63,7 +65,7 @@ MAX_SAMPLES = 1200
 LOG_TICKS = 4  # at most this many decade labels under the bars
 DIGITS = 2  # decimals of the table's min and max, and of a curve's range
 GAP = 0.4
-SWEEP = 4.0  # seconds for the slowest hands to run through GPT-2's context
+SWEEP = 4.0  # seconds for the slowest hands to run through the text
 
 # Outline colours that stand out on the blue–orange heat map.
 DIM_COLORS = (theme.WORD_C, theme.ACCENT, ManimColor("#f7a8d8"), theme.WORD_A)
@@ -119,19 +121,24 @@ class PeHeatmapNumbers:
     curve_x: list[float]
     curves: list[list[float]]  # one per chosen dim, sampled at curve_x
     steps: list[float]  # |PE(1) − PE(0)| per row
+    step_max: float  # the largest first step of any dim: the fastest pair's sine, sin 1
+    step_min: float  # the smallest: the slowest pair's cosine, 2·sin²(ω/2), never a float 0
     dim_steps: list[float]  # the same at the chosen dims
     step_decades: list[int]  # log10 tick exponents under the bars, top first
     slowest_pair: int
     slowest_dims: list[int]
-    context: int
+    context: int  # positions in the text the slowest lap is measured against
     bases: list[float]  # this lesson's base, then the contrast
     slowest_lap: list[float]  # the slowest pair's period in positions, per base
+    lap_said: list[float]  # the same rounded as the screen shows it (compact's digits)
     context_laps: list[float]  # its laps across positions 0 … context − 1, per base
+    laps_said: list[float]  # the same rounded as the screen shows it
     context_angle: list[float]  # its angle at position context − 1 (radians), per base
     repeat_gap: list[int]  # round(lap) if that fits in the context, else 0
     repeat_deg: list[float]  # how far apart the hand is at 0 and at repeat_gap, in degrees
     fastest_laps: float  # the most and fewest laps among the chosen dims
     slowest_laps: float
+    n_dims: int  # how many chosen dims (repeats dropped)
     lines: dict[str, str]  # beat -> which of its narration alternatives holds here
     paper_width: int  # the width of the paper's base model
 
@@ -141,14 +148,23 @@ def contrast_base(base: float) -> float:
     return SMALL_BASE if base > SMALL_BASE else PAPER_BASE
 
 
-def base_line(d_model: int, base: float, gaps: Sequence[int]) -> str:
-    """The base beat's alternative: "one" when a single pair turns at ω = 1 whatever the
-    base; else whether the base is the paper's, then whether the slowest lap fits in
-    GPT-2's context ("short") or not ("long"), at this base and the other."""
-    if d_model == 2:
+def curves_line(pairs: Sequence[int], shown: int) -> str:
+    """The curves beat's alternative, from the chosen dims' pairs: a single position drawn
+    ("point"); one chosen dim; two dims of one pair, which turn alike ("same"); or dims
+    of several pairs, at different speeds."""
+    if shown == 1:
+        return "point"
+    if len(pairs) == 1:
         return "one"
-    fits = "_".join("short" if gap else "long" for gap in gaps)
-    return f"{'paper' if base == PAPER_BASE else 'other'}_{fits}"
+    return "same" if len(set(pairs)) == 1 else "many"
+
+
+def said_like_screen(x: float) -> float:
+    """`x` rounded as compact() shows it: whole above 100, else 3 significant digits
+    (and 3 significant digits from a million on, where speech names the scale)."""
+    if 100 <= abs(x) < 1e6:
+        return float(round(x))
+    return float(f"{x:.3g}")
 
 
 def shown_rows(d_model: int, dims: Sequence[int]) -> tuple[list[int], int]:
@@ -214,14 +230,18 @@ class PeHeatmap(LessonScene, layouts=LAYOUTS):
         samples = min(MAX_SAMPLES, max(2, (n - 1) * SAMPLES_PER_POSITION + 1))
         xs = np.linspace(0.0, max(n - 1, 0), samples)
         curves = pm.sinusoidal(xs, d, base, layout, variant)[:, dims]
-        first = pm.sinusoidal([0, 1], d, base, layout, variant)
-        steps = np.abs(np.diff(first, axis=0))[0]
+        # |PE(1) − PE(0)|: |sin ω| for a sine dim, 1 − cos ω = 2·sin²(ω/2) for a cosine dim
+        # (the half-angle form keeps a tiny step from cancelling to a float 0)
+        is_sin = np.zeros(d, dtype=bool)
+        is_sin[pairs[:, 0]] = True
+        w = omega[pair_of]
+        steps = np.where(is_sin, np.abs(np.sin(w)), 2 * np.sin(w / 2) ** 2)
         bases = [base, contrast_base(base)]
         laps, ctx_laps, ctx_angle, gaps, degs = [], [], [], [], []
         for b in bases:
             lap = float(pm.periods(d, b, variant)[slowest])
-            angle = float(pm.clock_angles(GPT2_POSITIONS - 1, d, b, variant)[slowest])
-            gap = round(lap) if round(lap) < GPT2_POSITIONS else 0
+            angle = float(pm.clock_angles(TEXT_POSITIONS - 1, d, b, variant)[slowest])
+            gap = round(lap) if round(lap) < TEXT_POSITIONS else 0
             miss = float(pm.clock_angles(gap, d, b, variant)[slowest]) - 2 * np.pi if gap else 0.0
             laps.append(lap)
             ctx_laps.append(angle / (2 * np.pi))
@@ -229,14 +249,16 @@ class PeHeatmap(LessonScene, layouts=LAYOUTS):
             gaps.append(gap)
             degs.append(abs(math.degrees(miss)))
         dim_laps = [float((n - 1) * omega[pair_of[j]] / (2 * np.pi)) for j in dims]
-        fewest = min(dim_laps)
+        one_pair = "one" if d == 2 else "many"
         return PeHeatmapNumbers(
             paper_width=PAPER_WIDTH,
             fastest_laps=max(dim_laps),
-            slowest_laps=fewest,
+            slowest_laps=min(dim_laps),
+            n_dims=len(dims),
             lines={
-                "curves": "tenth" if fewest < 0.1 else "part" if fewest < 1 else "laps",
-                "base": base_line(d, base, gaps),
+                "curves": curves_line([int(pair_of[j]) for j in dims], n),
+                "movement": one_pair,
+                "base": one_pair,
             },
             max_len=params.max_len,
             shown_len=n,
@@ -260,14 +282,18 @@ class PeHeatmap(LessonScene, layouts=LAYOUTS):
             curve_x=xs.tolist(),
             curves=curves.T.tolist(),
             steps=steps[rows].tolist(),
+            step_max=float(steps.max()),
+            step_min=float(steps.min()),
             dim_steps=steps[dims].tolist(),
             step_decades=log_decades(steps[rows]),
             slowest_pair=slowest,
             slowest_dims=pairs[slowest].tolist(),
-            context=GPT2_POSITIONS,
+            context=TEXT_POSITIONS,
             bases=bases,
             slowest_lap=laps,
+            lap_said=[said_like_screen(lap) for lap in laps],
             context_laps=ctx_laps,
+            laps_said=[said_like_screen(x) for x in ctx_laps],
             context_angle=ctx_angle,
             repeat_gap=gaps,
             repeat_deg=degs,
