@@ -13,14 +13,19 @@ scheme's own numbers at the lesson's knobs, not written down:
   formula gives one; a table has no row, binary's codes start over);
 - *seen in training*: past the training length the codes are still made of parts the
   model met while training. For a formula of sin/cos pairs a part is a pair's angle, and
-  it was met when that pair finished a whole turn within the training length; any pair
-  slower than that turns, past it, to angles no training position reached (this is the
-  long-context chapter's story). For other codes a part is one value, met when it lies in
-  the range the training positions covered. No code at all is not seen either;
+  it was met when that pair finished a whole turn within the training length T, that is
+  T·ω ≥ 2π; any pair slower than that turns, past it, to angles no training position
+  reached (this is the long-context chapter's story). For other codes a part is one
+  value, met when it lies in the range the training positions covered. No code at all is
+  not seen either;
 - *no training*: nothing to learn.
 
 "Seen" is judged pair by pair: a model may still meet a new combination of angles
 it has not seen together, so a tick here says the parts are familiar, at these knobs.
+
+One scheme, one set of knobs: the sinusoid is the one of width d_model and base `base`
+(with the lesson's layout and variant); RoPE is the head of the long-context chapter,
+of width rope_head_dim and base rope_base, its speeds those of `rope_frequencies`.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from .encodings import (
     integer_encoding,
     sinusoidal,
 )
+from .long_context import rope_frequencies
 from .params import Params
 from .relative import PositionOutOfRange, learned_lookup, learned_table
 
@@ -88,19 +94,25 @@ def _codes_at(scheme: str, params: Params, p: np.ndarray) -> np.ndarray:
     if scheme == "rope":
         # R_m is fixed by the cos and sin of its angles m·θ_i, so those are its code:
         # a linear map between the codes of m and m+k is one between R_m and R_(m+k)
-        return sinusoidal(p, params.d_model, params.base, "interleaved", "paper")
+        angles = np.asarray(p, dtype=np.float64)[:, None] * pair_speeds("rope", params)
+        return np.stack([np.sin(angles), np.cos(angles)], axis=2).reshape(len(angles), -1)
     raise ValueError(f"unknown scheme {scheme!r}; use one of {', '.join(SCHEMES)}")
 
 
 def trained_length(scheme: str, params: Params) -> int:
     """How many positions the scheme is checked over: a learned table's rows, binary's 2^n
     codes; a formula covers any, so the lesson's max_len, and at least enough rows
-    (2d + 2) that a linear map cannot fit them merely because they are few."""
+    (2d + 2, d its width) that a linear map cannot fit them merely because they are few."""
     if scheme == "learned":
         return params.learned_max_len
     if scheme == "binary":
         return 2**params.n_bits
-    return max(params.max_len, 2 * params.d_model + 2)
+    return max(params.max_len, 2 * width(scheme, params) + 2)
+
+
+def width(scheme: str, params: Params) -> int:
+    """How many numbers a formula's code has: RoPE's head width, else d_model."""
+    return params.rope_head_dim if scheme == "rope" else params.d_model
 
 
 def training_length(scheme: str, params: Params) -> int:
@@ -118,17 +130,21 @@ def pair_speeds(scheme: str, params: Params) -> np.ndarray | None:
     if scheme == "sinusoid":
         return frequencies(params.d_model, params.base, params.variant)
     if scheme == "rope":
-        return frequencies(params.d_model, params.base, "paper")
+        return rope_frequencies(params.rope_head_dim, params.rope_base)[0]
     return None
 
 
-def unturned_pairs(scheme: str, params: Params) -> int:
-    """Pairs that never finish a whole turn within the training length: past it they reach
-    angles no training position did (0 for a code without pairs)."""
+def trained_angles(scheme: str, params: Params) -> np.ndarray | None:
+    """Radians each pair turns within the training length T: T·ω (None without pairs)."""
     speeds = pair_speeds(scheme, params)
-    if speeds is None:
-        return 0
-    return int(((training_length(scheme, params) - 1) * speeds < TURN).sum())
+    return None if speeds is None else training_length(scheme, params) * speeds
+
+
+def unturned_pairs(scheme: str, params: Params) -> int:
+    """Pairs that never finish a whole turn within the training length (T·ω < 2π): past
+    it they reach angles no training position did (0 for a code without pairs)."""
+    angles = trained_angles(scheme, params)
+    return 0 if angles is None else int((angles < TURN).sum())
 
 
 def smooth(codes: np.ndarray) -> bool:

@@ -72,9 +72,9 @@ def test_a_random_learned_table_is_smooth_only_with_a_single_step(rows):
 
 # ---------------------------------------------- any length against seen in training
 def slowest_turns(params: Params) -> bool:
-    """By hand: the slowest pair finishes a turn within the training positions."""
+    """By hand: the slowest pair finishes a turn within the training length, T·ω ≥ 2π."""
     w = omegas(params.d_model, params.base, params.variant)
-    return (params.train_len - 1) * w.min() >= 2 * np.pi
+    return params.train_len * w.min() >= 2 * np.pi
 
 
 @pytest.mark.parametrize(
@@ -86,20 +86,27 @@ def slowest_turns(params: Params) -> bool:
         Params(d_model=64),
         Params(base=100.0),
         Params(base=500000.0),
-        Params(train_len=6000),  # 5999 × 0.001 rad: just short of a turn
-        Params(train_len=6300),  # 6299 × 0.001 rad: just past it
+        Params(train_len=6000),  # 6000 × 0.001 rad: just short of a turn
+        Params(train_len=6300),  # 6300 × 0.001 rad: just past it
         Params(variant="t2t", base=100.0, d_model=64),
+        Params(rope_head_dim=8),
+        Params(rope_head_dim=512, rope_base=1e9),
     ],
     ids=lambda p: p.digest()[:6],
 )
 def test_a_formula_reaches_any_length_but_is_seen_only_when_every_pair_turned(params):
+    # the sinusoid of d_model and base; RoPE the long-context chapter's head, of
+    # rope_head_dim and rope_base: one scheme, one set of knobs
     for scheme in ("sinusoid", "rope"):
         checks = pm.verdict(scheme, params).checks
         assert checks["any_length"]  # a formula always writes the next code
-        w = omegas(params.d_model, params.base, params.variant if scheme == "sinusoid" else "paper")
-        by_hand = (params.train_len - 1) * w.min() >= 2 * np.pi
+        if scheme == "sinusoid":
+            w = omegas(params.d_model, params.base, params.variant)
+        else:
+            w = omegas(params.rope_head_dim, params.rope_base)
+        by_hand = params.train_len * w.min() >= 2 * np.pi
         assert checks["seen_length"] == by_hand
-        assert unturned_pairs(scheme, params) == int(((params.train_len - 1) * w < 2 * np.pi).sum())
+        assert unturned_pairs(scheme, params) == int((params.train_len * w < 2 * np.pi).sum())
     assert slowest_turns(Params(train_len=6300)) and not slowest_turns(Params(train_len=6000))
 
 

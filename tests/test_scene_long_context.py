@@ -10,6 +10,8 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import assume, example, given, settings
+from hypothesis import strategies as st
 
 import pe_math as pm
 from lesson import catalogue, facts, say
@@ -18,6 +20,7 @@ from scenes.chapters.long_context.scene import RULES, LongContext, scaling_for
 from scenes.kit.components import compact
 from scenes.kit.theme import fmt
 from tests.scene_tools import build_in, build_scene, catalogue_ui, squash
+from tests.test_knob_sweep import EXAMPLES, knob_sets, problems
 
 SLUG = LongContext.slug
 BEATS = [
@@ -222,12 +225,11 @@ def test_the_narration_follows_the_knobs():
             assert after[lang][beat] != before[lang][beat], (lang, beat)
         line = after[lang]
         assert f"{n.lapped} " in line["ladder"] and f"{n.unfinished} " in line["ladder"]
-        assert f" {n.seen_said} " in line["unseen"]
-        assert float(n.seen_said) == pytest.approx(n.seen_deg, rel=0.05)
+        assert f" {degrees_said(n.seen_deg, 0, lang)}" in line["unseen"]
         assert f"{n.step_deg['pi']:.1f} " in line["pi"]
         blended = {"en": f" {n.yarn_blended} pairs in between", "zh": f"，{n.yarn_blended} 对介于"}
         assert blended[lang] in line["yarn"]
-    assert f"{n.reach_said}" in after["en"]["unseen"] and "65536" not in after["en"]["unseen"]
+    assert "32 times as far" in after["en"]["unseen"] and "65536" not in after["en"]["unseen"]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -235,15 +237,21 @@ def test_the_narration_picks_the_sentence_the_numbers_support(lang):
     wraps = say.lines(SLUG, lang, CASES["factor 16: the slowest pair wraps"])["unseen"]
     arc = say.lines(SLUG, lang, Params())["unseen"]
     assert LongContext.numbers(Params()).lines["unseen"] == "arc"
-    assert f"{LongContext.numbers(Params()).target_deg['rope']:.0f}" in arc
+    assert ("8 times as far" if lang == "en" else "训练中的 8 倍") in arc
     far = LongContext.numbers(CASES["factor 16: the slowest pair wraps"]).target_deg["rope"]
     assert far > 360 and f"{far:.0f}" not in wraps  # past a full turn it names no angle
     assert wraps != arc
     short = CASES["short training: no pair turns 32 times"]
     tiny = LongContext.numbers(short)
-    assert tiny.seen_deg < 1 and tiny.seen_said == f"{tiny.seen_deg:.2g}" != "0"
-    for beat in ("pi", "ntk", "yarn", "llama3"):  # "stops at the N degrees", N not 0
-        assert f" {tiny.seen_said} " in say.lines(SLUG, lang, short)[beat], beat
+    assert tiny.seen_deg < 0.5  # said as less than a degree, never as 0
+    assert ("less than 1 degree" if lang == "en" else "不到 1 度") in say.line(
+        lang, SLUG, "unseen", short
+    )
+    slowest = "slowest" if lang == "en" else "最慢"
+    for beat in ("pi", "ntk", "yarn", "llama3"):  # where training left it: no number to round
+        parts = re.split(r"[,;:.，；：。]", say.line(lang, SLUG, beat, short))
+        said_of_slowest = [part for part in parts if slowest in part]
+        assert said_of_slowest and not any(re.search(r"\d", x) for x in said_of_slowest), beat
     one = CASES["one slow pair only"]
     assert LongContext.numbers(one).lines["ntk"] == "none"
     assert say.lines(SLUG, lang, one)["ntk"] != say.lines(SLUG, lang, Params())["ntk"]
@@ -256,16 +264,17 @@ def test_a_narrow_head_counts_its_pairs_and_names_the_angle_it_passes(lang):
     n = LongContext.numbers(p)
     line = say.lines(SLUG, lang, p)
     assert (n.unfinished, n.yarn_blended, n.lines["unseen"]) == (1, 1, "wraps")
-    assert n.seen_said == "235"
+    assert f"{n.seen_deg:.0f}" == "235"
     if lang == "en":
         assert "1 pair above it never finishes" in line["ladder"]
         assert "1 pair in between moves" in line["yarn"]
-        assert "Every angle past 235 degrees is a code never seen" in line["unseen"]
+        assert "Training took it 235 degrees" in line["unseen"]
+        assert "Every angle beyond that is a code never seen" in line["unseen"]
         assert "all the way round" in line["unseen"] and "most" not in line["unseen"]
         assert not re.search(r"\b1 pairs\b", " ".join(line.values()))
     else:
         assert "线上 1 对一圈也没转完" in line["ladder"] and "，1 对介于" in line["yarn"]
-        assert "超过 235 度的编码" in line["unseen"]
+        assert "只转过 235 度" in line["unseen"] and "超过这个角度的编码" in line["unseen"]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -275,15 +284,16 @@ def test_one_position_past_training_claims_nothing_new_or_sharper(lang):
     n = LongContext.numbers(p)
     line = say.lines(SLUG, lang, p)
     assert n.lines["unseen"] == "hair" and n.lines["yarn"] == "all_flat"
-    assert n.seen_said == n.reach_said == "27"
+    assert f"{n.seen_deg:.0f}" == f"{n.target_deg['rope']:.0f}" == "27" and n.past_deg < 1
     assert f"{n.ntk_slowdown:g}" == "1.00024"
     temperature = n.yarn_temperature_said
     if lang == "en":
-        assert "exactly 1.00024 times" in line["ntk"] and "1 times" not in line["ntk"]
+        assert "the slowest slows by the same factor" in line["ntk"]
+        assert "1 times" not in line["ntk"] and "exactly" not in line["ntk"]
         assert f"by {temperature}, too near 1 to change the scores" in line["yarn"]
         assert "larger" not in line["yarn"] and "never" not in line["unseen"]
     else:
-        assert "恰好慢了 1.00024 倍" in line["ntk"]
+        assert "最慢的一对慢了同样的倍数" in line["ntk"]
         assert "几乎不改变注意力分数" in line["yarn"] and "变大" not in line["yarn"]
         assert "没见过" not in line["unseen"]
     # on screen: the note under the dials says a hair, and the takeaway names no new angle
@@ -308,15 +318,96 @@ def _sweep() -> list[Params]:
     return cases
 
 
-def said_as(x: float) -> str:
-    return f"{x:.0f}" if x >= 10 else f"{x:.2g}"
+def degrees_said(x: float, decimals: int, lang: str) -> str:
+    """An angle as the voice should say it, worked out here: to `decimals` places, "less
+    than" the last place when it rounds to nothing, with the unit agreeing."""
+    text = f"{x:.{decimals}f}"
+    if float(text) == 0 and x > 0:
+        text = ("less than " if lang == "en" else "不到 ") + f"{10.0**-decimals:.{decimals}f}"
+    if lang == "zh":
+        return f"{text} 度"
+    return f"{text} {'degree' if text.split()[-1] == '1' else 'degrees'}"
+
+
+def unfinished_past(p: Params) -> float:
+    """Degrees the unfinished pair that moves most turns past its trained angle, by hand."""
+    theta = speeds(p.rope_head_dim, p.rope_base)
+    slow = theta[p.train_len * theta < 2 * math.pi]
+    return math.degrees(slow.max() * (p.target_len - p.train_len))
 
 
 @pytest.mark.parametrize(
     "p", _sweep(), ids=lambda p: f"d{p.rope_head_dim}-b{p.rope_base:g}-{p.train_len}-{p.target_len}"
 )
 def test_every_long_context_line_is_true_from_one_position_past_training(p):
-    # the lines checked against numbers worked out here: the angles, the steps, the counts
+    check_lines(p)
+
+
+# the knob sets a careful reader flagged, and the edges of the knobs this chapter reads
+EDGES = [
+    *EXAMPLES,
+    {"train_len": 16, "target_len": 17},
+    {"rope_base": 1e6},
+    {"rope_base": 1e9},
+    {"rope_head_dim": 8},
+    {"rope_head_dim": 512},
+    {"rope_head_dim": 512, "rope_base": 1e9, "train_len": 16, "target_len": 32},
+    {"rope_head_dim": 8, "rope_base": 1e9, "train_len": 32768, "target_len": 100_000_000},
+    {"rope_head_dim": 8, "rope_base": 1e6, "train_len": 8192, "target_len": 65536},
+    {"train_len": 10_000_000, "target_len": 100_000_000, "rope_base": 1e9},
+]
+
+
+def at_edges(test):
+    """`test` also at every knob set of EDGES (hypothesis's explicit examples)."""
+    for changes in EDGES:
+        test = example(params=Params(**changes))(test)
+    return test
+
+
+@st.composite
+def any_knobs(draw) -> Params:
+    """A whole knob set, RoPE's base drawn too (the sweep's sets keep it at its default)."""
+    params = draw(knob_sets())
+    base = draw(st.one_of(st.sampled_from([1e4, 1e6, 1e9]), st.floats(100.0, 1e9)))
+    try:
+        return params.replace(rope_base=base)
+    except ParamError:
+        assume(False)
+
+
+@settings(max_examples=25, deadline=None)
+@given(params=any_knobs())
+@at_edges
+def test_every_long_context_line_is_true_at_any_knobs(params):
+    check_lines(params)
+    for lang in ("en", "zh"):  # and says its numbers plainly: no "1 degrees", no "0.0"
+        for beat, text in say.lines(SLUG, lang, params).items():
+            assert problems(text, lang) == [], (beat, text)
+
+
+@settings(max_examples=25, deadline=None)
+@given(params=any_knobs())
+@at_edges
+def test_the_chapter_names_the_need_it_is_about(params):
+    # say.unseen: the need of codes seen in training, by its name on the list (common
+    # ui.short_seen_length); an ordinal, if any, must be its place there (the sixth, not
+    # the second, which is "bounded")
+    place = pm.REQUIREMENTS.index("seen_length")
+    ordinals = {
+        "en": ("first", "second", "third", "fourth", "fifth", "sixth", "seventh"),
+        "zh": ("第一", "第二", "第三", "第四", "第五", "第六", "第七"),
+    }
+    for lang in ("en", "zh"):
+        unseen = say.line(lang, SLUG, "unseen", params)
+        name = catalogue.lookup(lang, "common", "ui.short_seen_length")
+        assert name in unseen, unseen
+        said = [i for i, word in enumerate(ordinals[lang]) if word in unseen.lower()]
+        assert said in ([], [place]), unseen
+
+
+def check_lines(p: Params) -> None:
+    """The lines checked against numbers worked out here: the angles, the steps, the counts."""
     theta = speeds(p.rope_head_dim, p.rope_base)
     seen, reach = (math.degrees(theta[-1] * length) for length in (p.train_len, p.target_len))
     factor = p.target_len / p.train_len
@@ -330,31 +421,33 @@ def test_every_long_context_line_is_true_from_one_position_past_training(p):
     assert not any("{" in line for line in [*en.values(), *zh.values()])
 
     unseen = en["unseen"]
-    if reach >= 360:
-        assert "all the way round" in unseen and "转过了一整圈" in zh["unseen"]
-    elif said_as(reach) == said_as(seen):  # the voice would say the same angle twice
-        assert "only a hair" in unseen and "never" not in unseen
+    if unfinished_past(p) < 1:  # every pair a hair past its trained angle: nearly all seen
+        assert "only a hair further" in unseen and "never" not in unseen
         assert "只多转了一丝" in zh["unseen"] and "没见过" not in zh["unseen"]
+    elif reach >= 360:
+        assert "all the way round" in unseen and "转过了一整圈" in zh["unseen"]
+        assert "Every angle beyond that is a code never seen" in unseen
     else:
-        assert (
-            f"the target length, {said_as(reach)}." in unseen
-            and f"{said_as(reach)} 度" in zh["unseen"]
-        )
-    assert f"Training took it {said_as(seen)} degrees" in unseen
-    assert f"只转过 {said_as(seen)} 度" in zh["unseen"]
+        assert f"the target length, {factor:g} times as far." in unseen
+        assert f"是训练中的 {factor:g} 倍" in zh["unseen"]
+    assert f"Training took it {degrees_said(seen, 0, 'en')};" in unseen
+    assert f"只转过 {degrees_said(seen, 0, 'zh')}" in zh["unseen"]
     assert "most of" not in unseen  # it names the angle, never a share it cannot back
     # the chapter is the story of the need "seen in training", in both languages
     assert "codes seen in training, " in unseen and "“训练中见过”这条要求" in zh["unseen"]
 
     said_step, said_crowded = f"{step:.1f}", f"{crowded:.1f}"
     assert f"turns {said_step} degrees" in en["pi"] and f"{said_step} 度" in zh["pi"]
-    assert f"shrink to {said_crowded} degrees" in en["pi"] or said_crowded == said_step
+    if said_crowded != said_step:
+        assert f"shrink to {degrees_said(crowded, 1, 'en')}," in en["pi"]
+        assert f"只剩 {degrees_said(crowded, 1, 'zh')}" in zh["pi"]
     # crowded steps are new to the model: it is fine-tuned to read them
     assert ("fine-tuned on long texts" in en["pi"]) == (said_crowded != said_step)
     assert ("在长文本上微调" in zh["pi"]) == (said_crowded != said_step)
 
-    # NTK-aware scaling slows the slowest pair by exactly the factor, said as it is
-    assert f"exactly {factor:g} times" in en["ntk"] and f"恰好慢了 {factor:g} 倍" in zh["ntk"]
+    # NTK-aware scaling slows the slowest pair by the factor itself: said so, not rounded
+    assert n.ntk_slowdown == pytest.approx(factor)
+    assert "slows by the same factor" in en["ntk"] and "慢了同样的倍数" in zh["ntk"]
     still = n.unseen["ntk"]
     if still == 1:
         assert "1 still reaches angles it never saw" in en["ntk"]

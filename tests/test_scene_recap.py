@@ -1,17 +1,20 @@
 """The recap: the numbers of its pictures, one per need of pe_math.REQUIREMENTS, its
 layout in both languages, and every claim its captions make, at the defaults and other knobs."""
 
+import functools
 import re
 
 import numpy as np
 import pytest
+from hypothesis import assume, example, given, settings
+from hypothesis import strategies as st
 
 import pe_math as pm
 from lesson import say
 from lesson.catalogue import lookup
 from lesson.facts import GPT2_POSITIONS, GPT2_WIDTH
 from lesson.text_layout import sentences
-from pe_math import Params
+from pe_math import ParamError, Params
 from rendering.draw.motion import MOST_STILL, still_runs
 from scenes.chapters.recap.scene import (
     BINARY_BITS_SHOWN,
@@ -32,6 +35,7 @@ from tests.scene_tools import (
     squash,
     with_pace,
 )
+from tests.test_knob_sweep import EXAMPLES, knob_sets, problems
 
 BEATS = [*pm.REQUIREMENTS, "checklist", "beyond", "takeaway"]
 CHANGED = Params(d_model=16, base=100.0, learned_max_len=8, n_bits=6, max_len=40, int_position=120)
@@ -97,11 +101,16 @@ def test_numbers_match_an_independent_computation(case):
     # nothing to train
     assert nums.learned_params == L * d and nums.sin_params == 0
     assert nums.gpt2_params == 786_432 == GPT2_POSITIONS * GPT2_WIDTH
-    # seen in training: the slowest pair's turn within train_len
+    # seen in training: each formula's slowest pair's turn within train_len, T·ω
     T = params.train_len
     assert nums.train_len == T and nums.pairs == d // 2
-    assert nums.slow_turn_deg == pytest.approx(np.degrees((T - 1) * w.min()))
-    assert nums.unturned == int(((T - 1) * w < 2 * np.pi).sum())
+    assert nums.slow_turn_deg == pytest.approx(np.degrees(T * w.min()))
+    assert nums.unturned == int((T * w < 2 * np.pi).sum())
+    theta = rope_speeds(params)
+    assert nums.rope_head_dim == params.rope_head_dim and nums.rope_pairs == len(theta)
+    assert nums.rope_turn_deg == pytest.approx(np.degrees(T * theta.min()))
+    assert nums.rope_unturned == int((T * theta < 2 * np.pi).sum())
+    assert nums.binary_codes == 2**params.n_bits
     # any length
     assert nums.probe == L + max(1, L // 4) > L - 1
     np.testing.assert_allclose(nums.pe_probe, pe(params, nums.probe), atol=1e-12)
@@ -130,7 +139,9 @@ def test_defaults_tell_the_recap_story():
     assert nums.learned_params == 128 and nums.probe == 20
     assert nums.misses == {"integer": 3, "binary": 4, "sinusoid": 1, "learned": 5, "rope": 1}
     assert round(nums.slow_turn_deg) == 235 and nums.unturned == 1 and nums.pairs == 4
+    assert round(nums.rope_turn_deg) == 27 and nums.rope_unturned == 18
     assert nums.lines == {
+        "unique": "all",
         "smooth": "jump",
         "seen_length": "unturned",
         "checklist": "map",
@@ -191,8 +202,14 @@ def expected_words(params: Params, lang: str) -> dict[str, list[str]]:
             str(params.learned_max_len),
         ],
         "no_training": [
-            ui(lang, "seen_turn", T=f"{nums.train_len:,}", a=f"{min(nums.slow_turn_deg, 360):.0f}"),
-            ui(lang, f"seen_{nums.lines['seen_length']}", u=nums.unturned, k=nums.pairs),
+            ui(
+                lang,
+                "seen_sin",
+                d=params.d_model,
+                T=f"{nums.train_len:,}",
+                a=min(nums.slow_turn_deg, 360),
+            ),
+            ui(lang, "seen_rope", r=params.rope_head_dim, b=nums.rope_turn_deg),
         ],
         "checklist": [
             ui(lang, "params_sin", k=0),
@@ -289,12 +306,18 @@ def test_binary_jumps_worst_where_every_bit_flips(n):
 
 
 def test_the_formula_has_nothing_to_train_and_a_learned_table_has_every_entry():
-    # say.params: a formula writes the table (no seed, same numbers every time);
-    # GPT-2's table holds about three quarters of a million trained numbers
+    # say.no_training: a formula writes the table (no seed, same numbers every time);
+    # the smallest GPT-2's table (1024 positions × 768 dims) holds over three quarters of
+    # a million trained numbers, 七十八万多
     a = pm.sinusoidal(np.arange(64), 8)
     np.testing.assert_array_equal(a, pm.sinusoidal(np.arange(64), 8))
     assert not np.array_equal(pm.learned_table(16, 8, seed=0), pm.learned_table(16, 8, seed=1))
-    assert 700_000 < GPT2_POSITIONS * GPT2_WIDTH < 800_000
+    entries = 1024 * 768
+    assert (GPT2_POSITIONS, GPT2_WIDTH) == (1024, 768) and entries == 786_432
+    assert "over three quarters of a million" in say.line("en", "recap", "no_training")
+    assert entries > 750_000
+    assert "七十八万多" in say.line("zh", "recap", "no_training")
+    assert 780_000 < entries < 790_000
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -319,24 +342,83 @@ SWEEP = {
     "d_model=2": Params(d_model=2),
     "d_model=64,rows=40": Params(d_model=64, learned_max_len=40),
     "learned_max_len=2": Params(learned_max_len=2),
+    "learned_max_len=1": Params(learned_max_len=1),
     "train_len=6000": Params(train_len=6000),
     "train_len=6300": Params(train_len=6300),
     "base=500000": Params(base=500000.0),
 }
+# the knob sets a careful reader flagged, and the edges of the knobs these lines read
+EDGES = [
+    *EXAMPLES,
+    {"max_len": 1, "n_bits": 1, "learned_max_len": 1},
+    {"n_bits": 16, "max_len": 4096},
+    {"int_position": 1_000_000},
+    {"rope_base": 1e6},
+    {"rope_base": 1e9},
+    {"rope_head_dim": 8},
+    {"rope_head_dim": 512},
+    {"rope_head_dim": 512, "rope_base": 1e9, "train_len": 16, "target_len": 32},
+    {"rope_head_dim": 8, "rope_base": 1e6, "train_len": 8192, "target_len": 65536},
+    {"base": 1e9, "d_model": 512},
+    {"d_model": 2, "learned_max_len": 2},
+]
 COUNT = {
     "en": re.compile(r"(\d+) of (\d+)"),
     "zh": re.compile(r"这 (\d+) 种方案里有 (\d+) 种"),
 }
+ORDINALS = {
+    "en": ("first", "second", "third", "fourth", "fifth", "sixth", "seventh"),
+    "zh": ("第一", "第二", "第三", "第四", "第五", "第六", "第七"),
+}
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("case", list(SWEEP))
-def test_every_line_says_what_the_list_finds_at_these_knobs(case, lang):
-    params = SWEEP[case]
-    v = pm.verdicts(params)
+def at_edges(test):
+    """`test` also at every knob set of EDGES (hypothesis's explicit examples)."""
+    for changes in EDGES:
+        test = example(params=Params(**changes))(test)
+    return test
+
+
+@st.composite
+def any_knobs(draw) -> Params:
+    """A whole knob set, RoPE's base drawn too (the sweep's sets keep it at its default)."""
+    params = draw(knob_sets())
+    base = draw(st.one_of(st.sampled_from([1e4, 1e6, 1e9]), st.floats(100.0, 1e9)))
+    try:
+        return params.replace(rope_base=base)
+    except ParamError:
+        assume(False)
+
+
+def rope_speeds(params: Params) -> np.ndarray:
+    """The long-context chapter's RoPE head, by hand: θ_i = rope_base^(-2i/rope_head_dim)."""
+    i = np.arange(params.rope_head_dim // 2, dtype=float)
+    return params.rope_base ** (-2 * i / params.rope_head_dim)
+
+
+def degrees_said(x: float, lang: str) -> str:
+    """An angle in whole degrees as the voice says it, worked out here: "less than 1"
+    when it rounds to nothing, the unit agreeing."""
+    text = f"{x:.0f}"
+    if text == "0" and x > 0:
+        text = "less than 1" if lang == "en" else "不到 1"
+    if lang == "zh":
+        return f"{text} 度"
+    return f"{text} {'degree' if text.split()[-1] == '1' else 'degrees'}"
+
+
+@functools.lru_cache(maxsize=128)
+def verdicts_at(params: Params) -> dict[str, pm.Verdict]:
+    """pe_math's verdicts, worked out once per knob set for every test that asks."""
+    return pm.verdicts(params)
+
+
+def check_counts(params: Params, lang: str) -> None:
+    """Each need's beat counts the schemes that meet it, the count row by row agrees,
+    and each alternative is the one its numbers support."""
+    v = verdicts_at(params)
     missed = {s: {r for r, ok in x.checks.items() if not ok} for s, x in v.items()}
     lines = say.lines("recap", lang, params)
-    # each need's beat counts the schemes that meet it
     for need in pm.REQUIREMENTS:
         (found,) = COUNT[lang].findall(lines[need])
         met = sum(need not in missed[s] for s in pm.SCHEMES)
@@ -345,31 +427,163 @@ def test_every_line_says_what_the_list_finds_at_these_knobs(case, lang):
     # the count row by row, and why a learned table's fixed map fits when it does
     counts = [int(x) for x in re.findall(r"\d+", lines["checklist"])]
     assert counts[:3] == [len(missed[s]) for s in ("integer", "binary", "learned")]
+    rows = params.learned_max_len
     few = ("fluke" if lang == "en" else "恰好") in lines["checklist"]
+    single = ("single row" if lang == "en" else "只有一行") in lines["checklist"]
+    assert single == (rows == 1)  # one row: no step p → p+1 to map
     assert few == ("shift_map" not in missed["learned"])
     if few:  # one map fits L rows in d dims only while the rows are few
-        assert params.learned_max_len - 1 <= params.d_model
+        assert 2 <= rows and rows - 1 <= params.d_model
+    elif not single:  # too many random rows for one map: L - 1 > d
+        assert rows - 1 > params.d_model
     # binary's jump, named only where binary has one
     jump = ("jumps" if lang == "en" else "陡跳") in lines["smooth"]
     assert jump == ("smooth" in missed["binary"])
-    # seen in training: the slowest pair's turn, and which half the formulas miss
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("case", list(SWEEP))
+def test_every_line_says_what_the_list_finds_at_these_knobs(case, lang):
+    check_counts(SWEEP[case], lang)
+
+
+@settings(max_examples=25, deadline=None)
+@given(params=knob_sets())
+@at_edges
+def test_every_count_holds_and_reads_plainly_at_any_knobs(params):
+    for lang in ("en", "zh"):
+        check_counts(params, lang)
+        for beat, text in say.lines("recap", lang, params).items():
+            assert problems(text, lang) == [], (beat, text)
+
+
+@settings(max_examples=25, deadline=None)
+@given(params=any_knobs())
+@at_edges
+def test_the_recap_and_long_context_say_the_same_of_rope(params):
+    # say.seen_length (recap) against say.ladder and say.unseen (long-context): one RoPE,
+    # the long-context chapter's head of rope_head_dim and rope_base. Pair i turns at
+    # θ_i = rope_base^(-2i/rope_head_dim) and finishes a turn within train_len when
+    # train_len·θ_i ≥ 2π; the sinusoid's pairs likewise at d_model and base. Each
+    # sentence names the width it speaks of.
+    T, r, d = params.train_len, params.rope_head_dim, params.d_model
+    theta = rope_speeds(params)
+    rope_unturned = int((T * theta < 2 * np.pi).sum())
+    rope_deg = np.degrees(T * theta.min())
+    w = omegas(d, params.base, params.variant)
+    sin_unturned = int((T * w < 2 * np.pi).sum())
+    sin_deg = np.degrees(T * w.min())
+    assert rope_unturned >= 1  # the knobs refuse a RoPE base that turns every pair
+    checks = {s: verdicts_at(params)[s].checks for s in ("sinusoid", "rope")}
+    assert checks["rope"]["seen_length"] is (rope_unturned == 0) is False
+    assert checks["sinusoid"]["seen_length"] == (sin_unturned == 0)
+    for lang in ("en", "zh"):
+        recap, long_context = (
+            say.lines("recap", lang, params),
+            say.lines("long-context", lang, params),
+        )
+        seen, beyond = recap["seen_length"], recap["beyond"]
+        ladder, unseen = long_context["ladder"], long_context["unseen"]
+        deg = re.escape(degrees_said(rope_deg, lang))
+        if lang == "en":  # the same head, the same angle, in both chapters
+            assert re.search(rf"\b{r}-dim RoPE head (turns )?{deg}\b", seen), seen
+            assert f"This {r}-dim RoPE head" in ladder
+            assert re.search(rf"Training took it {deg};", unseen), unseen
+            assert re.search(rf"(?<!\d){rope_unturned} pairs? above it never finish", ladder)
+        else:
+            assert re.search(rf"{r} 维 RoPE 头最慢的一对(却)?只转了 {deg}", seen), seen
+            assert f"这个 {r} 维的 RoPE 头" in ladder
+            assert re.search(rf"只转过 {deg}，", unseen), unseen
+            assert f"线上 {rope_unturned} 对一圈也没转完" in ladder
+        sinusoid = f"{d}-dim sinusoid" if lang == "en" else f"{d} 维正弦编码"
+        assert sinusoid in seen
+        every = "every pair of the" if lang == "en" else "每一对都转满了一圈"
+        assert (every in seen) == (sin_unturned == 0), seen
+        if sin_unturned:
+            assert degrees_said(sin_deg, lang) in seen
+        nothing = "misses nothing" if lang == "en" else "一条不缺"
+        assert (nothing in beyond) == (sin_unturned == 0), beyond
+
+
+@settings(max_examples=25, deadline=None)
+@given(params=knob_sets())
+@at_edges
+def test_unique_says_what_binary_covers_and_agrees_with_its_verdict(params):
+    # say.unique: no two positions share a code over the positions a scheme covers. The
+    # sinusoid's max_len codes are all different; binary's n bits give 2^n codes, all
+    # different, and the next position repeats the first: the verdict ticks binary unique
+    # and not "any length", and the line says where binary's codes start over.
+    n, N = params.n_bits, params.max_len
+    p = np.arange(2**n + 1)
+    bits = ((p[:, None] >> np.arange(n)) & 1).astype(float)
+    assert len(np.unique(bits[:-1], axis=0)) == 2**n
+    np.testing.assert_array_equal(bits[-1], bits[0])
+    checks = pm.verdict("binary", params).checks
+    assert checks["unique"] and not checks["any_length"]
     w = omegas(params.d_model, params.base, params.variant)
-    turned = (params.train_len - 1) * w.min() >= 2 * np.pi
-    if not turned:
-        deg = np.degrees((params.train_len - 1) * w.min())
-        assert f"{deg:.0f}" in lines["seen_length"] and deg < 360
-    assert ("turns only" in lines["seen_length"]) == (lang == "en" and not turned)
-    best = lines["beyond"]
-    if missed["sinusoid"] == missed["rope"] == {"seen_length"}:
-        assert ("every box but one" if lang == "en" else "只差一条") in best
-    elif missed["sinusoid"] == missed["rope"] == set():
-        assert ("tick every box" if lang == "en" else "全部打勾") in best
+    angles = np.arange(N)[:, None] * w
+    codes = np.round(np.hstack([np.sin(angles), np.cos(angles)]), 9)
+    assert len(np.unique(codes, axis=0)) == N  # the sinusoid repeats none
+    en, zh = (say.line(lang, "recap", "unique", params) for lang in ("en", "zh"))
+    if N == 1:
+        assert "The sinusoid's 1 position has its own code" in en
+        assert "正弦编码的 1 个位置有自己的编码" in zh
     else:
-        assert [int(x) for x in re.findall(r"\d+", best)][:2] == [
-            len(missed["sinusoid"]),
-            len(missed["rope"]),
-        ]
-    assert ("long-context" if lang == "en" else "长上下文") in best
+        assert f"The sinusoid's {N} positions all have different codes" in en
+        assert f"正弦编码的 {N} 个位置编码各不相同" in zh
+    bit = "1 bit covers" if n == 1 else f"{n} bits cover"
+    assert f"binary's {bit} {2**n:,} before its codes repeat" in en
+    assert f"二进制的 {n} 位能分出 {2**n:,} 个编码，之后就重复" in zh
+    assert "over the positions they cover" in en and "在各自覆盖的位置内" in zh
+
+
+@settings(max_examples=25, deadline=None)
+@given(params=knob_sets())
+@at_edges
+def test_bounded_says_the_integer_scheme_climbs_without_naming_a_position(params):
+    # say.bounded: every sine value lies in [-1, 1]; the integer scheme's value is its
+    # position, so it climbs at every step, from 0 (int_position may be 0: no number)
+    d = params.d_model
+    positions = np.arange(max(params.max_len, 2))
+    assert (
+        np.abs(pm.sinusoidal(positions, d, params.base, params.layout, params.variant)).max() <= 1
+    )
+    ints = pm.integer_encoding(positions, d)
+    assert np.all(np.diff(ints, axis=0) > 0) and ints[0].max() == 0
+    met = sum(v.checks["bounded"] for v in verdicts_at(params).values())
+    en, zh = (say.line(lang, "recap", "bounded", params) for lang in ("en", "zh"))
+    assert "the integer scheme climbs with every position" in en and "随位置一路增长" in zh
+    assert [int(x) for x in re.findall(r"\d+", en)] == [met, len(pm.SCHEMES)]
+    assert [int(x) for x in re.findall(r"\d+", zh)] == [len(pm.SCHEMES), met]
+
+
+@settings(max_examples=25, deadline=None)
+@given(params=knob_sets())
+@at_edges
+def test_each_point_is_said_once(params):
+    # the checklist counts integer, binary and learned; the beyond line the sinusoid and
+    # RoPE, with the one pointer to the long-context chapter; the takeaway the principle,
+    # once. The sixth need, as the list orders it, is codes seen in training.
+    assert pm.REQUIREMENTS.index("seen_length") == 5
+    for lang in ("en", "zh"):
+        lines = say.lines("recap", lang, params)
+        chapter = "long-context" if lang == "en" else "长上下文"
+        assert [b for b, t in lines.items() if chapter in t] == ["beyond"]
+        but_one = "every need but one" if lang == "en" else "除了一条"
+        assert [b for b, t in lines.items() if but_one in t] == ["takeaway"]
+        assert not any(("every box" if lang == "en" else "全部打勾") in t for t in lines.values())
+        # each need's beat opens with its place on the list (the last with "Last")
+        for i, need in enumerate(pm.REQUIREMENTS[:-1]):
+            assert lines[need].lower().startswith(ORDINALS[lang][i]), (need, lines[need])
+        # a need named by its place elsewhere is the one the list puts there
+        named = r"\b(\w+) need\b" if lang == "en" else r"(第[一二三四五六七])条"
+        for beat in ("beyond", "takeaway"):
+            for word in re.findall(named, lines[beat]):
+                if word.lower() in ORDINALS[lang]:
+                    assert pm.REQUIREMENTS[ORDINALS[lang].index(word.lower())] == "seen_length"
+                    assert ("seen in training" if lang == "en" else "训练中见过") in say.line(
+                        lang, "long-context", "unseen", params
+                    )
 
 
 def test_zh_sentences_fit_a_breath_at_the_defaults():

@@ -38,6 +38,7 @@ from manim import (
 import pe_math as pm
 from lesson import facts
 from pe_math import Params
+from pe_math.requirements import trained_angles, unturned_pairs
 from scenes.kit import theme
 from scenes.kit.base import LessonScene
 from scenes.kit.components import (
@@ -54,12 +55,8 @@ RULES = ("rope", "pi", "ntk", "yarn", "llama3")
 YARN_FAST = pm.long_context.YARN_BETA_FAST  # the turns in training above which YaRN keeps a pair
 LLAMA3_LOW, LLAMA3_HIGH = 1.0, 4.0  # Llama 3.1's low_freq_factor and high_freq_factor
 FLAT = f"{1:.2f}"  # a temperature the voice would read as this changes nothing it could hear
+HAIR = 1.0  # degrees: a target that moves every unfinished pair less past training is a hair
 COLORS = {"lapped": theme.WORD_A, "unfinished": theme.WORD_B}
-
-
-def said(degrees: float) -> str:
-    """An angle as the narration reads it: whole degrees, or two digits when under 10."""
-    return f"{degrees:.0f}" if degrees >= 10 else f"{degrees:.2g}"
 
 
 def said_above_one(x: float) -> str:
@@ -149,13 +146,12 @@ class LongContextNumbers:
     head_dim: int
     pairs: int
     log_wavelengths: dict[str, list[float]]  # rule -> log10 of each pair's positions per turn
-    lapped: int  # pairs that finish a turn within the training length
-    unfinished: int
+    lapped: int  # pairs that finish a turn within the training length (T·θ ≥ 2π)
+    unfinished: int  # ... that do not: pe_math's verdict on RoPE counts the same pairs
     fast_turns: float  # turns the fastest pair makes within the training length
     unseen: dict[str, int]  # rule -> unfinished pairs whose angle at the target passes training's
     seen_deg: float  # the slowest pair's angle at the training length, as trained
-    seen_said: str  # ... as the voice says it: whole degrees, or two digits below 10
-    reach_said: str  # the slowest pair's angle at the target length, unscaled, so said
+    past_deg: float  # the most any unfinished pair turns past its trained angle, unscaled
     target_deg: dict[str, float]  # rule -> the slowest pair's angle at the target length
     step_deg: dict[str, float]  # rule -> the fastest pair's turn per position
     ntk_base: float
@@ -194,10 +190,11 @@ class LongContext(LessonScene, layouts=LAYOUTS):
         speeds = {rule: frequencies(rule, params) for rule in RULES}
         waves = {rule: 2 * np.pi / theta for rule, (theta, _) in speeds.items()}
         plain = speeds["rope"][0]
-        lapped = int(np.sum(waves["rope"] <= train))
-        trained = plain * train  # radians each pair sweeps in training
+        unfinished = unturned_pairs("rope", params)  # the verdict's own count
+        trained = trained_angles("rope", params)  # radians each pair sweeps in training
         fast_turns = float(trained[0] / (2 * np.pi))
         seen, reach = math.degrees(trained[-1]), math.degrees(plain[-1] * target)
+        past = math.degrees(float(np.max(plain[trained < 2 * np.pi])) * (target - train))
         unseen = {
             rule: int(np.sum((trained < 2 * np.pi) & (theta * target > trained * (1 + 1e-9))))
             for rule, (theta, _) in speeds.items()
@@ -222,13 +219,12 @@ class LongContext(LessonScene, layouts=LAYOUTS):
             head_dim=d,
             pairs=d // 2,
             log_wavelengths={rule: np.log10(w).tolist() for rule, w in waves.items()},
-            lapped=lapped,
-            unfinished=d // 2 - lapped,
+            lapped=d // 2 - unfinished,
+            unfinished=unfinished,
             fast_turns=fast_turns,
             unseen=unseen,
             seen_deg=seen,
-            seen_said=said(seen),
-            reach_said=said(reach),
+            past_deg=past,
             target_deg={rule: math.degrees(s[0][-1] * target) for rule, s in speeds.items()},
             step_deg=step,
             ntk_base=ntk_base(params),
@@ -251,13 +247,9 @@ class LongContext(LessonScene, layouts=LAYOUTS):
             llama31_factor=llama31["scaling"]["factor"],
             llama31_stretch=llama31["reads"] / llama31["trained"],
             lines={
-                # just past the training length the slowest pair moves on by a hair: the
-                # angle it reaches is the one it was trained to, as the voice says it
-                "unseen": "wraps"
-                if reach >= 360
-                else "hair"
-                if said(reach) == said(seen)
-                else "arc",
+                # just past the training length every unfinished pair moves on by a hair,
+                # less than HAIR degrees past the angle training took it
+                "unseen": "hair" if past < HAIR else "wraps" if reach >= 360 else "arc",
                 # so little crowding that the fastest pair's step reads the same
                 "pi": "crowd" if f"{step['pi']:.1f}" != f"{step['rope']:.1f}" else "slight",
                 "ntk": "some" if unseen["ntk"] else "none",

@@ -44,7 +44,7 @@ from manim import (
 import pe_math as pm
 from lesson.facts import GPT2_POSITIONS, GPT2_WIDTH
 from pe_math import Params
-from pe_math.requirements import pair_speeds, training_length, unturned_pairs
+from pe_math.requirements import pair_speeds, trained_angles, training_length, unturned_pairs
 from scenes.kit import theme
 from scenes.kit.base import LessonScene
 from scenes.kit.components import (
@@ -99,6 +99,7 @@ class RecapNumbers:
     max_len: int
     # unique
     unique_codes: int  # different codes among the sinusoid's max_len positions
+    binary_codes: int  # 2^n_bits: the positions binary covers before its codes repeat
     # bounded
     n_values: int
     pe_min: float
@@ -130,11 +131,16 @@ class RecapNumbers:
     probe: int
     pe_probe: list[float]
     learned_raises: bool
-    # seen in training: how far the sinusoid's slowest pair turns within the training length
+    # seen in training: how far each formula's slowest pair turns within the training
+    # length, T·ω: the sinusoid's (d_model, base) and RoPE's (rope_head_dim, rope_base)
     train_len: int
     pairs: int
     slow_turn_deg: float
-    unturned: int  # pairs that never finish a turn within train_len
+    unturned: int  # the sinusoid's pairs that never finish a turn within train_len
+    rope_head_dim: int
+    rope_pairs: int
+    rope_turn_deg: float
+    rope_unturned: int
     # kept for the numbers' readers: the table the formula writes, as a heat map
     table_shape: list[int]
     table_values: int
@@ -157,13 +163,11 @@ def probe_position(learned_max_len: int) -> int:
 
 
 def best_line(checks: dict[str, dict[str, bool]]) -> str:
-    """How the sinusoid and RoPE fare: every need ("all"), every need but codes seen in
-    training ("seen"), or something else ("other")."""
+    """How the sinusoid and RoPE fare: both miss only codes seen in training ("seen"), the
+    sinusoid nothing and RoPE only that ("rope"), or something else ("other")."""
     missed = {s: {r for r, ok in checks[s].items() if not ok} for s in ("sinusoid", "rope")}
-    if missed["sinusoid"] == missed["rope"] == set():
-        return "all"
-    if missed["sinusoid"] == missed["rope"] == {"seen_length"}:
-        return "seen"
+    if missed["rope"] == {"seen_length"} and missed["sinusoid"] in ({"seen_length"}, set()):
+        return "seen" if missed["sinusoid"] else "rope"
     return "other"
 
 
@@ -196,6 +200,8 @@ class Recap(LessonScene, layouts=LAYOUTS):
 
         speeds = pair_speeds("sinusoid", params)
         T = training_length("sinusoid", params)
+        rope_angles = trained_angles("rope", params)
+        codes = len(np.unique(np.round(table, 9), axis=0))
         heat_positions = spread_indices(n_pos, MAX_HEAT)
         heat_dims = spread_indices(d, MAX_HEAT)
         verdicts = pm.verdicts(params)
@@ -203,7 +209,8 @@ class Recap(LessonScene, layouts=LAYOUTS):
         return RecapNumbers(
             d_model=d,
             max_len=n_pos,
-            unique_codes=len(np.unique(np.round(table, 9), axis=0)),
+            unique_codes=codes,
+            binary_codes=2**n,
             n_values=int(table.size),
             pe_min=float(table.min()),
             pe_max=float(table.max()),
@@ -232,8 +239,12 @@ class Recap(LessonScene, layouts=LAYOUTS):
             learned_raises=raises,
             train_len=T,
             pairs=len(speeds),
-            slow_turn_deg=float(np.degrees((T - 1) * speeds[-1])),
+            slow_turn_deg=float(np.degrees(trained_angles("sinusoid", params).min())),
             unturned=unturned_pairs("sinusoid", params),
+            rope_head_dim=params.rope_head_dim,
+            rope_pairs=len(rope_angles),
+            rope_turn_deg=float(np.degrees(rope_angles.min())),
+            rope_unturned=unturned_pairs("rope", params),
             table_shape=list(table.shape),
             table_values=int(table.size),
             table_error=float(np.abs(table - rows).max()),
@@ -245,7 +256,7 @@ class Recap(LessonScene, layouts=LAYOUTS):
             checks=checks,
             misses={s: len(pm.REQUIREMENTS) - v.met for s, v in verdicts.items()},
             met_by={r: sum(checks[s][r] for s in pm.SCHEMES) for r in pm.REQUIREMENTS},
-            lines=cls._lines(params, checks),
+            lines=cls._lines(params, checks, codes),
         )
 
     @staticmethod
@@ -276,13 +287,18 @@ class Recap(LessonScene, layouts=LAYOUTS):
         return learned, probe, raises
 
     @staticmethod
-    def _lines(params: Params, checks: dict[str, dict[str, bool]]) -> dict[str, str]:
+    def _lines(params: Params, checks: dict[str, dict[str, bool]], codes: int) -> dict[str, str]:
         """Beat -> which of its narration alternatives holds here."""
-        missed_by_learned = {r for r, ok in checks["learned"].items() if not ok}
+        if params.learned_max_len == 1:
+            rows = "one_row"  # no step from one row to the next, so no map to find
+        else:
+            rows = "few_rows" if checks["learned"]["shift_map"] else "map"
         return {
+            "unique": "all" if codes == params.max_len else "some",
             "smooth": "even" if checks["binary"]["smooth"] else "jump",
+            # RoPE always leaves a pair unturned (the knobs refuse a base that does not)
             "seen_length": "turned" if unturned_pairs("sinusoid", params) == 0 else "unturned",
-            "checklist": "map" if "shift_map" in missed_by_learned else "few_rows",
+            "checklist": rows,
             "beyond": best_line(checks),
         }
 
@@ -636,19 +652,21 @@ class Recap(LessonScene, layouts=LAYOUTS):
 
     def seen_picture(self, w: float, h: float):
         """The sinusoid's slowest pair: the arc its hand sweeps within the training length,
-        then on past it, onto angles no training position reached when the arc is short."""
+        then on past it, onto angles no training position reached when the arc is short;
+        under it, what RoPE's head (of the long-context chapter) does in the same length."""
         n = self.n
         omega = n.shift_omegas[-1]
         trained = np.radians(n.slow_turn_deg)
         lines = [
             self.line(
-                "seen_turn",
+                "seen_sin",
                 w,
                 theme.WORD_A,
+                d=n.d_model,
                 T=f"{n.train_len:,}",
-                a=f"{min(n.slow_turn_deg, 360.0):.0f}",
+                a=min(n.slow_turn_deg, 360.0),
             ),
-            self.line(f"seen_{n.lines['seen_length']}", w, theme.MUTED, u=n.unturned, k=n.pairs),
+            self.line("seen_rope", w, theme.WORD_B, r=n.rope_head_dim, b=n.rope_turn_deg),
         ]
         radius = max(0.4, min(1.1, (h - sum(m.height for m in lines) - 0.6) / 2))
         face = ClockFace(radius, theme.ACCENT)
