@@ -394,7 +394,15 @@ def test_every_knob_dependent_line_says_what_its_numbers_show(params):
             said = [
                 float(x.replace(",", "")) * scale[word] for x, word in re.findall(number, base_line)
             ]
-            want = [params.base, lap, 1024, 1023 / lap, other_base, 1023 / lap_other]
+            want = [
+                params.base,
+                params.heat_d_model,
+                lap,
+                1024,
+                1023 / lap,
+                other_base,
+                1023 / lap_other,
+            ]
             assert said == pytest.approx(want, rel=0.006), base_line
             # "a larger base makes that hand come round later"
             assert 2 * np.pi / pm.frequencies(heat_d, params.base * 2).min() > lap

@@ -281,7 +281,7 @@ def test_the_fastest_chosen_dim_laps_many_times_and_the_slowest_a_sliver():
 
 
 def test_first_steps_run_from_nearly_a_unit_to_far_below_a_hundredth():
-    # say.movement at the defaults: 0.84 for the fastest pair down to less than 0.01 for the
+    # say.movement at the defaults: 0.84 for the fastest dim down to less than 0.01 for the
     # slowest, across enough powers of ten to need a log scale
     steps = np.abs(pe(DEFAULTS, [1])[0] - pe(DEFAULTS, [0])[0])
     assert steps.max() == pytest.approx(np.sin(1.0)) and steps.max() > 0.8
@@ -292,8 +292,8 @@ def test_first_steps_run_from_nearly_a_unit_to_far_below_a_hundredth():
     nums = PeHeatmap.numbers(DEFAULTS)
     assert 10.0 ** nums.step_decades[-1] <= steps.min() and nums.step_decades[0] == 0
     en, zh = said("movement", DEFAULTS)
-    assert "from 0.84 for the fastest pair down to less than 0.01 for the slowest" in en
-    assert "最快的一对一步变 0.84，最慢的一对变 不到 0.01" in zh
+    assert "from 0.84 for the fastest dim down to less than 0.01 for the slowest" in en
+    assert "最快的一维变 0.84，最慢的一维变 不到 0.01" in zh
 
 
 def test_a_large_base_keeps_the_slowest_hand_from_lapping_a_long_text():
@@ -315,8 +315,8 @@ def test_a_large_base_keeps_the_slowest_hand_from_lapping_a_long_text():
 
 def test_why_ten_thousand_is_answered_by_the_slowest_lap_at_two_bases():
     en, zh = said("base", DEFAULTS)
-    assert en.startswith("Why did the original paper pick base ten thousand?")
-    assert zh.startswith("原论文为什么选底数一万？")
+    assert en.startswith("The original paper chose base ten thousand.")
+    assert zh.startswith("原论文选了底数一万。")
     assert "47,117 positions for one lap" in en and "turns 0.0217 laps" in en
     assert "at base 100 it would turn 1.88 laps" in en
     assert "47117 个位置" in zh and "转 0.0217 圈" in zh and "则转 1.88 圈" in zh
@@ -461,7 +461,7 @@ def test_movement_gives_the_biggest_and_the_smallest_first_step(params):
         assert spoken(lang, biggest, ".2f") in text and spoken(lang, smallest, ".2f") in text
         one = "single pair" if lang == "en" else "只有一对"
         assert (one in text) == (d == 2), text
-        assert (("fastest pair" if lang == "en" else "最快的一对") in text) == (d > 2), text
+        assert (("fastest dim" if lang == "en" else "最快的一维") in text) == (d > 2), text
 
 
 @oracle
@@ -483,7 +483,7 @@ def test_the_base_line_measures_the_slowest_lap_against_a_text(params):
         assert "6.3" in en and "6.3" in zh
         return
     lap, lap_other = (2 * np.pi / omegas(d, b, variant)[-1] for b in (base, other))
-    want = [base, lap, TEXT_POSITIONS, (TEXT_POSITIONS - 1) / lap]
+    want = [base, d, lap, TEXT_POSITIONS, (TEXT_POSITIONS - 1) / lap]  # the width named too
     want += [other, (TEXT_POSITIONS - 1) / lap_other]
     for text in (en, zh):
         assert values(text) == pytest.approx(want, rel=0.005), text

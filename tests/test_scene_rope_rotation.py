@@ -275,7 +275,9 @@ def test_narration_names_the_direction(lang):
         assert "opens" not in say["gap"]  # at other knobs the angle can close
     else:
         assert "逆时针" in say["plane"] and "坐标轴和前面的时钟相同" in say["plane"]
-        assert "逆时针" in say["dials"] and "顺时针" in say["dials"] and "方向相反" in say["dials"]
+        assert (
+            "逆时针" in say["dials"] and "顺时针" in say["dials"] and "只看位置差" in say["dials"]
+        )
         assert "和前面的时钟一样" not in say["dials"]
         assert "张开" not in say["gap"]
 
