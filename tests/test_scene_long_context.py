@@ -269,12 +269,12 @@ def test_a_narrow_head_counts_its_pairs_and_names_the_angle_it_passes(lang):
         assert "1 pair above it never finishes" in line["ladder"]
         assert "1 pair in between moves" in line["yarn"]
         assert "Training took it 235 degrees" in line["unseen"]
-        assert "Every angle beyond that is a code never seen" in line["unseen"]
+        assert "from where training stopped to a full turn were never seen" in line["unseen"]
         assert "all the way round" in line["unseen"] and "most" not in line["unseen"]
         assert not re.search(r"\b1 pairs\b", " ".join(line.values()))
     else:
         assert "线上 1 对一圈也没转完" in line["ladder"] and "，1 对介于" in line["yarn"]
-        assert "只转过 235 度" in line["unseen"] and "超过这个角度的编码" in line["unseen"]
+        assert "只转过 235 度" in line["unseen"] and "从训练停下的角度到转满一圈" in line["unseen"]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -426,7 +426,7 @@ def check_lines(p: Params) -> None:
         assert "只多转了一丝" in zh["unseen"] and "没见过" not in zh["unseen"]
     elif reach >= 360:
         assert "all the way round" in unseen and "转过了一整圈" in zh["unseen"]
-        assert "Every angle beyond that is a code never seen" in unseen
+        assert "from where training stopped to a full turn were never seen" in unseen
     else:
         assert f"the target length, {factor:g} times as far." in unseen
         assert f"是训练中的 {factor:g} 倍" in zh["unseen"]
