@@ -378,3 +378,16 @@ def all_alternatives(lang: str) -> list[str]:
     lines = catalogue(lang, ClockHands.slug)["say"].values()
     texts = [t for node in lines for t in (node.values() if isinstance(node, dict) else [node])]
     return [MARKER.sub("", t) for t in texts]
+
+
+@settings(max_examples=15, deadline=None)
+@given(params=knob_sets())
+@example(params=Params(d_model=2))
+@example(params=Params(d_model=4))
+def test_slower_hands_and_a_full_set_are_spoken_of_only_where_there_are_several(params):
+    hands = len(omegas(params.d_model, params.base, params.variant))
+    for lang in ("en", "zh"):
+        tick, takeaway = (line(lang, "clock-hands", beat, params) for beat in ("tick", "takeaway"))
+        slower = ("each slower hand" if lang == "en" else "越慢的落后") in tick
+        full_set = ("full set of hands" if lang == "en" else "整组指针") in takeaway
+        assert slower == full_set == (hands > 1), (tick, takeaway)

@@ -161,6 +161,8 @@ class ClockHands(LessonScene, layouts=LAYOUTS):
                 "periods": hands,
                 "repeat": repeat,
                 "fingerprint": "same" if a == b else f"{hands}_{size}",
+                "tick": hands,
+                "takeaway": hands,
             },
             d_model=d,
             n_clocks=d // 2,
