@@ -31,6 +31,12 @@ class Speaker(string.Formatter):
         super().__init__()
         self.lang = lang
 
+    def vformat(self, format_string, args, kwargs) -> str:
+        text = super().vformat(format_string, args, kwargs)
+        if self.lang == "zh":  # 只转了 不到 1 度 → 只转了不到 1 度: the bound joins its verb
+            text = re.sub(r"(?<=[\u4e00-\u9fff]) (不到|略低于) ", r"\1 ", text)
+        return text
+
     def format_field(self, value: object, spec: str) -> str:
         forms = spec.split("|")
         if len(forms) in (2, 3) and is_number(value):

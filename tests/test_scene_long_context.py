@@ -225,7 +225,7 @@ def test_the_narration_follows_the_knobs():
             assert after[lang][beat] != before[lang][beat], (lang, beat)
         line = after[lang]
         assert f"{n.lapped} " in line["ladder"] and f"{n.unfinished} " in line["ladder"]
-        assert f" {degrees_said(n.seen_deg, 0, lang)}" in line["unseen"]
+        assert degrees_said(n.seen_deg, 0, lang) in line["unseen"]
         assert f"{n.step_deg['pi']:.1f} " in line["pi"]
         blended = {"en": f" {n.yarn_blended} pairs in between", "zh": f"，{n.yarn_blended} 对介于"}
         assert blended[lang] in line["yarn"]
@@ -431,7 +431,7 @@ def check_lines(p: Params) -> None:
         assert f"the target length, {factor:g} times as far." in unseen
         assert f"是训练中的 {factor:g} 倍" in zh["unseen"]
     assert f"Training took it {degrees_said(seen, 0, 'en')};" in unseen
-    assert f"只转过 {degrees_said(seen, 0, 'zh')}" in zh["unseen"]
+    assert f"只转过 {degrees_said(seen, 0, 'zh')}".replace(" 不到", "不到") in zh["unseen"]
     assert "most of" not in unseen  # it names the angle, never a share it cannot back
     # the chapter is the story of the need "seen in training", in both languages
     assert "codes seen in training, " in unseen and "“训练中见过”这条要求" in zh["unseen"]
@@ -440,7 +440,7 @@ def check_lines(p: Params) -> None:
     assert f"turns {said_step} degrees" in en["pi"] and f"{said_step} 度" in zh["pi"]
     if said_crowded != said_step:
         assert f"shrink to {degrees_said(crowded, 1, 'en')}," in en["pi"]
-        assert f"只剩 {degrees_said(crowded, 1, 'zh')}" in zh["pi"]
+        assert f"只剩 {degrees_said(crowded, 1, 'zh')}".replace(" 不到", "不到") in zh["pi"]
     # crowded steps are new to the model: it is fine-tuned to read them
     assert ("fine-tuned on long texts" in en["pi"]) == (said_crowded != said_step)
     assert ("在长文本上微调" in zh["pi"]) == (said_crowded != said_step)

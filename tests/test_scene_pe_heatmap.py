@@ -293,7 +293,7 @@ def test_first_steps_run_from_nearly_a_unit_to_far_below_a_hundredth():
     assert 10.0 ** nums.step_decades[-1] <= steps.min() and nums.step_decades[0] == 0
     en, zh = said("movement", DEFAULTS)
     assert "from 0.84 for the fastest dim down to less than 0.01 for the slowest" in en
-    assert "最快的一维变 0.84，最慢的一维变 不到 0.01" in zh
+    assert "最快的一维变 0.84，最慢的一维变不到 0.01" in zh
 
 
 def test_a_large_base_keeps_the_slowest_hand_from_lapping_a_long_text():

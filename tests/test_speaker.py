@@ -63,3 +63,8 @@ def test_no_value_reaches_speech_in_scientific_notation_or_as_a_rounded_zero(val
     assert "e+" not in said and "e-" not in said and "inf" not in said
     if value != 0 and said.lstrip("-").replace("0", "").strip(".") == "":
         pytest.fail(f"{value!r} said as {said!r}")
+
+
+def test_a_chinese_bound_joins_the_word_before_it():
+    assert ZH.format("只转了 {:.0f} 度", 0.3) == "只转了不到 1 度"
+    assert ZH.format("只转了 {:.0f} 度", 3.0) == "只转了 3 度"
