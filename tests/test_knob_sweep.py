@@ -117,7 +117,7 @@ def with_examples(test):
     return test
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(params=knob_sets())
 @with_examples
 def test_every_line_says_its_numbers_plainly_at_any_knobs(params):

@@ -449,7 +449,7 @@ def test_every_line_says_what_the_list_finds_at_these_knobs(case, lang):
     check_counts(SWEEP[case], lang)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(params=knob_sets())
 @at_edges
 def test_every_count_holds_and_reads_plainly_at_any_knobs(params):
@@ -459,7 +459,7 @@ def test_every_count_holds_and_reads_plainly_at_any_knobs(params):
             assert problems(text, lang) == [], (beat, text)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(params=any_knobs())
 @at_edges
 def test_the_recap_and_long_context_say_the_same_of_rope(params):
@@ -507,7 +507,7 @@ def test_the_recap_and_long_context_say_the_same_of_rope(params):
         assert (nothing in beyond) == (sin_unturned == 0), beyond
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(params=knob_sets())
 @at_edges
 def test_unique_says_what_binary_covers_and_agrees_with_its_verdict(params):
@@ -539,7 +539,7 @@ def test_unique_says_what_binary_covers_and_agrees_with_its_verdict(params):
     assert "over the positions they cover" in en and "在各自覆盖的位置内" in zh
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(params=knob_sets())
 @at_edges
 def test_bounded_says_the_integer_scheme_climbs_without_naming_a_position(params):
@@ -559,7 +559,7 @@ def test_bounded_says_the_integer_scheme_climbs_without_naming_a_position(params
     assert [int(x) for x in re.findall(r"\d+", zh)] == [len(pm.SCHEMES), met]
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(params=knob_sets())
 @at_edges
 def test_each_point_is_said_once(params):

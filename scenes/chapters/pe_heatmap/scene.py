@@ -208,6 +208,27 @@ def tex_power(exponent: int) -> str:
     return "1" if exponent == 0 else rf"10^{{{exponent}}}"
 
 
+def first_steps(w: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """|PE(1) − PE(0)| per dim at its pair's speed `w`: |sin ω| for a sine dim, and
+    1 − cos ω = 2·sin²(ω/2) for a cosine dim (the half-angle form keeps a tiny step from
+    cancelling to a float 0)."""
+    is_sin = np.zeros(len(w), dtype=bool)
+    is_sin[pairs[:, 0]] = True
+    return np.where(is_sin, np.abs(np.sin(w)), 2 * np.sin(w / 2) ** 2)
+
+
+def slowest_hand(d: int, base: float, variant: str) -> tuple[float, float, float, int, float]:
+    """The slowest pair at `base`: its lap, its laps and angle over a text of
+    TEXT_POSITIONS, the lap rounded if it fits in that text (else 0), and how many degrees
+    it misses a full turn by there."""
+    slowest = d // 2 - 1
+    lap = float(pm.periods(d, base, variant)[slowest])
+    angle = float(pm.clock_angles(TEXT_POSITIONS - 1, d, base, variant)[slowest])
+    gap = round(lap) if round(lap) < TEXT_POSITIONS else 0
+    miss = float(pm.clock_angles(gap, d, base, variant)[slowest]) - 2 * np.pi if gap else 0.0
+    return lap, angle / (2 * np.pi), angle, gap, abs(math.degrees(miss))
+
+
 class PeHeatmap(LessonScene, layouts=LAYOUTS):
     """The PE matrix as a heat map, its chosen dims as curves, their first steps, base's lap."""
 
@@ -230,24 +251,11 @@ class PeHeatmap(LessonScene, layouts=LAYOUTS):
         samples = min(MAX_SAMPLES, max(2, (n - 1) * SAMPLES_PER_POSITION + 1))
         xs = np.linspace(0.0, max(n - 1, 0), samples)
         curves = pm.sinusoidal(xs, d, base, layout, variant)[:, dims]
-        # |PE(1) − PE(0)|: |sin ω| for a sine dim, 1 − cos ω = 2·sin²(ω/2) for a cosine dim
-        # (the half-angle form keeps a tiny step from cancelling to a float 0)
-        is_sin = np.zeros(d, dtype=bool)
-        is_sin[pairs[:, 0]] = True
-        w = omega[pair_of]
-        steps = np.where(is_sin, np.abs(np.sin(w)), 2 * np.sin(w / 2) ** 2)
+        steps = first_steps(omega[pair_of], pairs)
         bases = [base, contrast_base(base)]
-        laps, ctx_laps, ctx_angle, gaps, degs = [], [], [], [], []
-        for b in bases:
-            lap = float(pm.periods(d, b, variant)[slowest])
-            angle = float(pm.clock_angles(TEXT_POSITIONS - 1, d, b, variant)[slowest])
-            gap = round(lap) if round(lap) < TEXT_POSITIONS else 0
-            miss = float(pm.clock_angles(gap, d, b, variant)[slowest]) - 2 * np.pi if gap else 0.0
-            laps.append(lap)
-            ctx_laps.append(angle / (2 * np.pi))
-            ctx_angle.append(angle)
-            gaps.append(gap)
-            degs.append(abs(math.degrees(miss)))
+        laps, ctx_laps, ctx_angle, gaps, degs = zip(
+            *(slowest_hand(d, b, variant) for b in bases), strict=True
+        )
         dim_laps = [float((n - 1) * omega[pair_of[j]] / (2 * np.pi)) for j in dims]
         one_pair = "one" if d == 2 else "many"
         return PeHeatmapNumbers(
@@ -290,13 +298,13 @@ class PeHeatmap(LessonScene, layouts=LAYOUTS):
             slowest_dims=pairs[slowest].tolist(),
             context=TEXT_POSITIONS,
             bases=bases,
-            slowest_lap=laps,
+            slowest_lap=list(laps),
             lap_said=[said_like_screen(lap) for lap in laps],
-            context_laps=ctx_laps,
+            context_laps=list(ctx_laps),
             laps_said=[said_like_screen(x) for x in ctx_laps],
-            context_angle=ctx_angle,
-            repeat_gap=gaps,
-            repeat_deg=degs,
+            context_angle=list(ctx_angle),
+            repeat_gap=list(gaps),
+            repeat_deg=list(degs),
         )
 
     # ---------------------------------------------------------------- construct
