@@ -110,11 +110,31 @@ def problems(text: str, lang: str) -> list[str]:
     return found
 
 
-def with_examples(test):
-    """`test` tried first at each of the reader's knob sets, then at drawn ones."""
-    for changes in reversed(EXAMPLES):
-        test = example(params=Params(**changes))(test)
-    return test
+def examples_at(sets):
+    """A decorator: the test is tried first at each knob set of `sets` (Params, or dicts of
+    changes to the defaults), in order, then at drawn ones."""
+
+    def add(test):
+        for changes in reversed(sets):
+            params = changes if isinstance(changes, Params) else Params(**changes)
+            test = example(params=params)(test)
+        return test
+
+    return add
+
+
+with_examples = examples_at(EXAMPLES)
+
+
+@st.composite
+def any_knobs(draw) -> Params:
+    """A whole knob set with RoPE's base drawn too (knob_sets keeps it at its default)."""
+    params = draw(knob_sets())
+    base = draw(st.one_of(st.sampled_from([1e4, 1e6, 1e9]), st.floats(100.0, 1e9)))
+    try:
+        return params.replace(rope_base=base)
+    except ParamError:
+        assume(False)
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])

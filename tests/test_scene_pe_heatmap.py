@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, given, settings
 
 import pe_math as pm
 from lesson import registry
@@ -31,7 +31,7 @@ from tests.scene_tools import (
     omegas,
     squash,
 )
-from tests.test_knob_sweep import EXAMPLES, knob_sets
+from tests.test_knob_sweep import EXAMPLES, examples_at, knob_sets
 
 BEATS = ["matrix", "range", "curves", "movement", "base", "takeaway", "bridge"]
 DEFAULTS = Params()
@@ -376,9 +376,7 @@ EDGES = [
 
 def oracle(test):
     """Run `test(params)` at 25 drawn knob sets and at every edge above."""
-    test = given(params=knob_sets())(test)
-    for changes in EDGES:
-        test = example(params=Params(**changes))(test)
+    test = examples_at(EDGES)(given(params=knob_sets())(test))
     return settings(
         max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much]
     )(test)

@@ -6,15 +6,14 @@ import re
 
 import numpy as np
 import pytest
-from hypothesis import assume, example, given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings
 
 import pe_math as pm
 from lesson import say
 from lesson.catalogue import lookup
 from lesson.facts import GPT2_POSITIONS, GPT2_WIDTH
 from lesson.text_layout import sentences
-from pe_math import ParamError, Params
+from pe_math import Params
 from rendering.draw.motion import MOST_STILL, still_runs
 from scenes.chapters.recap.scene import (
     BINARY_BITS_SHOWN,
@@ -35,7 +34,7 @@ from tests.scene_tools import (
     squash,
     with_pace,
 )
-from tests.test_knob_sweep import EXAMPLES, knob_sets, problems
+from tests.test_knob_sweep import EXAMPLES, any_knobs, examples_at, knob_sets, problems
 
 BEATS = [*pm.REQUIREMENTS, "checklist", "beyond", "takeaway"]
 CHANGED = Params(d_model=16, base=100.0, learned_max_len=8, n_bits=6, max_len=40, int_position=120)
@@ -372,22 +371,7 @@ ORDINALS = {
 }
 
 
-def at_edges(test):
-    """`test` also at every knob set of EDGES (hypothesis's explicit examples)."""
-    for changes in EDGES:
-        test = example(params=Params(**changes))(test)
-    return test
-
-
-@st.composite
-def any_knobs(draw) -> Params:
-    """A whole knob set, RoPE's base drawn too (the sweep's sets keep it at its default)."""
-    params = draw(knob_sets())
-    base = draw(st.one_of(st.sampled_from([1e4, 1e6, 1e9]), st.floats(100.0, 1e9)))
-    try:
-        return params.replace(rope_base=base)
-    except ParamError:
-        assume(False)
+at_edges = examples_at(EDGES)
 
 
 def rope_speeds(params: Params) -> np.ndarray:

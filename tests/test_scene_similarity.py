@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import given, settings
 
 import pe_math as pm
 from pe_math import Params
@@ -29,7 +29,7 @@ from tests.scene_tools import (
     omegas,
     squash,
 )
-from tests.test_knob_sweep import knob_sets
+from tests.test_knob_sweep import examples_at, knob_sets
 
 BEATS = ["matrix", "rows", "wider", "adjacent", "takeaway", "bridge"]
 CHANGED = Params(d_model=16, base=100.0, similarity_d_model=32)
@@ -418,10 +418,7 @@ SMALL = [
 ]
 
 
-def with_examples(test):
-    for params in SMALL:
-        test = example(params=params)(test)
-    return test
+with_examples = examples_at(SMALL)
 
 
 @settings(max_examples=25, deadline=None)
