@@ -7,6 +7,7 @@ from the video at that beat's end: the last frame before the next beat begins.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -112,6 +113,60 @@ def test_png_stills_are_lossless_named_per_beat_and_replaced_whole(media):
     assert [p.name for p in target.parent.iterdir() if p.name.startswith(".")] == []
 
 
+def pptx_slides(path: Path):
+    from pptx import Presentation
+
+    prs = Presentation(str(path))
+    return prs, list(prs.slides)
+
+
+def test_a_powerpoint_deck_has_a_title_then_a_lossless_still_per_beat_with_its_notes(media):
+    from lesson.catalogue import lookup
+
+    _, folder = media
+    target, _, made = slides.export(folder, "lesson", "pptx")
+    assert target == folder / "slides" / "lesson.pptx"
+    record = Manifest.load(folder).lesson
+    beats = expected_beats(folder)
+    prs, (title, *stills) = pptx_slides(target)
+    assert prs.slide_width * record.height == pytest.approx(prs.slide_height * record.width)
+    assert title.shapes.title.text == lookup("en", "lesson-intro", "title")
+    assert len(stills) == len(beats) == len(made) == 3
+    frames = decoded(folder / record.file)
+    ends = [t for _, _, t in beats[1:]] + [record.duration]
+    for slide, end, (slug, key, _) in zip(stills, ends, beats, strict=True):
+        (picture,) = slide.shapes
+        assert (picture.left, picture.top) == (0, 0)
+        assert (picture.width, picture.height) == (prs.slide_width, prs.slide_height)
+        shown = np.asarray(Image.open(io.BytesIO(picture.image.blob)).convert("RGB"))
+        assert np.array_equal(shown, frame_before(frames, end))  # PNG: bit for bit
+        said = caption("en", slug, key)
+        assert slide.notes_slide.notes_text_frame.text == said
+        assert picture._element.nvPicPr.cNvPr.get("descr") == said  # its alternative text
+
+
+def test_a_powerpoint_deck_per_chapter_embeds_each_clip_whole_with_its_lines(media):
+    from pptx.opc.constants import RELATIONSHIP_TYPE as RT
+
+    _, folder = media
+    target, _, _ = slides.export(folder, "lesson", "pptx", per="chapter")
+    _, (title, *chapters) = pptx_slides(target)
+    beats = expected_beats(folder)
+    manifest = Manifest.load(folder)
+    assert len(chapters) == len(SLUGS)
+    for slide, slug in zip(chapters, SLUGS, strict=True):
+        media_parts = [r.target_part for r in slide.part.rels.values() if r.reltype == RT.MEDIA]
+        (clip,) = media_parts
+        assert clip.blob == (folder / manifest.entry(slug, "mp4").file).read_bytes()
+        said = [caption("en", s, key) for s, key, _ in beats if s == slug]
+        assert slide.notes_slide.notes_text_frame.text.split("\n\n") == said
+    one, _, _ = slides.export(folder, "tiny-b", "pptx", per="chapter")
+    _, (first, only) = pptx_slides(one)
+    assert first.shapes.title.text == Manifest.load(folder).entry("tiny-b", "mp4").title
+    with pytest.raises(slides.SlidesError, match="unknown --per 'page'"):
+        slides.export(folder, "lesson", "pptx", per="page")
+
+
 def test_bad_input_is_one_clear_error(media, tmp_path):
     _, folder = media
     with pytest.raises(slides.SlidesError, match="unknown slide format 'jpg'; use one of pdf"):
@@ -143,6 +198,7 @@ def test_the_slides_command(media, tmp_path):
         (("--all", "--lesson"), "give scene names, --all or --lesson"),
         (("--format", "jpg"), "Invalid value for '--format'"),
         (("--lang", "zh"), "has no manifest.json; render into it first"),
+        (("--per", "chapter"), "--per chapter is for --format pptx"),
     ]:
         result = _cli("--output", str(root), *args)
         assert result.exit_code == 2, (args, result.output)

@@ -77,16 +77,25 @@ def preview(ctx, slug: str, opts: JobOptions) -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(("pdf", formats.STILL)),
+    type=click.Choice(("pdf", formats.STILL, "pptx")),
     default="pdf",
     show_default=True,
-    help="pdf: one page per beat; png: a folder of lossless stills, one per beat.",
+    help="pdf: one page per beat; png: a folder of lossless stills, one per beat; "
+    "pptx: a PowerPoint deck with the narration in the speaker notes.",
+)
+@click.option(
+    "--per",
+    type=click.Choice(("beat", "chapter")),
+    default="beat",
+    show_default=True,
+    help="pptx only: a slide per beat with its still, or per chapter with its clip "
+    "embedded to play in the slide.",
 )
 @quality_option("Which rendered folder to read: l=480p15, m=720p30, h=1080p60, k=2160p60.")
 @lang_option("Language of the rendered folder to read.")
 @aspect_option
 @output_option("Root folder of outputs; decks land in <output>/<lang>/<quality>/slides/.")
-def slides(slugs, all_, use_lesson, fmt, quality, lang, aspect, output) -> None:
+def slides(slugs, all_, use_lesson, fmt, per, quality, lang, aspect, output) -> None:
     """Stills for a slide deck: the frame just before each beat ends, with its narration as notes."""
     from rendering.core.manifest import NAME as MANIFEST
     from rendering.core.manifest import Manifest
@@ -100,6 +109,8 @@ def slides(slugs, all_, use_lesson, fmt, quality, lang, aspect, output) -> None:
         )
     if sum(map(bool, (slugs, all_, use_lesson))) > 1:
         raise Fail("give scene names, --all or --lesson: one of them")
+    if per != "beat" and fmt != "pptx":
+        raise Fail(f"--per {per} is for --format pptx; a {fmt} deck has a page per beat")
     manifest = Manifest.load(folder)
     if slugs:
         idents = list(slugs)
@@ -117,7 +128,7 @@ def slides(slugs, all_, use_lesson, fmt, quality, lang, aspect, output) -> None:
         idents = ["lesson"]
     for ident in idents:
         try:
-            target, notes, made = decks.export(folder, ident, fmt)
+            target, notes, made = decks.export(folder, ident, fmt, per)
         except decks.SlidesError as exc:
             raise Fail(str(exc)) from None
         click.echo(f"slides: {target} ({len(made)} beats), notes: {notes}")

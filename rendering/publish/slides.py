@@ -25,9 +25,15 @@ from PIL import Image
 
 from rendering.core import formats
 from rendering.core.files import atomic_write, atomic_write_text
-from rendering.publish.presenter import LESSON, PresenterError, Timeline, timeline
+from rendering.publish.presenter import (
+    LESSON,
+    PresenterError,
+    Timeline,
+    manifest_lang,
+    timeline,
+)
 
-FORMATS = ("pdf", formats.STILL)
+FORMATS = ("pdf", formats.STILL, "pptx")
 FOLDER = "slides"  # inside the output folder: <output>/<lang>/<quality>/slides/
 
 
@@ -115,10 +121,12 @@ def notes_markdown(tl: Timeline, slides: list[Slide]) -> str:
     return "\n".join(lines)
 
 
-def export(folder: Path, ident: str, fmt: str) -> tuple[Path, Path, list[Slide]]:
+def export(folder: Path, ident: str, fmt: str, per: str = "beat") -> tuple[Path, Path, list[Slide]]:
     """Write the deck of `ident` ("lesson" or a slug) in FOLDER/slides/.
 
-    Returns (the PDF or the folder of PNGs, the notes file, the slides).
+    Returns (the PDF, the PowerPoint file or the folder of PNGs, the notes file, the
+    slides). A PowerPoint deck has a slide per beat, or with `per="chapter"` one per
+    chapter with its clip embedded.
     """
     if fmt not in FORMATS:
         raise SlidesError(f"unknown slide format {fmt!r}; use one of {', '.join(FORMATS)}")
@@ -141,6 +149,9 @@ def export(folder: Path, ident: str, fmt: str) -> tuple[Path, Path, list[Slide]]
     if fmt == "pdf":
         target = out / f"{name}.pdf"
         _write_pdf(target, images, tl.title)
+    elif fmt == "pptx":
+        target = out / f"{name}.pptx"
+        _write_pptx(target, folder, tl, slides, images, per)
     else:
         target = out / name
         slides = [replace(s, file=f"{s.number:02d}-{s.slug}-{s.beat}.png") for s in slides]
@@ -170,6 +181,37 @@ def _write_pdf(target: Path, images: list[Image.Image], title: str) -> None:
         target,
         lambda fh: img2pdf.convert([_png(img) for img in images], outputstream=fh, title=title),
     )
+
+
+def _write_pptx(
+    target: Path, folder: Path, tl: Timeline, slides: list[Slide], images, per: str
+) -> None:
+    from lesson.catalogue import lookup
+    from rendering.core.manifest import Manifest
+    from rendering.publish.pptx_deck import PER, Deck, slide_size
+
+    if per not in PER:
+        raise SlidesError(f"unknown --per {per!r}; use one of {', '.join(PER)}")
+    lang = manifest_lang(folder, Manifest.load(folder))
+    course = lookup(lang, "lesson-intro", "title")
+    if tl.id == LESSON:
+        title, subtitle = course, lookup(lang, "lesson-intro", "ui.subtitle")
+    else:
+        title, subtitle = tl.title, course
+    deck = Deck(slide_size(tl.width, tl.height), title, subtitle)
+    if per == "beat":
+        for s, img in zip(slides, images, strict=True):
+            deck.still(img, s.notes)
+    else:
+        for chapter in tl.chapters:
+            clip = timeline(folder, chapter["slug"]) if tl.id == LESSON else tl
+            video = folder / clip.file
+            if Path(clip.file).name != clip.file or not video.is_file():
+                raise SlidesError(f"{chapter['slug']} has no clip in {folder}; render it again")
+            ((_, poster),) = frames_at(video, still_times(clip)[:1])
+            said = [b.say for b in clip.beats if b.say]
+            deck.clip(video, poster.convert("RGB"), "\n\n".join(said))
+    deck.save(target)
 
 
 def _write_pngs(target: Path, files: list[tuple[str, Image.Image]]) -> None:

@@ -1,0 +1,92 @@
+"""PowerPoint decks (python-pptx): a title slide, then one slide per beat with its still, or
+one per chapter with its clip embedded; the narration goes into the speaker notes.
+
+The slide has the video's shape (16:9, 9:16 or 1:1) and the picture fills it. Each
+still carries its narration as alternative text, so a screen reader in PowerPoint
+reads what the voice says.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from PIL import Image
+
+from rendering.core.files import atomic_write
+
+LONG_SIDE_EMU = 12_192_000  # 13.333 in: PowerPoint's own 16:9 width
+PER = ("beat", "chapter")
+
+
+def slide_size(width: int, height: int) -> tuple[int, int]:
+    """The slide in EMU, the video's shape with its long side at PowerPoint's width."""
+    if width >= height:
+        return LONG_SIDE_EMU, round(LONG_SIDE_EMU * height / width)
+    return round(LONG_SIDE_EMU * width / height), LONG_SIDE_EMU
+
+
+def _png(img: Image.Image) -> io.BytesIO:
+    buffer = io.BytesIO()
+    img.save(buffer, format="PNG")
+    buffer.seek(0)
+    return buffer
+
+
+def _blank(prs):
+    return prs.slides.add_slide(prs.slide_layouts[6])  # the default template's blank layout
+
+
+def _notes(slide, text: str) -> None:
+    slide.notes_slide.notes_text_frame.text = text
+
+
+def _title(prs, title: str, subtitle: str) -> None:
+    """The title layout's two boxes, laid out for the slide's shape: across its middle
+    five sixths, the title above the centre and the subtitle below it."""
+    slide = prs.slides.add_slide(prs.slide_layouts[0])
+    w, h = prs.slide_width, prs.slide_height
+    for box, text, top, height in (
+        (slide.shapes.title, title, 0.28, 0.22),
+        (slide.placeholders[1], subtitle, 0.52, 0.16),
+    ):
+        box.left, box.width = w // 12, w * 10 // 12
+        box.top, box.height = round(h * top), round(h * height)
+        box.text = text
+    _notes(slide, subtitle)
+
+
+class Deck:
+    """A presentation being filled; `save` writes it whole or not at all."""
+
+    def __init__(self, size: tuple[int, int], title: str, subtitle: str) -> None:
+        from pptx import Presentation
+
+        self.prs = Presentation()
+        self.prs.slide_width, self.prs.slide_height = size
+        self.prs.core_properties.title = title
+        _title(self.prs, title, subtitle)
+
+    def still(self, img: Image.Image, notes: str) -> None:
+        slide = _blank(self.prs)
+        picture = slide.shapes.add_picture(
+            _png(img), 0, 0, self.prs.slide_width, self.prs.slide_height
+        )
+        picture._element.nvPicPr.cNvPr.set("descr", notes)  # the still's alternative text
+        _notes(slide, notes)
+
+    def clip(self, video: Path, poster: Image.Image, notes: str) -> None:
+        slide = _blank(self.prs)
+        slide.shapes.add_movie(
+            str(video),
+            0,
+            0,
+            self.prs.slide_width,
+            self.prs.slide_height,
+            poster_frame_image=_png(poster),
+            mime_type="video/mp4" if video.suffix == ".mp4" else "video/webm",
+        )
+        _notes(slide, notes)
+
+    def save(self, target: Path) -> None:
+        atomic_write(target, self.prs.save)
