@@ -150,6 +150,7 @@ def test_a_powerpoint_deck_per_chapter_embeds_each_clip_whole_with_its_lines(med
 
     _, folder = media
     target, _, _ = slides.export(folder, "lesson", "pptx", per="chapter")
+    assert target == folder / "slides" / "lesson.chapters.pptx"  # beside the per-beat deck
     _, (title, *chapters) = pptx_slides(target)
     beats = expected_beats(folder)
     manifest = Manifest.load(folder)

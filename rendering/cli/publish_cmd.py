@@ -131,7 +131,11 @@ def slides(slugs, all_, use_lesson, fmt, per, quality, lang, aspect, output) -> 
             target, notes, made = decks.export(folder, ident, fmt, per)
         except decks.SlidesError as exc:
             raise Fail(str(exc)) from None
-        click.echo(f"slides: {target} ({len(made)} beats), notes: {notes}")
+        count = f"{len(made)} beats"
+        if per == "chapter":
+            n = len({s.slug for s in made})
+            count = f"{n} chapter{'' if n == 1 else 's'}, each clip embedded"
+        click.echo(f"slides: {target} ({count}), notes: {notes}")
 
 
 @click.command()

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from PIL import Image
 
+from lesson.palette import PALETTE
 from rendering.core.files import atomic_write
 
 LONG_SIDE_EMU = 12_192_000  # 13.333 in: PowerPoint's own 16:9 width
@@ -41,18 +42,29 @@ def _notes(slide, text: str) -> None:
     slide.notes_slide.notes_text_frame.text = text
 
 
+def _colour(name: str):
+    from pptx.dml.color import RGBColor
+
+    return RGBColor.from_string(PALETTE[name].lstrip("#"))
+
+
 def _title(prs, title: str, subtitle: str) -> None:
-    """The title layout's two boxes, laid out for the slide's shape: across its middle
-    five sixths, the title above the centre and the subtitle below it."""
+    """The title layout's two boxes in the lesson's colours, laid out for the slide's
+    shape: across its middle five sixths, the title above the centre, the subtitle below."""
     slide = prs.slides.add_slide(prs.slide_layouts[0])
+    slide.background.fill.solid()
+    slide.background.fill.fore_color.rgb = _colour("background")
     w, h = prs.slide_width, prs.slide_height
-    for box, text, top, height in (
-        (slide.shapes.title, title, 0.28, 0.22),
-        (slide.placeholders[1], subtitle, 0.52, 0.16),
+    for box, text, top, height, colour in (
+        (slide.shapes.title, title, 0.28, 0.22, "foreground"),
+        (slide.placeholders[1], subtitle, 0.52, 0.16, "muted"),
     ):
         box.left, box.width = w // 12, w * 10 // 12
         box.top, box.height = round(h * top), round(h * height)
         box.text = text
+        for paragraph in box.text_frame.paragraphs:
+            for run in paragraph.runs:
+                run.font.color.rgb = _colour(colour)
     _notes(slide, subtitle)
 
 

@@ -150,7 +150,7 @@ def export(folder: Path, ident: str, fmt: str, per: str = "beat") -> tuple[Path,
         target = out / f"{name}.pdf"
         _write_pdf(target, images, tl.title)
     elif fmt == "pptx":
-        target = out / f"{name}.pptx"
+        target = out / (f"{name}.pptx" if per == "beat" else f"{name}.chapters.pptx")
         _write_pptx(target, folder, tl, slides, images, per)
     else:
         target = out / name
