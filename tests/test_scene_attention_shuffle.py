@@ -5,9 +5,12 @@ from dataclasses import asdict
 
 import numpy as np
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from manim import Text
 
 import pe_math as pm
+from lesson.say import line as caption
 from pe_math import Params
 from pe_math.params import MAX_TOKEN_CHARS
 from scenes.chapters.attention_shuffle.scene import (
@@ -345,3 +348,98 @@ def test_tokens_all_alike_leak_nothing_even_under_the_mask_and_the_line_says_so(
     scene, report = build_scene(AttentionShuffle, twins, lang)
     report.assert_clean()
     check_the_mask(report, n, lang)
+
+
+# ------------------------------------------- what the voice says, held to the numbers
+LANGS = ("en", "zh")
+BLIND = {"en": "cannot see order", "zh": "看不出词序"}
+RECURRENT = {"en": "recurrent network", "zh": "循环网络"}
+EQUIVARIANT = {"en": "permutation-equivariant", "zh": "置换等变"}
+
+
+def by_hand(X: np.ndarray, seed: int, scale: float) -> np.ndarray:
+    """Self-attention's outputs with numpy alone: softmax(QKᵀ/√d)·V, no mask."""
+    W_q, W_k, W_v = pm.projection_matrices(X.shape[1], seed, scale)
+    scores = (X @ W_q) @ (X @ W_k).T / np.sqrt(X.shape[1])
+    weights = np.exp(scores - scores.max(axis=1, keepdims=True))
+    weights /= weights.sum(axis=1, keepdims=True)
+    return weights @ (X @ W_v)
+
+
+@st.composite
+def sentences(draw) -> Params:
+    """A sentence of 2 to 6 tokens of 1 to 6 dims, any swapped pair, any projections."""
+    n, d = draw(st.integers(2, 6)), draw(st.integers(1, 6))
+    entry = st.floats(-10, 10, allow_nan=False).map(lambda v: round(v, 3))
+    X = draw(st.lists(st.lists(entry, min_size=d, max_size=d), min_size=n, max_size=n))
+    swap = draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=2, unique=True))
+    words = [f"w{t}" for t in range(n)]
+    return Params(
+        X=X,
+        tokens=words,
+        tokens_en=words,
+        swap=swap,
+        proj_seed=draw(st.integers(0, 1000)),
+        proj_scale=draw(st.floats(0.01, 100)),
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(params=sentences())
+@example(params=Params())
+@example(params=CHANGED)
+@example(params=TINY)
+def test_the_moved_tokens_output_agrees_in_every_digit_at_any_inputs(params):
+    # say.compare_outputs: "before and after, the moved token's output agrees in every
+    # digit": every digit the screen shows (4 decimals), worked out apart from the scene
+    X = np.asarray(params.X, dtype=float)
+    i, j = params.swap
+    order = list(range(len(X)))
+    order[i], order[j] = order[j], order[i]
+    before = by_hand(X, params.proj_seed, params.proj_scale)[i]
+    after = by_hand(X[order], params.proj_seed, params.proj_scale)[j]
+    shown = [theme.fmt(v, 4) for v in before]
+    assert shown == [theme.fmt(v, 4) for v in after]
+    n = AttentionShuffle.numbers(params)
+    assert [theme.fmt(v, 4) for v in n.output[i]] == shown
+    assert [theme.fmt(v, 4) for v in n.output_perm[j]] == shown
+    en, zh = (caption(lang, AttentionShuffle.slug, "compare_outputs", params) for lang in LANGS)
+    assert "agrees in every digit" in en and "每一位都相同" in zh
+    # ... and the sentence's length, as show_tokens says it
+    en, zh = (caption(lang, AttentionShuffle.slug, "show_tokens", params) for lang in LANGS)
+    assert f"A sentence of {len(X)} words" in en and f"一句话，{len(X)} 个词" in zh
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_order_blindness_is_said_once_and_the_takeaway_only_names_it(lang):
+    # the blow lands once, when the two outputs agree; the recurrent network's contrast
+    # once, where position is brought in; the takeaway gives the property its name, briefly
+    said = {beat: caption(lang, AttentionShuffle.slug, beat) for beat in BEATS}
+    assert [b for b, words in said.items() if BLIND[lang] in words] == ["compare_outputs"]
+    assert [b for b, words in said.items() if RECURRENT[lang] in words] == ["inject_position"]
+    assert [b for b, words in said.items() if EQUIVARIANT[lang] in words] == ["takeaway"]
+    takeaway = said["takeaway"]
+    assert (len(takeaway.split()) if lang == "en" else len(takeaway)) <= 20, takeaway
+    # with the mask the swap does change the outputs: the name holds only without one
+    assert ("Without a causal mask" if lang == "en" else "没有因果掩码时") in takeaway
+    masked = AttentionShuffle.numbers(Params())
+    assert masked.masked_error > LEAK_TOLERANCE > masked.equivariance_error
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_needs_come_with_their_reasons_and_the_last_is_told_honestly(lang):
+    # say.requirements: the fixed map is a wish with a reason (later chapters call it the
+    # paper's hypothesis), and "nothing to train" admits that learned rows score as well
+    # (the original paper found them about even, as the variants chapter tells)
+    needs = caption(lang, AttentionShuffle.slug, "requirements")
+    if lang == "en":
+        assert "Ideally, one fixed linear map" in needs
+        assert "so looking k words back is learned once, everywhere" in needs
+        assert "a formula adds no parameters, though learned rows can score as well" in needs
+    else:
+        assert "最好有一个固定的线性映射" in needs and "学一次就处处适用" in needs
+        assert "公式不带参数，不过学出来的位置表效果也差不多" in needs
+    # the words the old line used for it belong to the fifth need, a code at any length
+    assert "training stopped" not in needs and "训练长度" not in needs
+    params = Params()
+    assert pm.verdict("sinusoid", params).parameters == 0 < pm.verdict("learned", params).parameters

@@ -139,13 +139,16 @@ def by_hand(n: int) -> tuple[np.ndarray, np.ndarray]:
 def test_the_verdict_follows_the_distances_at_every_bit_count(n_bits):
     # say.distances and say.verdict: with one bit its only step is every step, so there is
     # no cliff, no longest step and no second layer; with more, the cliff is the longest
-    # step, the code past it lies one bit from 0 and code distance breaks with position's
+    # step (said once, with its ratio, in distances), and the code past it, half the count
+    # from 0, lies one bit from 0: code distance breaks with position's
     codes, steps = by_hand(n_bits)
     distances, verdict = (said(beat, Params(n_bits=n_bits)) for beat in ("distances", "verdict"))
+    # the verdict never says the cliff's size again: the distances beat said it
+    assert "square root" not in verdict[0] and "longest" not in verdict[0]
+    assert "根号" not in verdict[1] and "最长" not in verdict[1] and "倍" not in verdict[1]
     if np.ptp(steps) < 1e-12:  # one bit: a single step, 0 → 1
         assert n_bits == 1 and steps.size == 1
         assert "every step has the same length" in distances[0] and "一样长" in distances[1]
-        assert "longest of all" not in verdict[0] and "最长" not in verdict[1]
         assert "layered is good news" not in verdict[0] and "分层是好消息" not in verdict[1]
         assert "single layer" in verdict[0] and "只有一层" in verdict[1]
         assert "no cliff" in verdict[0] and "谈不上陡跳" in verdict[1]
@@ -155,12 +158,55 @@ def test_the_verdict_follows_the_distances_at_every_bit_count(n_bits):
     assert steps[cliff - 1] / steps[0] == pytest.approx(np.sqrt(n_bits))
     assert np.sum(steps == 1.0) > steps.size / 2  # most steps change a single bit
     assert np.linalg.norm(codes[cliff] - codes[0]) == 1.0  # one bit from position 0
+    assert cliff == len(codes) // 2  # ... though half the count away from it
     # position cliff + 1 lies further from cliff − 1 than the cliff does, its code nearer
     assert np.linalg.norm(codes[cliff + 1] - codes[cliff - 1]) < steps[cliff - 1]
     assert "at the cliff every bit flips" in distances[0] and "所有位一齐翻转" in distances[1]
-    assert "longest of all" in verdict[0] and "陡跳那一步最长" in verdict[1]
+    assert "Most steps change one bit" in distances[0] and "多数步子只改一位" in distances[1]
+    assert "half the count away, lies a single bit from position zero" in verdict[0]
+    assert "离 0 已数过一半，编码却和位置 0 只差一位" in verdict[1]
     assert "layered is good news" in verdict[0] and "分层是好消息" in verdict[1]
-    assert f"{np.sqrt(n_bits):.3g} times" in distances[0]
+    assert f"{np.sqrt(n_bits):.3g} times, with {n_bits} bits" in distances[0]
+    assert f"{n_bits} 位时是 {np.sqrt(n_bits):.3g} 倍" in distances[1]
+
+
+@pytest.mark.parametrize("n_bits", range(1, 17))
+def test_the_code_of_zero_is_all_zeros_so_no_matrix_moves_it_as_with_integers(n_bits):
+    # say.verdict: "as with integers, no fixed matrix turns the code of p into the code of
+    # p plus k": position 0's code is all zeros for both, and M·0 = 0 is never a code of k
+    codes, _ = by_hand(n_bits)
+    assert not codes[0].any() and not pm.integer_encoding([0], 4).any()
+    for k in range(1, min(4, len(codes))):
+        assert codes[k].any()
+        M, *_ = np.linalg.lstsq(codes[:-k], codes[k:], rcond=None)
+        assert np.abs(codes[:-k] @ M - codes[k:]).max() > 0.1
+    assert not pm.verdict("binary", Params(n_bits=n_bits)).checks["shift_map"]
+    for lang, words in (("en", "as with integers, no fixed matrix"), ("zh", "和整数一样")):
+        from lesson.say import line
+
+        assert words in line(lang, "binary-bits", "verdict", Params(n_bits=n_bits))
+
+
+@settings(max_examples=25, deadline=None)
+@given(params=knob_sets())
+@example(params=Params(n_bits=1))
+@example(params=Params(n_bits=2))
+@example(params=Params(n_bits=16))
+def test_the_takeaway_bounded_and_unique_until_the_codes_start_over(params):
+    # say.takeaway: "bounded and unique, but only up to the last code; after it the codes
+    # start over": 2^n different codes of 0s and 1s, then position 2^n + j repeats j
+    n = params.n_bits
+    codes, _ = by_hand(n)
+    assert set(np.unique(codes)) <= {0.0, 1.0}
+    assert len(np.unique(codes, axis=0)) == len(codes) == 2**n
+    later = pm.binary_encoding(np.arange(2**n, 2**n + min(2**n, 64)), n)
+    np.testing.assert_array_equal(later, codes[: len(later)])
+    checks = pm.verdict("binary", params).checks
+    assert checks["bounded"] and checks["unique"] and not checks["any_length"]
+    en, zh = said("takeaway", params)
+    assert "bounded and unique, but only up to the last code" in en
+    assert "after it the codes start over" in en
+    assert "有界，也各不相同，但只到最后一个编码为止" in zh and "从头重复" in zh
 
 
 @settings(max_examples=25, deadline=None)

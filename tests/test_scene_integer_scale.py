@@ -21,7 +21,7 @@ from scenes.chapters.integer_scale.scene import (
 )
 from scenes.kit import theme
 from tests.scene_tools import build_scene
-from tests.test_knob_sweep import knob_sets
+from tests.test_knob_sweep import examples_at, knob_sets
 
 BEATS = ["show_words", "add_position", "sliver", "table", "concat", "takeaway", "bridge"]
 
@@ -170,3 +170,49 @@ def test_what_the_voice_says_of_integer_positions_holds_at_any_knobs(params, top
             assert f"{cosine(top):.2f}" in said["sliver"] and f"{top:,}" in said["sliver"]
         small = ("small change to a large number" if lang == "en" else "微小变化") in said["table"]
         assert small == buried(params.int_position), said["table"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(params=knob_sets())
+@examples_at([{"int_position": 0}, {"d_model": 2}, {"base": 1e6}, {"variant": "t2t"}])
+def test_the_paper_scales_a_word_to_about_the_size_of_its_position_code(params):
+    # say.concat: the original paper multiplies each embedding by the square root of its
+    # width; its reference code draws word vectors with spread 1/√width, so they start near
+    # length one and end about as long as its position code (which has √(width/2) at any p)
+    n = IntegerScale.numbers(params)
+    width = n.paper_width
+    assert n.paper_scale == pytest.approx(np.sqrt(width))
+    start = np.linalg.norm(np.random.default_rng(0).normal(0, width**-0.5, (2000, width)), axis=1)
+    assert start.mean() == pytest.approx(1.0, abs=0.01) and start.std() < 0.05
+    code = np.linalg.norm(pm.sinusoidal([params.int_position], width, params.base)[0])
+    assert n.paper_pe_norm == pytest.approx(code) == pytest.approx(np.sqrt(width / 2))
+    assert 0.5 < n.paper_scale * start.mean() / code < 2  # about the same size
+    en, zh = (caption(lang, "integer-scale", "concat", params) for lang in ("en", "zh"))
+    assert "multiplies each embedding by the square root of its width" in en
+    assert "words that start near length one to about the size of their position code" in en
+    assert "乘以维数的平方根" in zh and "起初长度约为 1 的词向量，放大到和位置编码差不多长" in zh
+    assert f"{width} dimensions are nearly orthogonal" in en and f"{width} 维里" in zh
+
+
+@settings(max_examples=10, deadline=None)
+@given(params=knob_sets())
+@examples_at([{"d_model": 2}, {"train_len": 16, "target_len": 32}, {"max_len": 1}])
+def test_the_takeaway_marks_integer_positions_as_the_numbers_do(params):
+    # say.takeaway: "unique, smooth, free and defined at any length, but unbounded, and
+    # unseen past the training length": by hand, then as pe_math's verdict marks them
+    d, T = params.d_model, params.train_len
+    codes = np.arange(T + 2)[:, None] * np.ones(d)  # position p written into every dim
+    steps = np.linalg.norm(np.diff(codes, axis=0), axis=1)
+    assert len(np.unique(codes, axis=0)) == len(codes)  # unique
+    assert np.allclose(steps, np.sqrt(d))  # every step the same length: smooth
+    assert codes[T].min() > codes[:T].max()  # past the training length: never seen
+    # unbounded: a ten times longer text reaches ten times the value, as pe_math writes it
+    np.testing.assert_array_equal(pm.integer_encoding([10 * T], d)[0], np.full(d, 10 * T))
+    assert 10 * T > codes[:T].max()
+    checks = pm.verdict("integer", params).checks
+    met = {need for need, ok in checks.items() if ok}
+    assert met == {"unique", "smooth", "no_training", "any_length"}
+    en, zh = (caption(lang, "integer-scale", "takeaway", params) for lang in ("en", "zh"))
+    assert "unique, smooth, free and defined at any length, but unbounded" in en
+    assert "unseen past the training length" in en
+    assert "它唯一、平稳、无须训练，任意长度都有编码，但它无界" in zh and "超出训练长度" in zh
