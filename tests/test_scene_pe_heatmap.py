@@ -33,7 +33,7 @@ from tests.scene_tools import (
 )
 from tests.test_knob_sweep import EXAMPLES, examples_at, knob_sets
 
-BEATS = ["matrix", "range", "curves", "movement", "base", "takeaway", "bridge"]
+BEATS = ["matrix", "range", "movement", "base", "takeaway", "bridge"]
 DEFAULTS = Params()
 CHANGED = Params(heat_d_model=128, heat_dims=(0, 2, 100), layout="concat", base=100.0)
 CASES = {
@@ -91,11 +91,6 @@ def test_numbers_match_an_independent_computation(case):
     )
     pairs = [column(j, d, params.layout)[0] for j in dims]
     np.testing.assert_allclose(nums.dim_period, 2 * np.pi / w[pairs], rtol=1e-12)
-    np.testing.assert_allclose(nums.dim_laps, (n - 1) * w[pairs] / (2 * np.pi), rtol=1e-12)
-    np.testing.assert_allclose(nums.dim_lo, table[:, dims].min(axis=0), atol=1e-12)
-    np.testing.assert_allclose(nums.dim_hi, table[:, dims].max(axis=0), atol=1e-12)
-    np.testing.assert_allclose(nums.curves, pe(params, nums.curve_x)[:, dims].T, atol=1e-9)
-    assert nums.curve_x[0] == 0 and nums.curve_x[-1] == n - 1
     steps = np.abs(pe(params, [1])[0] - pe(params, [0])[0])
     np.testing.assert_allclose(nums.steps, steps, atol=1e-15)
     np.testing.assert_allclose(nums.dim_steps, steps[dims], atol=1e-15)
@@ -121,8 +116,6 @@ def test_defaults_tell_the_heatmap_story():
     assert (nums.shown_len, nums.d_model, nums.dims) == (64, 64, [0, 10, 40])
     assert (fmt(nums.value_min, DIGITS), fmt(nums.value_max, DIGITS)) == ("−1.00", "1.00")
     assert nums.dim_fn == ["sin", "sin", "sin"] and nums.dim_pair == [0, 5, 20]
-    assert [compact(v) for v in nums.dim_laps] == ["10", "2.38", "0.0317"]
-    assert nums.dim_hi[2] == pytest.approx(np.sin(63 * 10000 ** (-40 / 64)))  # ≈ 0.198
     assert [compact(v) for v in nums.dim_steps] == ["0.841", "0.235", "0.00316"]
     assert nums.steps[30] == pytest.approx(0.0133, abs=1e-4)
     assert nums.slowest_dims == [62, 63]
@@ -136,8 +129,8 @@ def test_concat_dims_are_the_columns_of_the_concat_table():
     nums = PeHeatmap.numbers(Params(layout="concat"))
     assert nums.dim_fn == ["sin", "sin", "cos"] and nums.dim_pair == [0, 10, 8]
     assert nums.slowest_dims == [31, 63]
-    assert nums.dim_laps[2] == pytest.approx(63 * 0.1 / (2 * np.pi))
-    assert nums.dim_hi[2] - nums.dim_lo[2] > 1.9  # it swings through nearly all of [−1, 1]
+    # its first step is a cosine's, 1 − cos 0.1, not a slow sine's
+    assert nums.dim_steps[2] == pytest.approx(1 - np.cos(0.1))
 
 
 def test_numbers_follow_the_params():
@@ -185,7 +178,7 @@ def test_builds_clean_and_shows_its_numbers(case, lang):
     tex = " ".join(seen["range"])
     assert compact(params.base).replace(",", "{,}") + f"^{{2i/{nums.d_model}}}" in tex
     # the end of "range": the real min and max, and the integer scheme's last value
-    after = seen["curves"]
+    after = seen["movement"]
     assert fmt(nums.value_min, DIGITS) in after and fmt(nums.value_max, DIGITS) in after
     assert squash(
         ui(
@@ -196,14 +189,6 @@ def test_builds_clean_and_shows_its_numbers(case, lang):
             order=registry.get("integer-scale").order,
         )
     ) in squash(after)
-    # the end of "curves": each chosen dim named with its pair, its laps or its range
-    after = squash(seen["movement"])
-    for k, j in enumerate(nums.dims):
-        values = dict(dim=j, fn=nums.dim_fn[k], pair=nums.dim_pair[k], n=nums.shown_len)
-        values.update(laps=compact(nums.dim_laps[k]))
-        values.update(lo=fmt(nums.dim_lo[k], DIGITS), hi=fmt(nums.dim_hi[k], DIGITS))
-        key = "curve_fast" if nums.dim_laps[k] >= 1 else "curve_slow"
-        assert squash(ui(lang, key, **values)) in after
     # the end of "movement": the first step of every chosen dim, on a labelled log scale
     after = seen["base"]
     for value in nums.dim_steps:
@@ -232,7 +217,10 @@ def test_knobs_change_what_the_scene_reports():
     assert squash("for contrast: base 10,000") in words
     assert squash("positions 585 apart") in words
     assert squash("PE matrix: 64 positions × 128 dims") in squash(after.words_at_start["range"])
-    assert squash("dim 100: cos of pair 36") in squash(after.words_at_start["movement"])
+    # the chosen dim 100 is tagged beside its row with its first step: under concat at
+    # width 128 it is the cosine of pair 36, 1 − cos ω_36
+    step = 1 - np.cos(100 ** (-72 / 128))
+    assert "100" in after.words_at_start["base"] and compact(step) in after.words_at_start["base"]
 
 
 @pytest.mark.parametrize("aspect,lang", [("9:16", "en"), ("1:1", "zh")])
@@ -241,7 +229,7 @@ def test_other_frames_compose(aspect, lang):
     report.assert_clean()
     report.assert_readable()
     report.assert_fills_the_stage()
-    assert fmt(PeHeatmap.numbers(DEFAULTS).value_min, DIGITS) in report.words_at_start["curves"]
+    assert fmt(PeHeatmap.numbers(DEFAULTS).value_min, DIGITS) in report.words_at_start["movement"]
 
 
 # ------------------------------------------------- the captions' claims
@@ -264,22 +252,6 @@ def test_the_extremes_are_about_minus_one_and_exactly_one():
     assert nums.int_last == 63
 
 
-def test_the_fastest_chosen_dim_laps_many_times_and_the_slowest_a_sliver():
-    # say.curves at the defaults (10 laps, 0.0317 of a lap) and the curve labels' "N laps"
-    nums = PeHeatmap.numbers(DEFAULTS)
-    xs = np.linspace(0, 63, 63 * 200 + 1)
-    wave = pe(DEFAULTS, xs)[:, 0]  # dim 0: sin(p)
-    ups = np.count_nonzero((wave[:-1] < 0) & (wave[1:] >= 0))  # one per finished lap
-    assert ups == math.floor(nums.dim_laps[0]) == 10
-    assert nums.dim_laps[2] < 0.1
-    slow = pe(DEFAULTS, np.arange(64))[:, 40]
-    assert slow.min() == 0.0 and slow.max() == pytest.approx(0.198, abs=1e-3)
-    assert np.all(np.diff(slow) > 0)  # it only climbs: a sliver of one lap
-    en, zh = said("curves", DEFAULTS)
-    assert "The fastest turns 10 laps across the table, the slowest 0.0317 laps." in en
-    assert "最快的一条在这段位置里转了 10 圈，最慢的转了 0.0317 圈。" in zh
-
-
 def test_first_steps_run_from_nearly_a_unit_to_far_below_a_hundredth():
     # say.movement at the defaults: 0.84 for the fastest dim down to less than 0.01 for the
     # slowest, across enough powers of ten to need a log scale
@@ -292,7 +264,7 @@ def test_first_steps_run_from_nearly_a_unit_to_far_below_a_hundredth():
     nums = PeHeatmap.numbers(DEFAULTS)
     assert 10.0 ** nums.step_decades[-1] <= steps.min() and nums.step_decades[0] == 0
     en, zh = said("movement", DEFAULTS)
-    assert "from 0.84 for the fastest dim down to less than 0.01 for the slowest" in en
+    assert "the fastest dim moves 0.84, the slowest less than 0.01" in en
     assert "最快的一维变 0.84，最慢的一维变不到 0.01" in zh
 
 
@@ -315,9 +287,9 @@ def test_a_large_base_keeps_the_slowest_hand_from_lapping_a_long_text():
 
 def test_why_ten_thousand_is_answered_by_the_slowest_lap_at_two_bases():
     en, zh = said("base", DEFAULTS)
-    assert en.startswith("The original paper chose base ten thousand.")
-    assert zh.startswith("原论文选了底数一万。")
-    assert "47,117 positions for one lap" in en and "turns 0.0217 laps" in en
+    assert en.startswith("Why did the original paper pick ten thousand?")
+    assert zh.startswith("那原论文为什么选底数一万？")
+    assert "47,117 positions a lap" in en and "turns 0.0217 laps" in en
     assert "at base 100 it would turn 1.88 laps" in en
     assert "47117 个位置" in zh and "转 0.0217 圈" in zh and "则转 1.88 圈" in zh
     # base 100's 1.88 laps make a near repeat on that hand only, not of the whole code
@@ -332,9 +304,9 @@ def test_a_lap_of_nine_positions_is_not_called_a_large_base():
     nums = PeHeatmap.numbers(params)
     assert round(nums.slowest_lap[0]) == 9 and nums.lines["base"] == "many"
     en, zh = said("base", params)
-    assert "large base" not in en and "At this lesson's base, 1.5," in en
-    assert "这么大" not in zh and "本课底数是 1.5" in zh
-    assert "needs 9.31 positions for one lap" in en and "it turns 110 laps" in en
+    assert "large base" not in en and "At base 1.5 and" in en
+    assert "这么大" not in zh and "底数 1.5、" in zh
+    assert "takes 9.31 positions a lap" in en and "it turns 110 laps" in en
 
 
 def test_with_one_pair_the_base_changes_nothing_and_the_words_say_so():
@@ -347,12 +319,18 @@ def test_with_one_pair_the_base_changes_nothing_and_the_words_say_so():
     assert "只有一根指针" in zh and "不论底数多少" in zh and "6.3" in zh
 
 
-def test_the_heat_map_chapter_reads_the_table_anew_rather_than_rebuilding_it():
-    # chapter 4 stacks the table; this one says it is that table, and what it adds
+def test_the_heat_map_chapter_does_not_retell_the_ladder_or_the_table():
+    # square-to-sine stacks the table and builds the ladder (one radian for the fastest pair,
+    # each pair slower than the last); this chapter only tests the table: its range, and what
+    # the base buys and costs
     en, zh = said("matrix", DEFAULTS)
-    assert "the formula built" in en and "three ways" in en
-    assert "公式算出的那张表" in zh and "三个角度" in zh
+    assert "whole table" in en and "整张表" in zh
+    assert "each row" not in en and "每行" not in zh
     assert line("en", "square-to-sine", "heatmap") not in en
+    for lang in ("en", "zh"):
+        for text in all_alternatives(lang):
+            assert "radian" not in text and "弧度" not in text, text
+            assert "laps across the table" not in text and "这段位置里" not in text, text
 
 
 # ------------------------------------------- the narration at any knob set (oracles)
@@ -414,31 +392,21 @@ def test_the_matrix_line_says_its_width_and_never_that_it_grew(params):
 
 
 @oracle
-def test_curves_say_how_many_dims_are_traced_and_their_laps(params):
-    d, layout = params.heat_d_model, params.layout
-    dims = list(dict.fromkeys(params.heat_dims))
+def test_the_range_answers_need_two_once_at_any_position_and_base(params):
+    # say.range: the smallest entry as it is, the largest exactly one (cos 0 at position 0),
+    # and every entry, a sine or a cosine, stays in [−1, 1] wherever the position and the
+    # base: checked far past the table and at both ends of the base's range
     n = min(params.max_len, MAX_POSITIONS)
-    w = omegas(d, params.base, params.variant)
-    pairs = [column(j, d, layout)[0] for j in dims]
-    laps = [(n - 1) * w[i] / (2 * np.pi) for i in pairs]
-    en, zh = said("curves", params)
-    assert "three" not in en and "三维" not in zh  # whatever the count
-    if n == 1:  # one column: nothing turns
-        assert "single position" in en and "只有一个位置" in zh
-        assert "lap" not in en and "圈" not in zh
-        return
-    ranked = len(set(pairs)) > 1  # dims of two pairs or more turn at different speeds
-    fast, slow = max(laps), min(laps)
+    table = pe(params, np.arange(n))
+    en, zh = said("range", params)
     for lang, text in (("en", en), ("zh", zh)):
-        assert (("fastest" if lang == "en" else "最快") in text) == ranked, text
-        assert (("slowest" if lang == "en" else "最慢") in text) == ranked, text
-        if ranked:  # how many dims, the fastest's laps, the slowest's (3 digits each)
-            assert values(text) == pytest.approx([len(dims), fast, slow], rel=0.0051), text
-        else:  # one dim, or one pair's sine and cosine: the dims, and their laps said once
-            assert fast == slow
-            assert values(text) == pytest.approx([*dims, fast], rel=0.0051), text
-    if not ranked and len(dims) == 2:
-        assert "both" in en and "都" in zh and "sine and cosine of one pair" in en
+        assert spoken(lang, table.min(), ".2g") in text, text
+    assert table.max() == 1.0 and "largest exactly one" in en and "最大的恰好是一" in zh
+    for base in (params.base, 1.01, 1e9):
+        far = pe(params.replace(base=base), np.arange(0, 100_000, 97))
+        assert np.abs(far).max() <= 1.0
+    assert "at any position and any base it stays between minus one and one" in en
+    assert "不管位置多远、底数多大，都落在负一到一之间" in zh
 
 
 @oracle
@@ -499,7 +467,7 @@ def test_the_takeaway_claims_only_what_holds_at_any_base_and_width(params):
     assert np.all(np.diff(w) < 0)  # every pair at its own speed
     assert np.abs(pe(params, np.arange(0, 5000, 7))).max() <= 1.0
     en, zh = said("takeaway", params)
-    assert "pair" in en and "每一对" in zh
+    assert en.startswith("Need two, bounded: met") and zh.startswith("第二条，有界：满足")
     lap = 2 * np.pi / w[-1]
     # "slow ones place you in a long text" needs a slowest lap longer than the text
     if lap < TEXT_POSITIONS:

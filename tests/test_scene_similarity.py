@@ -31,7 +31,7 @@ from tests.scene_tools import (
 )
 from tests.test_knob_sweep import examples_at, knob_sets
 
-BEATS = ["matrix", "rows", "wider", "adjacent", "takeaway", "bridge"]
+BEATS = ["adjacent", "matrix", "rows", "wider", "takeaway", "bridge"]
 CHANGED = Params(d_model=16, base=100.0, similarity_d_model=32)
 CASES = {
     "defaults": Params(),
@@ -188,14 +188,14 @@ def test_builds_clean_and_shows_its_numbers(case, lang):
         assert fmt(value, ROW_DIGITS) in seen["wider"]
     assert squash(ui(lang, "cleaner")) in after
     # the end of "wider": map B and how low it gets
-    after = seen["adjacent"]
+    after = seen["takeaway"]
     assert ui(lang, "map_title", d=params.similarity_d_model) in after
     # "still far from 0" only where it is (not at base 100, where it dips to −0.14)
     key = "floor_above" if nums.lowest_wide > 0.1 else "floor"
     floor = ui(lang, key, v=fmt(nums.lowest_wide, ROW_DIGITS), last=params.max_len - 1)
     assert squash(floor) in squash(after)
-    # the end of "adjacent": the flat step, the wider model's, binary's tallest
-    after = seen["takeaway"]
+    # the end of "adjacent" (the first beat): the flat step, the wider model's, binary's tallest
+    after = seen["matrix"]
     assert fmt(nums.sin_step, STEP_DIGITS) in after
     flat = ui(lang, "flat", v=fmt(nums.sin_step, STEP_DIGITS), steps=nums.checked_steps)
     assert squash(flat) in squash(after)
@@ -224,13 +224,13 @@ def test_knobs_change_what_the_scene_reports():
 
     words = on_screen(Params())
     changed = on_screen(CHANGED)
-    for beat in ("rows", "wider", "adjacent", "takeaway"):
+    for beat in ("matrix", "rows", "wider", "takeaway"):
         assert changed[beat] != words[beat], beat
-    assert "d = 16" in changed["rows"] and "d = 32" in changed["adjacent"]
-    assert "1.172 at all 63 steps" in changed["takeaway"]  # sqrt(Σ(2 − 2cos ω_i)), d 16, base 100
+    assert "d = 16" in changed["rows"] and "d = 32" in changed["takeaway"]
+    assert "1.172 at all 63 steps" in changed["matrix"]  # sqrt(Σ(2 − 2cos ω_i)), d 16, base 100
     other = on_screen(Params(n_bits=5, max_len=40))
     assert "positions 0 to 39" in other["rows"]
-    assert "binary, 5 bits:" in other["takeaway"] and "2.24" in other["takeaway"]  # 15→16: √5
+    assert "binary, 5 bits:" in other["matrix"] and "2.24" in other["matrix"]  # 15→16: √5
 
 
 @pytest.mark.parametrize(("aspect", "lang"), [("9:16", "en"), ("1:1", "zh")])
@@ -304,7 +304,7 @@ def test_binary_steps_jump_and_its_cliff_is_twice_its_first():
 
 # the verdict on more clocks at the knobs it once got wrong: (knobs, verdict, en, zh)
 VERDICTS = {
-    "defaults": (Params(), "cleaner", "The 64-dim row falls", "64 维这一行降得更平稳"),
+    "defaults": (Params(), "cleaner", "The 64-dim row falls", "64 维这一行更平稳"),
     "d_model=128": (Params(d_model=128), "cleaner", "The 128-dim row falls", "128 维这一行"),
     "d_model=64": (Params(d_model=64), "same", "same width", "宽度相同"),
     "similarity_d_model=4": (Params(similarity_d_model=4), "neither", "Neither row", "两行都没有"),
@@ -528,3 +528,41 @@ def test_a_far_position_looks_more_alike_only_where_the_screen_shows_one(params)
         far = [np.cos(k * omega).mean() for k in range(8192)]  # S(0, k) = mean cos(k·ω_i)
         np.testing.assert_allclose(far[:n], row0(params.d_model, params, n), atol=1e-9)
         assert climb_back(far) > 1e-9
+
+
+@settings(max_examples=25, deadline=None)
+@given(params=knob_sets())
+@with_examples
+def test_need_three_is_answered_first_by_equal_steps_where_binary_jumps(params):
+    # say.adjacent opens the chapter on need three: every step p → p+1 the same length (a
+    # flat row), and binary's drawn steps jump wherever several bits flip at once. The
+    # cliff's ratio is binary-bits' to say: no number here. say.takeaway: "met".
+    en, zh = said("adjacent", params)
+    assert en.startswith("Need three") and zh.startswith("先看第三条")
+    w = omegas(params.d_model, params.base, params.variant)
+    p = np.arange(max(params.max_len, 2 ** min(params.n_bits, 5)))
+    steps = np.sqrt(np.sum(2 - 2 * np.cos(np.outer(np.ones_like(p), w)), axis=1))
+    table = pm.sinusoidal(p, params.d_model, params.base, params.layout, params.variant)
+    np.testing.assert_allclose(np.linalg.norm(np.diff(table, axis=0), axis=1), steps[1:])
+    assert "same length" in en and "一样长" in zh
+    for text in (en, zh):
+        assert not any(ch.isdigit() for ch in text), text
+    drawn = min(2**params.n_bits, MAX_BAR_POSITIONS)
+    flips = [
+        int(np.abs(bits(q + 1, params.n_bits) - bits(q, params.n_bits)).sum())
+        for q in range(drawn - 1)
+    ]
+    if params.n_bits > 1:  # 1 → 2 flips two bits: a step longer than the first
+        assert max(flips) >= 2 and flips[0] == 1
+        assert "several bits flip at once" in en and "几位同时翻转" in zh
+    else:
+        assert flips == [1] and "single bit" in en and "只有一位" in zh
+    en, zh = said("takeaway", params)
+    assert en.startswith("Need three, smooth: met") and zh.startswith("第三条，平滑：满足")
+
+
+def test_the_caveat_asks_whether_similarity_falls_steadily():
+    # say.matrix follows the answer with the student's next question
+    for params in (Params(), Params(max_len=1)):
+        en, zh = said("matrix", params)
+        assert "?" in en and "？" in zh and "distance" in en and "越远" in zh

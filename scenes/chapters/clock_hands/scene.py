@@ -63,6 +63,9 @@ def stepwise(t: float, steps: int) -> float:
 
 
 NEAR_MISS_DEG = 30  # the fastest hand "nearly repeats" when it ends this close to its start
+# The slower hands "add little" when all the dims together put the two positions less than
+# this many times as far apart as the fastest hand alone does.
+ADDS_LITTLE = 1.1
 
 
 def said_like_table(x: float) -> float:
@@ -150,6 +153,10 @@ class ClockHands(LessonScene, layouts=LAYOUTS):
         # is the two positions' distance within one neighbour step ("small"), or beyond it?
         size = "small" if pe_distance < step_distance else "large"
         hands = "many" if d > 2 else "one"
+        fast_distance = float(pm.adjacent_distances(np.stack([tips_a[0], tips_b[0]]))[0])
+        # with several hands: do the slower ones move the code much beyond the fast hand's miss?
+        adds = "little" if pe_distance < ADDS_LITTLE * fast_distance else "adds"
+        fingerprint = f"{hands}_{adds}_{size}" if hands == "many" else f"{hands}_{size}"
         # the fastest hand nearly repeats only when the two positions sit whole laps apart
         repeat = "same" if a == b else "near" if near_miss else "far"
         slowest_period = float(pm.periods(d, base, variant)[-1])
@@ -160,7 +167,7 @@ class ClockHands(LessonScene, layouts=LAYOUTS):
             lines={
                 "periods": hands,
                 "repeat": repeat,
-                "fingerprint": "same" if a == b else f"{hands}_{size}",
+                "fingerprint": "same" if a == b else fingerprint,
                 "tick": hands,
                 "takeaway": hands,
             },
@@ -181,7 +188,7 @@ class ClockHands(LessonScene, layouts=LAYOUTS):
             angles_b=pm.clock_angles(b, d, base, variant)[shown].tolist(),
             gap_deg=np.degrees(pm.clock_angle_gaps(a, b, d, base, variant))[shown].tolist(),
             fast_period=float(pm.periods(d, base, variant)[0]),
-            fast_distance=float(pm.adjacent_distances(np.stack([tips_a[0], tips_b[0]]))[0]),
+            fast_distance=fast_distance,
             pe_distance=pe_distance,
             step_distance=step_distance,
             step_ratio=pe_distance / step_distance,

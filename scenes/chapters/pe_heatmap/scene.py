@@ -1,12 +1,13 @@
-"""pe-heatmap: the whole PE matrix at a wider width, read three ways.
+"""pe-heatmap: need two (bounded), then the question a student asks: why base 10000?
 
 The table (positions × dims, pe_math.sinusoidal) is drawn with dims down and positions
 across. "dim j" is column j of the table in the lesson's layout: interleaved puts pair i
 in dims (2i, 2i+1), concat in dims (i, i + d/2), so under concat a high dim can be a fast
-cosine. Every claim about a chosen dim (its pair, laps, range, first step) is computed
-for that column. The last beat asks why the paper chose 10000 and answers with numbers:
-how long the slowest hand takes to come round at this base and at a contrasting one, and
-how many laps it turns over a text of TEXT_POSITIONS positions.
+cosine. Every claim about a chosen dim (its pair, first step) is computed for that
+column. The range answers need two; the first steps show what a base costs (the slow
+dims barely move from one position to the next); the last beat shows what it buys, with
+numbers: how long the slowest hand takes to come round at this base and at a contrasting
+one, and how many laps it turns over a text of TEXT_POSITIONS positions.
 """
 
 from __future__ import annotations
@@ -49,7 +50,6 @@ from scenes.kit.components import (
     ColorScale,
     LiveNumber,
     PixelMap,
-    WavePlot,
     bind_number,
     compact,
     formula,
@@ -60,8 +60,6 @@ SMALL_BASE = 100.0  # the contrast: a base this small gives the slowest hand a s
 TEXT_POSITIONS = 1024  # the yardstick of a long text: the slowest lap against it
 MAX_POSITIONS = 256  # heat-map columns: past these a column is under a pixel wide
 MAX_DIMS = 256  # heat-map rows; a wider model shows every s-th dim plus the chosen ones
-SAMPLES_PER_POSITION = 8  # curve samples between whole positions (at most MAX_SAMPLES)
-MAX_SAMPLES = 1200
 LOG_TICKS = 4  # at most this many decade labels under the bars
 DIGITS = 2  # decimals of the table's min and max, and of a curve's range
 GAP = 0.4
@@ -78,20 +76,13 @@ class Layout:
 
     image: tuple[float, float]
     stacked: bool
-    curve_note_size: float
     base_columns: bool  # the base panel's two lists side by side (else one under the other)
 
 
 LAYOUTS = {
-    "wide": Layout(
-        image=(5.4, 5.5), stacked=False, curve_note_size=theme.LABEL_SIZE, base_columns=False
-    ),
-    "tall": Layout(
-        image=(2.9, 6.2), stacked=True, curve_note_size=theme.LABEL_SIZE, base_columns=False
-    ),
-    "square": Layout(
-        image=(3.1, 1.95), stacked=True, curve_note_size=theme.SMALL_SIZE, base_columns=True
-    ),
+    "wide": Layout(image=(5.4, 5.5), stacked=False, base_columns=False),
+    "tall": Layout(image=(2.9, 6.2), stacked=True, base_columns=False),
+    "square": Layout(image=(3.1, 1.95), stacked=True, base_columns=True),
 }
 
 
@@ -115,11 +106,6 @@ class PeHeatmapNumbers:
     dim_fn: list[str]  # "sin" or "cos"
     dim_pair: list[int]
     dim_period: list[float]
-    dim_laps: list[float]  # laps of the pair's hand from position 0 to shown_len − 1
-    dim_lo: list[float]
-    dim_hi: list[float]
-    curve_x: list[float]
-    curves: list[list[float]]  # one per chosen dim, sampled at curve_x
     steps: list[float]  # |PE(1) − PE(0)| per row
     step_max: float  # the largest first step of any dim: the fastest pair's sine, sin 1
     step_min: float  # the smallest: the slowest pair's cosine, 2·sin²(ω/2), never a float 0
@@ -136,9 +122,6 @@ class PeHeatmapNumbers:
     context_angle: list[float]  # its angle at position context − 1 (radians), per base
     repeat_gap: list[int]  # round(lap) if that fits in the context, else 0
     repeat_deg: list[float]  # how far apart the hand is at 0 and at repeat_gap, in degrees
-    fastest_laps: float  # the most and fewest laps among the chosen dims
-    slowest_laps: float
-    n_dims: int  # how many chosen dims (repeats dropped)
     lines: dict[str, str]  # beat -> which of its narration alternatives holds here
     paper_width: int  # the width of the paper's base model
 
@@ -146,17 +129,6 @@ class PeHeatmapNumbers:
 def contrast_base(base: float) -> float:
     """The base set beside this lesson's: a small one, or the paper's if this one is small."""
     return SMALL_BASE if base > SMALL_BASE else PAPER_BASE
-
-
-def curves_line(pairs: Sequence[int], shown: int) -> str:
-    """The curves beat's alternative, from the chosen dims' pairs: a single position drawn
-    ("point"); one chosen dim; two dims of one pair, which turn alike ("same"); or dims
-    of several pairs, at different speeds."""
-    if shown == 1:
-        return "point"
-    if len(pairs) == 1:
-        return "one"
-    return "same" if len(set(pairs)) == 1 else "many"
 
 
 def said_like_screen(x: float) -> float:
@@ -230,7 +202,7 @@ def slowest_hand(d: int, base: float, variant: str) -> tuple[float, float, float
 
 
 class PeHeatmap(LessonScene, layouts=LAYOUTS):
-    """The PE matrix as a heat map, its chosen dims as curves, their first steps, base's lap."""
+    """The PE matrix as a heat map: its range, its dims' first steps, the base's lap."""
 
     slug: ClassVar[str] = "pe-heatmap"
 
@@ -248,23 +220,15 @@ class PeHeatmap(LessonScene, layouts=LAYOUTS):
         pair_of[pairs[:, 0]] = pair_of[pairs[:, 1]] = np.arange(d // 2)
         omega = pm.frequencies(d, base, variant)
         period = pm.periods(d, base, variant)
-        samples = min(MAX_SAMPLES, max(2, (n - 1) * SAMPLES_PER_POSITION + 1))
-        xs = np.linspace(0.0, max(n - 1, 0), samples)
-        curves = pm.sinusoidal(xs, d, base, layout, variant)[:, dims]
         steps = first_steps(omega[pair_of], pairs)
         bases = [base, contrast_base(base)]
         laps, ctx_laps, ctx_angle, gaps, degs = zip(
             *(slowest_hand(d, b, variant) for b in bases), strict=True
         )
-        dim_laps = [float((n - 1) * omega[pair_of[j]] / (2 * np.pi)) for j in dims]
         one_pair = "one" if d == 2 else "many"
         return PeHeatmapNumbers(
             paper_width=PAPER_WIDTH,
-            fastest_laps=max(dim_laps),
-            slowest_laps=min(dim_laps),
-            n_dims=len(dims),
             lines={
-                "curves": curves_line([int(pair_of[j]) for j in dims], n),
                 "movement": one_pair,
                 "base": one_pair,
             },
@@ -284,11 +248,6 @@ class PeHeatmap(LessonScene, layouts=LAYOUTS):
             dim_fn=["sin" if pairs[pair_of[j], 0] == j else "cos" for j in dims],
             dim_pair=[int(pair_of[j]) for j in dims],
             dim_period=[float(period[pair_of[j]]) for j in dims],
-            dim_laps=dim_laps,
-            dim_lo=[float(full[:, j].min()) for j in dims],
-            dim_hi=[float(full[:, j].max()) for j in dims],
-            curve_x=xs.tolist(),
-            curves=curves.T.tolist(),
             steps=steps[rows].tolist(),
             step_max=float(steps.max()),
             step_min=float(steps.min()),
@@ -315,7 +274,6 @@ class PeHeatmap(LessonScene, layouts=LAYOUTS):
         self.title_card()
         self.show_matrix()
         self.show_range()
-        self.show_curves()
         self.show_movement()
         self.show_base()
         self.takeaway()
@@ -330,15 +288,12 @@ class PeHeatmap(LessonScene, layouts=LAYOUTS):
         self.heat = self.build_heat()
         if self.stage.layout.stacked:
             slot_w = self.stage.width()
-            slot_h = self.stage.height() - self.heat.height - GAP
         else:
             slot_w = self.stage.width() - self.heat.width - GAP
-            slot_h = self.stage.height()
         self.formula_panel = self.build_formula(slot_w)
         self.range_panel = self.build_range(slot_w)
-        self.curves = self.build_curves(slot_w, slot_h)
         self.base_panel = self.build_base(slot_w)
-        panels = [self.formula_panel, self.range_panel, self.curves, self.base_panel]
+        panels = [self.formula_panel, self.range_panel, self.base_panel]
         for other in panels[1:]:
             other.move_to(panels[0])
         slot = VGroup(*panels)
@@ -477,53 +432,6 @@ class PeHeatmap(LessonScene, layouts=LAYOUTS):
         )
         body = VGroup(row, bounded, integer).arrange(DOWN, buff=0.3)
         return body
-
-    def curve_label(self, k: int, width: float) -> Mobject:
-        n = self.n
-        laps = n.dim_laps[k]
-        values = dict(
-            dim=n.dims[k],
-            fn=n.dim_fn[k],
-            pair=n.dim_pair[k],
-            laps=compact(laps),
-            n=n.shown_len,
-            lo=theme.fmt(n.dim_lo[k], DIGITS),
-            hi=theme.fmt(n.dim_hi[k], DIGITS),
-        )
-        key = "curve_fast" if laps >= 1 else "curve_slow"
-        size = self.stage.layout.curve_note_size
-        return self.words.label(key, size, self.colors[k], max_width=width, **values)
-
-    def build_curves(self, slot_w: float, slot_h: float) -> VGroup:
-        n = self.n
-        labels = [self.curve_label(k, self.text_width(slot_w)) for k in range(len(n.dims))]
-        tick = self.heat_tick("0")
-        label_h = sum(lab.height for lab in labels) + len(labels) * 0.28
-        room = slot_h - label_h - tick.height - 0.25 - 0.3
-        plot_h = float(np.clip(room / len(labels) - 0.15, 0.45, 1.5))
-        x_max = max(n.shown_len - 1, 1)
-        xs = np.asarray(n.curve_x)
-        self.plots, self.waves = [], []
-        rows = VGroup()
-        for lab in labels:
-            plot = WavePlot(slot_w - 0.2, plot_h, x_max, 1.15)
-            self.plots.append(plot)
-            rows.add(VGroup(lab, plot).arrange(DOWN, buff=0.1, aligned_edge=LEFT))
-        rows.arrange(DOWN, buff=0.18, aligned_edge=LEFT)
-        for k, plot in enumerate(self.plots):
-            self.waves.append(plot.curve(xs, np.asarray(n.curves[k]), self.colors[k], width=3))
-        bottom = self.plots[-1]
-        start = self.heat_tick("0").next_to(bottom.at(0, -1.15), DOWN, buff=0.08)
-        ticks = VGroup(start)
-        if n.shown_len > 1:
-            ticks.add(
-                self.heat_tick(str(n.shown_len - 1)).next_to(bottom.at(x_max, -1.15), DOWN, 0.08)
-            )
-        axis = self.words.label("position_axis", theme.SMALL_SIZE, theme.MUTED)
-        axis.next_to(bottom.at(x_max / 2, -1.15), DOWN, buff=0.08)
-        self.curve_labels = VGroup(*labels)
-        self.curve_frame = VGroup(*[VGroup(*p) for p in self.plots], ticks, axis)
-        return VGroup(rows, ticks, axis, *self.waves)
 
     def build_bars(self) -> VGroup:
         """|PE(1) − PE(0)| per heat-map row, on a log scale, right of the image."""
@@ -711,26 +619,15 @@ class PeHeatmap(LessonScene, layouts=LAYOUTS):
         self.play(FadeIn(self.range_panel[2]), run_time=theme.NORMAL)
         self.wait(theme.LONG)
 
-    def show_curves(self) -> None:
-        self.beat("curves")
-        self.play(FadeOut(self.range_panel), run_time=theme.SHORT)
+    def show_movement(self) -> None:
+        self.beat("movement")  # what a base costs: how little the slow dims move in one step
+        self.play(FadeOut(self.range_panel), FadeOut(self.scale), run_time=theme.SHORT)
         self.play(
             FadeOut(self.covered_ends),
             FadeIn(self.tags),
             *[Create(o) for o in self.outlines],
-            FadeIn(self.curve_frame),
             run_time=theme.NORMAL,
         )
-        for label, wave in zip(self.curve_labels, self.waves, strict=True):
-            self.play(FadeIn(label), Create(wave), run_time=1.5)
-        self.wait(theme.LONG)
-
-    def show_movement(self) -> None:
-        self.beat("movement")
-        leaving = [self.scale]
-        if not self.stage.layout.stacked:
-            leaving += [self.curve_labels, self.curve_frame, *self.waves]
-        self.play(*[FadeOut(m) for m in leaving], run_time=theme.SHORT)
         grid, marks, bars, leaders, tags = self.bar_parts
         self.play(FadeIn(self.bar_head), FadeIn(grid), FadeIn(marks), run_time=theme.SHORT)
         self.play(FadeIn(bars, shift=0.2 * RIGHT), run_time=theme.NORMAL)
@@ -738,10 +635,8 @@ class PeHeatmap(LessonScene, layouts=LAYOUTS):
         self.wait(theme.LONG)
 
     def show_base(self) -> None:
-        self.beat("base")
+        self.beat("base")  # what a base buys: how long the slowest hand takes to come round
         leaving = [self.bars, self.outlines, self.tags]
-        if self.stage.layout.stacked:
-            leaving += [self.curve_labels, self.curve_frame, *self.waves]
         self.play(*[FadeOut(m) for m in leaving], FadeIn(self.covered_ends), run_time=theme.SHORT)
         self.play(*[Create(o) for o in self.slow_outline], run_time=theme.SHORT)
         self.play(FadeIn(self.base_top), FadeIn(VGroup(*self.faces)), run_time=theme.NORMAL)

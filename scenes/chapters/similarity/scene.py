@@ -1,9 +1,9 @@
-"""similarity: how alike PE(i) and PE(j) are, and how far one step moves.
+"""similarity: need three (nearby positions, nearby codes, no jumps), then its caveat.
 
-The cosine-similarity matrix of the PE rows is 1 on its diagonal and fades away from
-it. With few clocks the fade is not steady: row 0 dips and climbs back. A wider model's
-row falls far more smoothly, though not to 0. Every step p → p+1 has the same length,
-sqrt(Σ_i (2 − 2cos ω_i)), where binary's steps jump.
+First the answer: every step p → p+1 has the same length, sqrt(Σ_i (2 − 2cos ω_i)),
+where binary's steps jump. Then the caveat: the cosine-similarity matrix of the PE rows
+is 1 on its diagonal and fades away from it, but with few clocks not steadily: row 0
+dips and climbs back. A wider model's row falls far more smoothly, though not to 0.
 """
 
 from __future__ import annotations
@@ -292,11 +292,12 @@ class Similarity(LessonScene, layouts=LAYOUTS):
     # ---------------------------------------------------------------- construct
     def construct(self) -> None:
         self.n = self.numbers(self.params)
+        self.color_a, self.color_b = theme.WORD_A, theme.WORD_C
         self.title_card()
-        self.show_matrix()
+        self.show_steps()  # need three answered first: every step the same length
+        self.show_matrix()  # then the caveat: similarity does not fall steadily
         self.show_rows()
         self.show_wider()
-        self.show_steps()
         self.takeaway()
 
     # ------------------------------------------------------------------- layout
@@ -307,7 +308,6 @@ class Similarity(LessonScene, layouts=LAYOUTS):
         then a smaller map A beside map B.
         """
         n = self.n
-        self.color_a, self.color_b = theme.WORD_A, theme.WORD_C
         self.header = self.build_header()
         layout = self.stage.layout
         square = layout.map_a_alone is not None
@@ -645,6 +645,8 @@ class Similarity(LessonScene, layouts=LAYOUTS):
     # -------------------------------------------------------------------- beats
     def show_matrix(self) -> None:
         self.beat("matrix")
+        if self.stage_mobjects():  # the steps leave the stage to the grid
+            self.play(*[FadeOut(m) for m in self.stage_mobjects()], run_time=theme.SHORT)
         self.build_stage()
         title, image, ticks = self.map_a
         self.play(Write(self.header), run_time=theme.NORMAL)
@@ -682,7 +684,8 @@ class Similarity(LessonScene, layouts=LAYOUTS):
 
     def show_steps(self) -> None:
         self.beat("adjacent")
-        self.play(*[FadeOut(m) for m in self.stage_mobjects()], run_time=theme.SHORT)
+        if self.stage_mobjects():
+            self.play(*[FadeOut(m) for m in self.stage_mobjects()], run_time=theme.SHORT)
         self.build_steps()
         sin_title, sin_chart, same, bin_title, bin_chart, cliff = self.step_parts
         base, bars, values, grid = sin_chart

@@ -34,7 +34,6 @@ from scenes.kit.components import ColorScale, LiveNumber, PixelMap, WavePlot, fo
 FAMILY_BITS = 4  # at most this many bits get a wave row
 MIN_WINDOW = 8  # positions shown, at least
 ROW_SAMPLES = 400
-FROZEN = 0.1  # the last pair "barely changes" when its values move less than this in the table
 
 
 @dataclass(frozen=True)
@@ -140,14 +139,12 @@ class SquareToSine(LessonScene, layouts=LAYOUTS):
             np.arange(params.max_len), params.d_model, params.base, params.layout, params.variant
         )
         factor = float(omega[0] / omega[1]) if len(omega) > 1 else 1.0
-        # how far the slowest pair's sine and cosine move over the whole table
-        last = table[:, pm.pair_dims(params.d_model, params.layout)[-1]]
         if params.max_len == 1:  # one column: every pair at its start, nothing changes
             heatmap = "single"
         elif len(omega) == 1:  # one pair: no ladder to see
             heatmap = "one"
-        else:
-            heatmap = "frozen" if float(np.ptp(last, axis=0).max()) < FROZEN else "ladder"
+        else:  # each pair slower than the one before it
+            heatmap = "ladder"
         if len(omega) == 1:  # one pair turns at ω = 1 whatever the base: no ladder
             ladder = "one"
         else:  # a factor that reads as 1 is said as barely above one
