@@ -3,8 +3,10 @@ its captions make, and a real render."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
 
 import pe_math as pm
+from lesson.say import line as caption
 from lesson.text_layout import listing
 from pe_math import Params
 from scenes.chapters.relative_shift.scene import (
@@ -25,6 +27,7 @@ from tests.scene_tools import (
     omegas,
     squash,
 )
+from tests.test_knob_sweep import EXAMPLES, examples_at, knob_sets
 
 BEATS = ["clocks", "turn", "matrix", "check", "dot", "rotation", "takeaway", "bridge"]
 CASES = {
@@ -41,6 +44,7 @@ CASES = {
         shift_dot_positions=(7, 50, 999),
     ),
     "far": Params(shift_p=10_000, shift_k=4096, shift_dot_positions=(0, 1, 10, 100, 1000, 10_000)),
+    "one clock": Params(d_model=2),
 }
 
 ui = catalogue_ui(RelativeShift.slug)
@@ -165,9 +169,9 @@ def test_builds_clean_and_shows_its_numbers(case, lang):
     after_clocks = seen["turn"]
     assert ui(lang, f"layout_{params.layout}") in after_clocks
     assert ui(lang, "worked", p=params.shift_p, k=params.shift_k) in after_clocks
-    assert squash(ui(lang, "shown", which=listing(nums.shown, lang), n=nums.n_clocks)) in squash(
-        after_clocks
-    )
+    shown_key = "shown" if nums.n_clocks > 1 else "shown_one"
+    shown_note = ui(lang, shown_key, which=listing(nums.shown, lang), n=nums.n_clocks)
+    assert squash(shown_note) in squash(after_clocks)
     for i, w in zip(nums.shown, nums.omega, strict=True):
         assert ui(lang, "clock", i=i) in after_clocks
         assert ui(lang, "omega", w=compact(w)) in after_clocks
@@ -188,7 +192,8 @@ def test_builds_clean_and_shows_its_numbers(case, lang):
         for c in range(len(nums.rows)):
             if r // 2 == c // 2:
                 assert fmt(m[r, c], MATRIX_DIGITS) in after_matrix
-    assert squash(ui(lang, "matrix_title", k=params.shift_k)) in squash(after_matrix)
+    title_key = "matrix_title" if nums.n_clocks > 1 else "matrix_title_one"
+    assert squash(ui(lang, title_key, k=params.shift_k)) in squash(after_matrix)
     # the end of "check": M_k·PE(p) and the max error, in TeX
     after_check = seen["dot"]
     for value in nums.moved:
@@ -321,3 +326,92 @@ def test_a_shift_is_a_rotation_and_rope_scores_see_only_the_gap():
     scores = [pm.rope_score(q, key, m, m + 4, params.base) for m in (0, 3, 10, 100)]
     np.testing.assert_allclose(scores, scores[0])
     assert pm.rope_score(q, key, 0, 5, params.base) != pytest.approx(scores[0])
+
+
+# ----------------------------------------- the lines at any knobs, by predicate
+ONE_CLOCK = {
+    "en": {
+        "clocks": "its one sin–cos pair is the tip of a single hand",
+        "turn": "The hand turns by k times ω",
+        "matrix": "that rotation is the whole shift matrix",
+        "dot": "the cosine of k times ω",
+    },
+    "zh": {
+        "clocks": "只有一对 sin 和 cos",
+        "turn": "指针转过 k 倍的 ω",
+        "matrix": "这个旋转就是整个平移矩阵",
+        "dot": "它就是 k 乘 ω 的余弦",
+    },
+}
+MANY_CLOCKS = {
+    "en": {
+        "clocks": "each sin–cos pair is the tip of one hand",
+        "turn": "Each hand turns by k times its own ω",
+        "matrix": "zeros elsewhere",
+        "dot": "a sum of cosines of k times ω",
+    },
+    "zh": {
+        "clocks": "每对 sin 和 cos 是一根指针的针尖",
+        "turn": "每根指针各转过 k 倍的 ω",
+        "matrix": "其余全填零",
+        "dot": "k 乘 ω 的余弦之和",
+    },
+}
+
+
+@settings(max_examples=25, deadline=None)
+@given(params=knob_sets())
+@examples_at([*EXAMPLES, {"d_model": 2, "layout": "concat"}, {"d_model": 4, "variant": "t2t"}])
+def test_the_clock_lines_say_one_clock_or_many_as_the_width_has(params):
+    # say.clocks, turn, matrix, dot: a width of 2 has one clock, one rotation, one cosine,
+    # and no zeros beside it; every wider model has more, with zeros between their blocks
+    clocks = params.d_model // 2
+    M = shift_matrix(params, params.shift_k)
+    off_block = np.ones_like(M, dtype=bool)
+    for a, b in pairs(params):
+        off_block[np.ix_([a, b], [a, b])] = False
+    assert bool(off_block.any()) is (clocks > 1)
+    assert np.all(M[off_block] == 0)
+    w = omegas_of(params)
+    assert (len(w) == 1) is (clocks == 1)
+    words = ONE_CLOCK if clocks == 1 else MANY_CLOCKS
+    other = MANY_CLOCKS if clocks == 1 else ONE_CLOCK
+    for lang in ("en", "zh"):
+        for beat, phrase in words[lang].items():
+            said = caption(lang, RelativeShift.slug, beat, params)
+            assert phrase in said, (beat, said)
+            assert other[lang][beat] not in said, (beat, said)
+
+
+def score(params: Params, k: np.ndarray) -> np.ndarray:
+    """PE(p)·PE(p+k) = Σ_i cos(k·ω_i), written out."""
+    return np.cos(np.outer(k, omegas_of(params))).sum(axis=1)
+
+
+@settings(max_examples=25, deadline=None)
+@given(params=knob_sets())
+@examples_at(EXAMPLES)
+def test_the_dot_product_is_the_same_at_every_p_shown_and_blind_to_the_sign_at_any_knobs(params):
+    # say.dot: the same at every p shown, set by the gap alone, so k and minus k score the
+    # same (that it is no ruler of distance is similarity's to say)
+    k = params.shift_k
+    dots = [pe(params, p) @ pe(params, p + k) for p in params.shift_dot_positions]
+    assert len({fmt(v, DIGITS) for v in dots}) == 1
+    np.testing.assert_allclose(dots, score(params, np.array([k]))[0], atol=1e-9)
+    gaps = np.arange(1, 4097)
+    np.testing.assert_allclose(score(params, -gaps), score(params, gaps), atol=1e-9)
+    en, zh = (caption(lang, RelativeShift.slug, "dot", params) for lang in ("en", "zh"))
+    assert "the same at every p shown" in en and "k and minus k score the same" in en
+    assert "每个 p 上都一样" in zh and "k 和负 k 的分数也一样" in zh
+
+
+def test_the_takeaway_leaves_codes_seen_in_training_to_the_long_context_chapter():
+    # said once, in long-context: the takeaway only points there, and the rotation line
+    # leaves how RoPE turns q and k to rope-rotation
+    en, zh = (caption(lang, RelativeShift.slug, "takeaway") for lang in ("en", "zh"))
+    assert "slowest" not in en and "最慢" not in zh
+    assert "chapter on longer texts" in en and "讲长文本的那一节" in zh
+    assert "original paper only hypothesised" in en and "原论文只是推测" in zh
+    for lang in ("en", "zh"):
+        rotation = caption(lang, RelativeShift.slug, "rotation")
+        assert not any(w in rotation for w in ("query", "pair by pair", "查询", "一对一对"))

@@ -4,18 +4,20 @@ import re
 
 import numpy as np
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import assume, example, given, settings
+from hypothesis import strategies as st
 
 import pe_math as pm
 from lesson import registry
 from lesson.catalogue import lookup
 from lesson.say import line as caption
-from pe_math import Params
+from lesson.say import lines
+from pe_math import ParamError, Params
 from scenes.chapters.rope_rotation.scene import RopeRotation
 from scenes.kit.components import compact
 from scenes.kit.theme import fmt
 from tests.scene_tools import alternating_langs, build_and_read
-from tests.test_knob_sweep import knob_sets
+from tests.test_knob_sweep import EXAMPLES, examples_at, knob_sets
 
 BEATS = [
     "mixed",
@@ -270,7 +272,7 @@ def test_narration_names_the_direction(lang):
     if lang == "en":
         assert "counter-clockwise" in say["plane"] and "same axes as the clocks" in say["plane"]
         assert "counter-clockwise" in say["dials"]
-        assert "turned clockwise, the opposite way" in say["dials"]
+        assert "opposite to the clock hands" in say["dials"]
         assert "like the clocks" not in say["dials"]
         assert "opens" not in say["gap"]  # at other knobs the angle can close
     else:
@@ -331,9 +333,14 @@ def test_the_new_lines_hold_at_every_knob(case, lang):
     assert nums.lines["sign"] == ("differ" if differ else "alike")
     assert shown(plus) in say["sign"] and fmt(-gap, 0) in say["sign"]
     assert not differ or shown(minus) in say["sign"]
+    # the sinusoid's dot product is the same for both signs: said in relative-shift, so
+    # here the line only names it
     sinusoid = pm.shift_dot(gap, p.d_model, p.base, p.variant)
     assert sinusoid == pytest.approx(pm.shift_dot(-gap, p.d_model, p.base, p.variant))
-    assert shown(sinusoid) in say["sign"]
+    # which dot product: two bare codes, not the projected ones a Transformer compares
+    assert ("bare sinusoid's dot product" if lang == "en" else "两个裸的正弦编码直接点积") in say[
+        "sign"
+    ]
     assert nums.sign["swapped"][0] >= 0 and nums.sign["swapped"][1] >= 0
     # the letters: k is the key here, the offset is n − m
     assert ("k is the key" if lang == "en" else "k 指键向量") in say["sign"]
@@ -383,15 +390,39 @@ def _said_numbers(text: str) -> list[float]:
     return [float(x.replace("−", "-")) for x in re.findall(r"[−-]?\d+\.\d+", text)]
 
 
+@st.composite
+def shifted_knobs(draw) -> Params:
+    """A whole knob set with the shift of both tokens drawn too, back, none or on."""
+    params = draw(knob_sets())
+    shift = draw(st.one_of(st.sampled_from([-2, -1, 0, 1]), st.integers(-100, 100_000)))
+    try:
+        return params.replace(rope_shift=shift)
+    except ParamError:
+        assume(False)
+
+
+MOVED = {  # on (later in the text) and back (earlier), however far
+    "en": {"on": re.compile(r" positions? on:"), "back": re.compile(r" positions? back:")},
+    "zh": {
+        "on": re.compile(r"都往后挪 [\d,]+ 个位置"),
+        "back": re.compile(r"都往前挪 [\d,]+ 个位置"),
+    },
+}
+
+
 @settings(max_examples=25, deadline=None)
-@given(params=knob_sets())
+@given(params=shifted_knobs())
 @example(params=Params())
 @example(params=Params(d_model=2))
 @example(params=Params(rope_pairing="half"))
 @example(params=Params(rope_pairing="half", layout="concat"))
 @example(params=Params(rope_shift=0))
+@example(params=Params(rope_shift=1))
+@example(params=Params(rope_shift=-2))
 @example(params=Params(rope_m=5, rope_n=2))
+@example(params=Params(rope_m=5, rope_n=2, rope_shift=-2))
 @example(params=Params(d_model=64, base=500.0, rope_pair=5, proj_seed=3))
+@examples_at(EXAMPLES)
 def test_what_the_voice_says_of_rotation_holds_at_any_knobs(params):
     d, s = params.d_model, params.rope_shift
     m, n = params.rope_m, params.rope_n
@@ -405,6 +436,9 @@ def test_what_the_voice_says_of_rotation_holds_at_any_knobs(params):
     for key in ("word_position", "position_word", "position_position"):
         assert len({round(t[key], 9) for t in moved}) > 1, key
     before, after = terms(m, n), terms(m + s, n + s)
+    digits_move = all(
+        fmt(before[key], 3) != fmt(after[key], 3) for key in ("position_position", "total")
+    )
     clock_pairs = (
         [(2 * i, 2 * i + 1) for i in range(d // 2)]
         if params.layout == "interleaved"
@@ -415,28 +449,68 @@ def test_what_the_voice_says_of_rotation_holds_at_any_knobs(params):
         if params.rope_pairing == "interleaved"
         else [(i, i + d // 2) for i in range(d // 2)]
     )
+    # shift: both arrows turn by s·θ; the shown angle and dot product stay, whatever s is
+    theta = pm.frequencies(d, params.base)[params.rope_pair]
+    turn = np.degrees(s * theta) % 360.0
+    visible = bool(min(turn, 360.0 - turn) >= 1.0)
+    start, shifted = plane(params, m, n), plane(params, m + s, n + s)
+    assert shown(start["dot"]) == shown(shifted["dot"])
+    assert fmt(unsigned_deg(start["q_rot"], start["k_rot"]), 1) == fmt(
+        unsigned_deg(shifted["q_rot"], shifted["k_rot"]), 1
+    )
+    # gap: moving only the key on changes the angle and the dot product
+    regapped = plane(params, m + s, n + s + extra_steps(params))
+    assert shown(regapped["dot"]) != shown(shifted["dot"])
+    assert fmt(unsigned_deg(regapped["q_rot"], regapped["k_rot"]), 1) != fmt(
+        unsigned_deg(shifted["q_rot"], shifted["k_rot"]), 1
+    )
     for lang in ("en", "zh"):
         mixed = caption(lang, "rope-rotation", "mixed", params)
         said = _said_numbers(mixed)
-        if said:  # the demonstration: position against position, then the score, both move
-            pp, total = (
-                (before["position_position"], after["position_position"]),
-                (
-                    before["total"],
-                    after["total"],
-                ),
-            )
-            assert said == pytest.approx([*pp, *total], abs=0.0006), mixed
-            assert round(pp[0], 3) != round(pp[1], 3) and round(total[0], 3) != round(total[1], 3)
+        if said:  # the demonstration: position against position moves, and the score
+            pp = (before["position_position"], after["position_position"])
+            assert said == pytest.approx(list(pp), abs=0.0006), mixed
+            assert digits_move and s != 0
+            words = MOVED[lang]
+            assert bool(words["on"].search(mixed)) is (s > 0), mixed
+            assert bool(words["back"].search(mixed)) is (s < 0), mixed
+            assert f" {abs(s):,} " in mixed or f" {abs(s)} " in mixed, mixed  # never "−2 on"
+            assert not re.search(r"[−-]\d[\d,]* (positions? )?(on|back)|挪 [−-]", mixed), mixed
+            if lang == "en":
+                assert ("1 position " in mixed) is (abs(s) == 1), mixed
         else:
-            assert (
-                s == 0
-                or round(before["total"], 3) == round(after["total"], 3)
-                or round(before["position_position"], 3) == round(after["position_position"], 3)
-            )
-        plane = caption(lang, "rope-rotation", "plane", params)
-        on_clock_axes = ("same axes as the clocks" if lang == "en" else "和前面的时钟相同") in plane
-        assert on_clock_axes == (clock_pairs == rope_pairs), plane
+            assert not digits_move or s == 0
+        plane_line = caption(lang, "rope-rotation", "plane", params)
+        on_clock_axes = (
+            "same axes as the clocks" if lang == "en" else "和前面的时钟相同"
+        ) in plane_line
+        assert on_clock_axes == (clock_pairs == rope_pairs), plane_line
+        shift_line = caption(lang, "rope-rotation", "shift", params)
+        turns = ("both arrows turn" if lang == "en" else "箭头都转了") in shift_line
+        assert turns is visible, shift_line
         dials = caption(lang, "rope-rotation", "dials", params)
         one = ("The one pair" if lang == "en" else "只有一对") in dials
         assert one == (d == 2), dials
+
+
+MECHANISM = {
+    "en": re.compile(r"\bturns (q and k|the query and the key)|instead of adding"),
+    "zh": re.compile(r"旋转(查询和键| ?q 和 k)|不再加上位置向量"),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_how_rope_turns_q_and_k_is_said_once_in_this_chapter(lang):
+    # relative-shift hands over to it and variants points back to it; only the plane beat
+    # says how (and the takeaway, why v is not turned)
+    found = {
+        (slug, beat)
+        for slug in ("relative-shift", "rope-rotation", "variants")
+        for beat, text in lines(slug, lang).items()
+        if MECHANISM[lang].search(text)
+    }
+    assert found <= {("rope-rotation", "plane"), ("rope-rotation", "takeaway")}, found
+    assert ("rope-rotation", "plane") in found
+    # and codes seen in training are the long-context chapter's story, not this takeaway's
+    takeaway = caption(lang, "rope-rotation", "takeaway")
+    assert ("slowest" if lang == "en" else "最慢") not in takeaway

@@ -5,8 +5,10 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
 
 import pe_math as pm
+from lesson.say import line as caption
 from lesson.text_layout import listing
 from pe_math import Params
 from scenes.chapters.variants.scene import (
@@ -22,6 +24,7 @@ from scenes.chapters.variants.scene import (
 from scenes.kit.components import compact
 from scenes.kit.theme import digits_for, fmt
 from tests.scene_tools import build_in, build_scene, catalogue_ui, squash
+from tests.test_knob_sweep import EXAMPLES, examples_at, knob_sets
 
 BEATS = ["learned", "paper", "alibi", "t5", "rope", "table", "takeaway", "bridge"]
 CHANGED = Params(
@@ -198,7 +201,8 @@ def check_screen(report, params: Params, lang: str, shape: str = "wide") -> None
             in after_alibi
         )
     listed = [slope_text(nums.alibi_slopes[h]) for h in nums.alibi_listed]
-    slopes = ui(lang, "alibi_slopes", n=nums.alibi_heads, slopes=listing(listed, lang))
+    key = "alibi_slopes" if nums.alibi_heads > 1 else "alibi_slopes_one"
+    slopes = ui(lang, key, n=nums.alibi_heads, slopes=listing(listed, lang))
     assert squash(slopes) in squash(after_alibi)
     # T5: the sample distances and their buckets, the limit, the last bucket
     after_t5 = seen["rope"]
@@ -215,8 +219,16 @@ def check_screen(report, params: Params, lang: str, shape: str = "wide") -> None
     assert squash(ui(lang, "params_t5", b=nums.t5_num_buckets)) in after_table
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("case", ["defaults", "changed"])
+@pytest.mark.parametrize(
+    ("case", "lang"),
+    [
+        ("defaults", "en"),
+        ("defaults", "zh"),
+        ("changed", "en"),
+        ("changed", "zh"),
+        ("one head, one row", "en"),
+    ],
+)
 def test_builds_clean_and_shows_its_numbers(case, lang):
     params = CASES[case]
     scene, report = build_scene(Variants, params, lang)
@@ -341,3 +353,66 @@ def test_rope_scores_see_only_the_gap(case):
     # a turn keeps the length of q
     turned = pm.rope(q, [1234], params.base)[0]
     assert np.linalg.norm(turned) == pytest.approx(np.linalg.norm(q))
+
+
+# ----------------------------------------- the lines at any knobs, by predicate
+ALIBI_HEADS = {
+    "en": ("each head subtracts its own slope", "the one head here subtracts a slope"),
+    "zh": ("每个头用自己的斜率", "这里只有一个头"),
+}
+
+
+@settings(max_examples=30, deadline=None)
+@given(params=knob_sets())
+@examples_at([*EXAMPLES, {"alibi_heads": 1}, {"alibi_heads": 2}, {"alibi_heads": 3}])
+def test_alibi_says_each_head_its_own_slope_only_when_there_are_heads_to_differ(params):
+    # say.alibi: "each head subtracts its own slope" needs two heads or more, every slope
+    # different; one head is said as one head
+    heads = params.alibi_heads
+    slopes = alibi_slopes(heads)
+    np.testing.assert_allclose(pm.alibi_slopes(heads), slopes, rtol=1e-12)
+    assert len(set(slopes)) == heads and all(s > 0 for s in slopes)
+    many, one = heads > 1, heads == 1
+    for lang, (each, single) in ALIBI_HEADS.items():
+        said = caption(lang, Variants.slug, "alibi", params)
+        assert (each in said) is many and (single in said) is one, said
+
+
+@settings(max_examples=30, deadline=None)
+@given(params=knob_sets())
+@examples_at([*EXAMPLES, {"alibi_heads": 1, "train_len": 16}, {"alibi_heads": 64}])
+def test_alibi_reaches_past_the_training_length_for_the_reasons_the_voice_gives(params):
+    # say.alibi: the penalty is a formula of the distance, there at any length, with no row
+    # to run out of; it grows with distance, so far keys weigh less and less; and attention
+    # leans on the near distances met in training: in a text twice the training length,
+    # keys of equal content put more than half of every head's weight below that length
+    heads, L = params.alibi_heads, params.train_len
+    slopes = np.asarray(alibi_slopes(heads))
+    short = pm.alibi_bias(heads, 64)[:, -1, ::-1]  # the last query, distances 0 to 63
+    np.testing.assert_allclose(short, -slopes[:, None] * np.arange(64)[None, :], atol=1e-12)
+    distance = np.arange(2 * L)
+    bias = -slopes[:, None] * distance[None, :]  # the same formula, at twice the length
+    assert np.all(np.isfinite(bias)) and np.all(np.diff(bias, axis=1) < 0)
+    weights = np.exp(bias)  # the largest is e⁰ at distance 0: no overflow
+    weights /= weights.sum(axis=1, keepdims=True)
+    assert np.all(np.diff(weights, axis=1) <= 0)
+    near = weights[:, :L].sum(axis=1)
+    np.testing.assert_allclose(near, 1 / (1 + np.exp(-slopes * L)), rtol=1e-9)
+    assert np.all(near > 0.5)
+    en, zh = (caption(lang, Variants.slug, "alibi", params) for lang in ("en", "zh"))
+    for phrase in ("a formula, there at any length", "no row to run out of", "grows with distance"):
+        assert phrase in en
+    assert "attention leans on the near distances met in training" in en
+    assert "models trained on short texts read longer ones about as well" in en
+    for phrase in ("距离的公式", "多长都能算", "随距离变大", "注意力偏向训练见过的近处"):
+        assert phrase in zh
+    assert "短文本训练的模型读更长的文本" in zh
+
+
+def test_the_paper_line_names_the_original_transformer_paper():
+    # say.paper: tried learned rows, about the same score, kept sinusoids for longer texts
+    en, zh = (caption(lang, Variants.slug, "paper") for lang in ("en", "zh"))
+    assert en.startswith("The original Transformer paper tried learned rows too")
+    assert "scored about the same" in en and "lengths training never saw" in en
+    assert zh.startswith("Transformer 原论文也试过可学习位置表") and "差不多" in zh
+    assert ui("en", "paper_source").startswith("Vaswani et al. 2017, Table 3, row E")

@@ -3,8 +3,8 @@
 PE(p+k) = M_k·PE(p), where M_k holds one 2×2 rotation per (sin, cos) pair and zeros
 elsewhere (pe_math.shift_matrix, laid out on the pair's dims for either layout). Hands
 follow clock-hands' convention: angle p·ω_i clockwise from 12 o'clock, tip (sin, cos).
-The dot product PE(p)·PE(p+k) = Σ_i cos(k·ω_i) involves k alone. RoPE, next, turns
-q and k instead of adding PE.
+The dot product PE(p)·PE(p+k) = Σ_i cos(k·ω_i) involves k alone. RoPE, next, takes the
+rotation literally. A model of width 2 has one clock: its lines and labels say so.
 """
 
 from __future__ import annotations
@@ -115,6 +115,13 @@ class RelativeShiftNumbers:
     dot_positions: list[int]
     dots: list[float]
     dot_sum: float
+    lines: dict[str, str]  # beat → the narration alternative these numbers make true
+
+
+def clock_lines(n_clocks: int) -> dict[str, str]:
+    """One clock (d_model = 2) is told as one hand, one rotation, one cosine."""
+    choice = "one" if n_clocks == 1 else "many"
+    return {beat: choice for beat in ("clocks", "turn", "matrix", "dot")}
 
 
 def sci_tex(x: float) -> str:
@@ -168,6 +175,7 @@ class RelativeShift(LessonScene, layouts=LAYOUTS):
             dot_positions=positions,
             dots=pm.shifted_dots(positions, k, d, base, layout, variant).tolist(),
             dot_sum=pm.shift_dot(k, d, base, variant),
+            lines=clock_lines(d // 2),
         )
 
     # ---------------------------------------------------------------- construct
@@ -286,7 +294,7 @@ class RelativeShift(LessonScene, layouts=LAYOUTS):
             cells.arrange_in_grid(cols=min(2, len(cells)), buff=(0.3, 0.3), aligned_edge=UP)
         self.cells = cells
         self.shown_note = self.words.label(
-            "shown",
+            "shown" if n.n_clocks > 1 else "shown_one",
             theme.SMALL_SIZE,
             theme.MUTED,
             max_width=max(cells.width, 2.5),
@@ -381,7 +389,8 @@ class RelativeShift(LessonScene, layouts=LAYOUTS):
         width = self.stage.width() - 0.4 if self.matrix_covers else self.text_width()
         self._build_matrix_grid()
         self._build_matrix_notes(width)
-        title = self.words.label("matrix_title", theme.LABEL_SIZE, max_width=width, k=n.k)
+        key = "matrix_title" if n.n_clocks > 1 else "matrix_title_one"
+        title = self.words.label(key, theme.LABEL_SIZE, max_width=width, k=n.k)
         body = VGroup(title, self.matrix_grid, self.matrix_notes).arrange(DOWN, buff=0.25)
         self.matrix_title = title
         return VGroup(panel(body.width + 0.4, body.height + 0.4).move_to(body), body)

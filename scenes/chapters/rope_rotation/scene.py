@@ -1,4 +1,5 @@
-"""rope-rotation: RoPE turns q and k instead of adding a position vector.
+"""rope-rotation: RoPE turns q and k instead of adding a position vector (the one chapter
+that says how; relative-shift and variants point here).
 
 One frequency pair is drawn as a 2-d plane with the clock-hands scene's axes: the
 pair's first dim to the right, its second dim up. q at position m is turned by m·θ
@@ -146,6 +147,21 @@ class RopeRotationNumbers:
     lines: dict
 
 
+def visible_turn(angle: float) -> bool:
+    """Whether turning by `angle` (radians) leaves an arrow a degree or more from where it
+    was, whole laps aside."""
+    off = abs((angle + np.pi) % (2 * np.pi) - np.pi)
+    return bool(off >= np.radians(1.0))
+
+
+def mixed_line(mixed: dict[str, Any]) -> str:
+    """Both tokens moved on (a positive shift) or back (a negative one), where the shown
+    digits move; else the line without the demonstration."""
+    if not mixed["moves"]:
+        return "stays"
+    return "on" if mixed["shift"] > 0 else "back"
+
+
 def same_axes(d: int, layout: str, pairing: str) -> bool:
     """Whether RoPE turns the pairs of dims the clocks were drawn from."""
     return bool(np.array_equal(pm.pair_dims(d, layout), pm.pair_dims(d, pairing)))
@@ -216,7 +232,8 @@ class RopeRotation(LessonScene, layouts=LAYOUTS):
 
         out["long_order"] = REGISTRY["long-context"].order
         out["lines"] = {
-            "mixed": "moves" if out["mixed"]["moves"] else "stays",
+            "mixed": mixed_line(out["mixed"]),
+            "shift": "turns" if visible_turn(s * theta) else "still",
             "sign": "differ" if out["sign"]["differ"] else "alike",
             "plane": "clock_axes" if same_axes(d, p.layout, pairing) else "own_axes",
             "dials": "many" if d > 2 else "one",
@@ -248,6 +265,7 @@ class RopeRotation(LessonScene, layouts=LAYOUTS):
             "m": m,
             "n": n,
             "shift": s,
+            "steps": abs(s),  # said with "on" or "back"
             "gap": n - m,
             "before": before,
             "after": after,

@@ -179,6 +179,11 @@ def takeaway_line(misses: list[str], breaks: int | None) -> str:
     return "few_rows" if breaks is not None else "fits_anyway"
 
 
+def alibi_line(heads: int) -> str:
+    """Each head has its own slope only with two heads or more (their slopes all differ)."""
+    return "many" if heads > 1 else "one"
+
+
 def t5_samples(max_distance: int) -> list[int]:
     """Distances to list: powers of two below max_distance (at most MAX_POWERS), the limit, 4×."""
     powers = [1 << k for k in range(int(max_distance).bit_length()) if 1 << k < max_distance]
@@ -258,7 +263,7 @@ class Variants(LessonScene, layouts=LAYOUTS):
             learned_misses=misses,
             learned_missed=len(misses),
             learned_map_breaks=breaks,
-            lines={"takeaway": takeaway_line(misses, breaks)},
+            lines={"takeaway": takeaway_line(misses, breaks), "alibi": alibi_line(heads)},
         )
 
     # ---------------------------------------------------------------- construct
@@ -511,7 +516,7 @@ class Variants(LessonScene, layouts=LAYOUTS):
         if len(n.alibi_listed) < n.alibi_heads:
             listed.insert(-1, "…")
         self.slopes = self.words.label(
-            "alibi_slopes",
+            "alibi_slopes" if n.alibi_heads > 1 else "alibi_slopes_one",
             theme.LABEL_SIZE,
             max_width=self.text_width(),
             n=n.alibi_heads,
