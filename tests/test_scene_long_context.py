@@ -197,7 +197,7 @@ def test_released_configs_are_kept_with_their_sources_and_the_claims_hold():
     # "Llama 3.1 scales by 8 yet reads 16 times further": the factor is not the stretch
     assert (n.llama31_factor, n.llama31_stretch) == (8, 16)
     assert by_model["Llama 3.1"]["rope_theta"] == 500_000
-    assert n.code_llama_stretch == 4  # "trains on texts 4 times longer"
+    assert n.code_llama_stretch == 4  # the table's lengths: trained on 4 times longer texts
     for lang in ("en", "zh"):  # the voice names the models as the table spells them
         line = say.lines(SLUG, lang, Params())
         for model in ("Llama 2", "Code Llama", "Llama 3.1", "gpt-oss", "DeepSeek-V3"):
@@ -209,8 +209,10 @@ def test_released_configs_are_kept_with_their_sources_and_the_claims_hold():
         assert "Llama 3.1" in ui(lang, "rule_llama3")
         # the table names the rule by its rope_type in config.json, not as a model
         assert ui(lang, "name_llama3", f=8) == "llama3 ×8"
-        # every remedy also trains at the longer length: the voice says so
-        assert any(w in line["takeaway"] for w in ("training at the longer length", "更长的训练"))
+        # every remedy also trains at the longer length: the voice says so, once
+        longer = {"en": "longer training does the rest", "zh": "其余靠更长的训练"}[lang]
+        assert longer in line["takeaway"]
+        assert not any(longer in line[b] for b in line if b != "takeaway")
     # Llama 2's slowest pair: 2π · 10000^(63/64)
     assert by_model["Llama 2"]["slowest_turn"] == pytest.approx(2 * math.pi * 1e4 ** (63 / 64))
 
@@ -227,7 +229,7 @@ def test_the_narration_follows_the_knobs():
         assert f"{n.lapped} " in line["ladder"] and f"{n.unfinished} " in line["ladder"]
         assert degrees_said(n.seen_deg, 0, lang) in line["unseen"]
         assert f"{n.step_deg['pi']:.1f} " in line["pi"]
-        blended = {"en": f" {n.yarn_blended} pairs in between", "zh": f"，{n.yarn_blended} 对介于"}
+        blended = {"en": f" {n.yarn_blended} pairs in between", "zh": f"，{n.yarn_blended} 对居中"}
         assert blended[lang] in line["yarn"]
     assert "32 times as far" in after["en"]["unseen"] and "65536" not in after["en"]["unseen"]
 
@@ -237,7 +239,7 @@ def test_the_narration_picks_the_sentence_the_numbers_support(lang):
     wraps = say.lines(SLUG, lang, CASES["factor 16: the slowest pair wraps"])["unseen"]
     arc = say.lines(SLUG, lang, Params())["unseen"]
     assert LongContext.numbers(Params()).lines["unseen"] == "arc"
-    assert ("8 times as far" if lang == "en" else "训练中的 8 倍") in arc
+    assert ("8 times as far" if lang == "en" else "要转 8 倍") in arc
     far = LongContext.numbers(CASES["factor 16: the slowest pair wraps"]).target_deg["rope"]
     assert far > 360 and f"{far:.0f}" not in wraps  # past a full turn it names no angle
     assert wraps != arc
@@ -251,7 +253,10 @@ def test_the_narration_picks_the_sentence_the_numbers_support(lang):
     for beat in ("pi", "ntk", "yarn", "llama3"):  # where training left it: no number to round
         parts = re.split(r"[,;:.，；：。]", say.line(lang, SLUG, beat, short))
         said_of_slowest = [part for part in parts if slowest in part]
-        assert said_of_slowest and not any(re.search(r"\d", x) for x in said_of_slowest), beat
+        assert not any(re.search(r"\d", x) for x in said_of_slowest), beat
+        # PI, NTK-aware scaling and Llama 3 say where the slowest pair stops; YaRN's
+        # dials move as its divided pairs are named
+        assert said_of_slowest or beat == "yarn", beat
     one = CASES["one slow pair only"]
     assert LongContext.numbers(one).lines["ntk"] == "none"
     assert say.lines(SLUG, lang, one)["ntk"] != say.lines(SLUG, lang, Params())["ntk"]
@@ -268,12 +273,12 @@ def test_a_narrow_head_counts_its_pairs_and_names_the_angle_it_passes(lang):
     if lang == "en":
         assert "1 pair above it never finishes" in line["ladder"]
         assert "1 pair in between moves" in line["yarn"]
-        assert "Training took it 235 degrees" in line["unseen"]
-        assert "from where training stopped to a full turn were never seen" in line["unseen"]
+        assert "training took it 235 degrees" in line["unseen"]
+        assert "never showed the angles from where it stopped to a full turn" in line["unseen"]
         assert "all the way round" in line["unseen"] and "most" not in line["unseen"]
         assert not re.search(r"\b1 pairs\b", " ".join(line.values()))
     else:
-        assert "线上 1 对一圈也没转完" in line["ladder"] and "，1 对介于" in line["yarn"]
+        assert "线上 1 对一圈也没转完" in line["ladder"] and "，1 对居中" in line["yarn"]
         assert "只转过 235 度" in line["unseen"] and "从训练停下的角度到转满一圈" in line["unseen"]
 
 
@@ -290,10 +295,10 @@ def test_one_position_past_training_claims_nothing_new_or_sharper(lang):
     if lang == "en":
         assert "the slowest slows by the same factor" in line["ntk"]
         assert "1 times" not in line["ntk"] and "exactly" not in line["ntk"]
-        assert f"by {temperature}, too near 1 to change the scores" in line["yarn"]
+        assert f"here by {temperature}: too near 1 to change the scores" in line["yarn"]
         assert "larger" not in line["yarn"] and "never" not in line["unseen"]
     else:
-        assert "最慢的一对慢了同样的倍数" in line["ntk"]
+        assert "最慢的慢了同样倍数" in line["ntk"]
         assert "几乎不改变注意力分数" in line["yarn"] and "变大" not in line["yarn"]
         assert "没见过" not in line["unseen"]
     # on screen: the note under the dials says a hair, and the takeaway names no new angle
@@ -396,6 +401,35 @@ def test_the_chapter_names_the_need_it_is_about(params):
         assert said in ([], [place]), unseen
 
 
+def softmax(scores: np.ndarray) -> np.ndarray:
+    weights = np.exp(scores - scores.max())
+    return weights / weights.sum()
+
+
+def check_yarn_temperature(t: float, factor: float) -> None:
+    """YaRN's temperature, by hand: cos and sin times t turn q and k into t·R q and t·R k,
+    so every score q·k grows t² times; scores over more tokens spread the softmax thinner
+    (each weight falls), and t² > 1 sharpens it again (the top weight rises)."""
+    rng = np.random.default_rng(0)
+    q, k = rng.normal(size=(2, 16))
+    angles = rng.uniform(0, 2 * np.pi, size=(2, 8))
+
+    def turned(x: np.ndarray, a: np.ndarray, scale: float) -> np.ndarray:
+        cos, sin = scale * np.cos(a), scale * np.sin(a)
+        x = x.reshape(-1, 2)
+        return np.column_stack([x[:, 0] * cos - x[:, 1] * sin, x[:, 0] * sin + x[:, 1] * cos])
+
+    plain = np.sum(turned(q, angles[0], 1.0) * turned(k, angles[1], 1.0))
+    scaled = np.sum(turned(q, angles[0], t) * turned(k, angles[1], t))
+    assert scaled == pytest.approx(t**2 * plain)
+    short = 64
+    scores = rng.normal(size=short * min(math.ceil(factor), 1024) + 1)
+    few, many = softmax(scores[:short]), softmax(scores)
+    assert np.all(many[:short] < few)  # more tokens: every weight thinner
+    if t > 1:
+        assert softmax(t**2 * scores).max() > many.max()  # t² sharpens the softmax
+
+
 def check_lines(p: Params) -> None:
     """The lines checked against numbers worked out here: the angles, the steps, the counts."""
     theta = speeds(p.rope_head_dim, p.rope_base)
@@ -416,15 +450,20 @@ def check_lines(p: Params) -> None:
         assert "只多转了一丝" in zh["unseen"] and "没见过" not in zh["unseen"]
     elif reach >= 360:
         assert "all the way round" in unseen and "转过了一整圈" in zh["unseen"]
-        assert "from where training stopped to a full turn were never seen" in unseen
+        assert "never showed the angles from where it stopped to a full turn" in unseen
+        assert "从训练停下的角度到转满一圈，模型从没见过" in zh["unseen"]
     else:
         assert f"the target length, {factor:g} times as far." in unseen
-        assert f"是训练中的 {factor:g} 倍" in zh["unseen"]
-    assert f"Training took it {degrees_said(seen, 0, 'en')};" in unseen
+        assert f"到目标长度要转 {factor:g} 倍。" in zh["unseen"]
+    assert f"training took it {degrees_said(seen, 0, 'en')};" in unseen
     assert zh_joined("只转过 {}", degrees_said(seen, 0, "zh")) in zh["unseen"]
     assert "most of" not in unseen  # it names the angle, never a share it cannot back
-    # the chapter is the story of the need "seen in training", in both languages
-    assert "codes seen in training, " in unseen and "“训练中见过”这条要求" in zh["unseen"]
+    # the chapter is the story of the need "seen in training": said plainly, with its
+    # place on the list, once in the chapter and in both languages
+    assert unseen.endswith("this chapter is about the sixth need, codes seen in training.")
+    assert zh["unseen"].endswith("本节就讲第六条：训练中见过。")
+    for lines, need in ((en, "sixth need"), (zh, "第六条")):
+        assert [beat for beat, text in lines.items() if need in text] == ["unseen"]
 
     said_step, said_crowded = f"{step:.1f}", f"{crowded:.1f}"
     assert f"turns {said_step} degrees" in en["pi"] and f"{said_step} 度" in zh["pi"]
@@ -433,17 +472,16 @@ def check_lines(p: Params) -> None:
         assert zh_joined("只剩 {}", degrees_said(crowded, 1, "zh")) in zh["pi"]
     # crowded steps are new to the model: it is fine-tuned to read them
     assert ("fine-tuned on long texts" in en["pi"]) == (said_crowded != said_step)
-    assert ("在长文本上微调" in zh["pi"]) == (said_crowded != said_step)
+    assert ("用长文本微调" in zh["pi"]) == (said_crowded != said_step)
 
     # NTK-aware scaling slows the slowest pair by the factor itself: said so, not rounded
     assert n.ntk_slowdown == pytest.approx(factor)
-    assert "slows by the same factor" in en["ntk"] and "慢了同样的倍数" in zh["ntk"]
+    assert "slows by the same factor" in en["ntk"] and "最慢的慢了同样倍数" in zh["ntk"]
     still = n.unseen["ntk"]
-    if still == 1:
-        assert "1 still reaches angles it never saw" in en["ntk"]
-    elif still:
-        assert f"{still} still reach angles they never saw" in en["ntk"]
-        assert f"有 {still} 对仍转到没见过的角度" in zh["ntk"]
+    if still:
+        reach = "1 still reaches" if still == 1 else f"{still} still reach"
+        assert f"Middle pairs slow less: {reach} unseen angles." in en["ntk"]
+        assert f"中间的慢得少，{still} 对仍转到没见过的角度。" in zh["ntk"]
     else:
         assert "none leaves the range" in en["ntk"] and "都没超出" in zh["ntk"]
     assert not re.search(r"\b1 times\b", en["ntk"]) and "慢了 1 倍" not in zh["ntk"]
@@ -451,13 +489,21 @@ def check_lines(p: Params) -> None:
     said_t = n.yarn_temperature_said
     assert n.yarn_temperature == pytest.approx(temperature)
     assert float(said_t) > 1 and float(said_t) == pytest.approx(temperature, rel=0.006)
-    # a temperature the voice reads as 1.00 at two decimals makes no score visibly larger
+    # why YaRN scales cos and sin: over more tokens the softmax spreads thinner, and a
+    # factor t on cos and sin multiplies every score by t², which sharpens it again
+    assert "Over more tokens, attention spreads thinner." in en["yarn"]
+    assert "词一多，注意力容易摊薄" in zh["yarn"]
+    check_yarn_temperature(temperature, factor)
+    # a temperature the voice reads as 1.00 at two decimals changes no score it could hear
     if f"{temperature:.2f}" != "1.00":
-        assert f"scales cos and sin by {said_t}, making the scores larger" in en["yarn"]
-        assert f"乘以 {said_t}，让注意力分数变大" in zh["yarn"]
+        said = "every score by its square, to sharpen it again; the factor is empirical."
+        assert f"So YaRN scales cos and sin by {said_t}, {said}" in en["yarn"]
+        said = "分数就乘上它的平方，注意力重新集中；系数是经验值。"
+        assert f"所以 cos 和 sin 再乘 {said_t}，{said}" in zh["yarn"]
     else:
-        assert f"by {said_t}, too near 1 to change the scores" in en["yarn"]
-        assert f"乘以 {said_t}，几乎不改变注意力分数" in zh["yarn"]
+        assert f"here by {said_t}: too near 1 to change the scores." in en["yarn"]
+        assert f"这里只乘以 {said_t}，几乎不改变注意力分数。" in zh["yarn"]
+        assert "square" not in en["yarn"] and "平方" not in zh["yarn"]
 
     # a count agrees with its noun and verb, and none is said as none
     assert n.lapped == lapped and n.unfinished == unfinished
@@ -468,7 +514,7 @@ def check_lines(p: Params) -> None:
         assert (one if count == 1 else many) in en["ladder"]
     blended = {0: "no pair in between moves", 1: "1 pair in between moves"}
     assert blended.get(n.yarn_blended, f"{n.yarn_blended} pairs in between move") in en["yarn"]
-    assert ("两者之间没有别的对" in zh["yarn"]) == (n.yarn_blended == 0)
+    assert ("中间没有别的对" in zh["yarn"]) == (n.yarn_blended == 0)
     assert not re.search(r"\b1 (slow )?pairs\b|\b0 pairs\b", " ".join(en.values()))
     note = catalogue.fill("en", SLUG, "ui.note_rope", n=unfinished)
     assert note.startswith(

@@ -34,7 +34,7 @@ from tests.scene_tools import (
     squash,
     with_pace,
 )
-from tests.test_knob_sweep import EXAMPLES, any_knobs, examples_at, knob_sets, problems
+from tests.test_knob_sweep import EXAMPLES, any_knobs, examples_at, problems
 
 BEATS = [*pm.REQUIREMENTS, "checklist", "beyond", "takeaway"]
 CHANGED = Params(d_model=16, base=100.0, learned_max_len=8, n_bits=6, max_len=40, int_position=120)
@@ -363,12 +363,13 @@ EDGES = [
 ]
 COUNT = {
     "en": re.compile(r"(\d+) of (\d+)"),
-    "zh": re.compile(r"(\d+) 种方案里，(\d+) ?种(?:做到)|(\d+) 种方案里，一种也没做到()"),
+    "zh": re.compile(r"(\d+) 种里，(?:(\d+) 种做到|一种也没做到)"),
 }
 ORDINALS = {
     "en": ("first", "second", "third", "fourth", "fifth", "sixth", "seventh"),
     "zh": ("第一", "第二", "第三", "第四", "第五", "第六", "第七"),
 }
+LANGS = ("en", "zh")
 
 
 at_edges = examples_at(EDGES)
@@ -391,110 +392,68 @@ def degrees_said(x: float, lang: str) -> str:
     return f"{text} {'degree' if text.split()[-1] == '1' else 'degrees'}"
 
 
+def degrees_shown(x: float, lang: str) -> str:
+    """An angle in whole degrees as the screen writes it: "less than 1°" for a sliver."""
+    text = f"{x:.0f}"
+    if text == "0" and x > 0:
+        text = "less than 1" if lang == "en" else "不到 1"
+    return f"{text}°"
+
+
 @functools.lru_cache(maxsize=128)
 def verdicts_at(params: Params) -> dict[str, pm.Verdict]:
-    """pe_math's verdicts, worked out once per knob set for every test that asks."""
+    """pe_math's verdicts, worked out once per knob set."""
     return pm.verdicts(params)
 
 
-def check_counts(params: Params, lang: str) -> None:
-    """Each need's beat counts the schemes that meet it, the count row by row agrees,
-    and each alternative is the one its numbers support."""
-    v = verdicts_at(params)
-    missed = {s: {r for r, ok in x.checks.items() if not ok} for s, x in v.items()}
-    lines = say.lines("recap", lang, params)
-    for need in pm.REQUIREMENTS:
-        (found,) = COUNT[lang].findall(lines[need])
-        if lang == "zh":  # 一种也没做到: none does
-            found = found[:2] if found[0] else (found[2], "0")
-        met = sum(need not in missed[s] for s in pm.SCHEMES)
-        pair = (met, len(pm.SCHEMES)) if lang == "en" else (len(pm.SCHEMES), met)
-        assert tuple(map(int, found)) == pair, (need, lines[need])
-    # the count row by row, and why a learned table's fixed map fits when it does
-    counts = [int(x) for x in re.findall(r"\d+", lines["checklist"])]
-    assert counts[:3] == [len(missed[s]) for s in ("integer", "binary", "learned")]
-    rows = params.learned_max_len
-    few = ("fluke" if lang == "en" else "恰好") in lines["checklist"]
-    single = ("single row" if lang == "en" else "只有一行") in lines["checklist"]
-    assert single == (rows == 1)  # one row: no step p → p+1 to map
-    assert few == ("shift_map" not in missed["learned"])
-    if few:  # one map fits L rows in d dims only while the rows are few
-        assert 2 <= rows and rows - 1 <= params.d_model
-    elif not single:  # too many random rows for one map: L - 1 > d
-        assert rows - 1 > params.d_model
-    # binary's jump, named only where binary has one
-    jump = ("jumps" if lang == "en" else "陡跳") in lines["smooth"]
-    assert jump == ("smooth" in missed["binary"])
-
-
-@pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("case", list(SWEEP))
-def test_every_line_says_what_the_list_finds_at_these_knobs(case, lang):
-    check_counts(SWEEP[case], lang)
-
-
-@settings(max_examples=12, deadline=None)
-@given(params=knob_sets())
-@at_edges
-def test_every_count_holds_and_reads_plainly_at_any_knobs(params):
-    for lang in ("en", "zh"):
-        check_counts(params, lang)
-        for beat, text in say.lines("recap", lang, params).items():
+def check_recap(params: Params) -> None:
+    """Every recap line at `params`, in both languages, against numbers worked out here
+    and pe_math's verdicts: each in one check, so a knob set is computed once."""
+    said = {lang: say.lines("recap", lang, params) for lang in LANGS}
+    for lang in LANGS:
+        for beat, text in said[lang].items():  # plainly: no open slot, no "1 degrees"
             assert problems(text, lang) == [], (beat, text)
+    verdicts = verdicts_at(params)
+    missed = {s: {r for r, ok in v.checks.items() if not ok} for s, v in verdicts.items()}
+    check_counts(params, said, missed)
+    check_unique(params, said)
+    check_bounded(params, said)
+    check_smooth_and_length(params, said)
+    check_rope_agrees(params, said, missed)
+    check_said_once(params, said, missed)
 
 
-@settings(max_examples=12, deadline=None)
-@given(params=any_knobs())
-@at_edges
-def test_the_recap_and_long_context_say_the_same_of_rope(params):
-    # say.seen_length (recap) against say.ladder and say.unseen (long-context): one RoPE,
-    # the long-context chapter's head of rope_head_dim and rope_base. Pair i turns at
-    # θ_i = rope_base^(-2i/rope_head_dim) and finishes a turn within train_len when
-    # train_len·θ_i ≥ 2π; the sinusoid's pairs likewise at d_model and base. Each
-    # sentence names the width it speaks of.
-    T, r, d = params.train_len, params.rope_head_dim, params.d_model
-    theta = rope_speeds(params)
-    rope_unturned = int((T * theta < 2 * np.pi).sum())
-    rope_deg = np.degrees(T * theta.min())
-    w = omegas(d, params.base, params.variant)
-    sin_unturned = int((T * w < 2 * np.pi).sum())
-    sin_deg = np.degrees(T * w.min())
-    assert rope_unturned >= 1  # the knobs refuse a RoPE base that turns every pair
-    checks = {s: verdicts_at(params)[s].checks for s in ("sinusoid", "rope")}
-    assert checks["rope"]["seen_length"] is (rope_unturned == 0) is False
-    assert checks["sinusoid"]["seen_length"] == (sin_unturned == 0)
-    for lang in ("en", "zh"):
-        recap, long_context = (
-            say.lines("recap", lang, params),
-            say.lines("long-context", lang, params),
-        )
-        seen, beyond = recap["seen_length"], recap["beyond"]
-        ladder, unseen = long_context["ladder"], long_context["unseen"]
-        deg = re.escape(degrees_said(rope_deg, lang))
-        if lang == "en":  # the same head, the same angle, in both chapters
-            assert re.search(rf"\b{r}-dim RoPE head (turns )?{deg}\b", seen), seen
-            assert f"This {r}-dim RoPE head" in ladder
-            assert re.search(rf"Training took it {deg};", unseen), unseen
-            assert re.search(rf"(?<!\d){rope_unturned} pairs? above it never finish", ladder)
-        else:
-            assert re.search(rf"{r} 维 RoPE 头最慢的一对(却)?只转了 ?{deg}", seen), seen
-            assert f"这个 {r} 维的 RoPE 头" in ladder
-            assert re.search(rf"只转过 ?{deg}，", unseen), unseen
-            assert f"线上 {rope_unturned} 对一圈也没转完" in ladder
-        sinusoid = f"{d}-dim sinusoid" if lang == "en" else f"{d} 维正弦编码"
-        assert sinusoid in seen
-        every = "every pair of the" if lang == "en" else "每一对都转满了一圈"
-        assert (every in seen) == (sin_unturned == 0), seen
-        if sin_unturned:
-            assert degrees_said(sin_deg, lang) in seen
-        nothing = "misses nothing" if lang == "en" else "一条不缺"
-        assert (nothing in beyond) == (sin_unturned == 0), beyond
+def check_counts(params: Params, said: dict, missed: dict) -> None:
+    """Each need's beat counts the schemes that meet it, the rows' counts agree, and
+    each alternative is the one its numbers support."""
+    for lang in LANGS:
+        lines = said[lang]
+        for need in pm.REQUIREMENTS:
+            (found,) = COUNT[lang].findall(lines[need])
+            met = sum(need not in missed[s] for s in pm.SCHEMES)
+            if lang == "en":
+                assert tuple(map(int, found)) == (met, len(pm.SCHEMES)), (need, lines[need])
+            else:  # 一种也没做到: none does
+                assert (int(found[0]), int(found[1] or 0)) == (len(pm.SCHEMES), met), need
+        # the count row by row, and why a learned table's fixed map fits when it does
+        counts = [int(x) for x in re.findall(r"\d+", lines["checklist"])]
+        assert counts[:3] == [len(missed[s]) for s in ("integer", "binary", "learned")]
+        rows = params.learned_max_len
+        few = ("fluke of size" if lang == "en" else "恰好") in lines["checklist"]
+        assert few == ("shift_map" not in missed["learned"])
+        if few:  # one map fits L rows in d dims only while the rows are few
+            assert 2 <= rows and rows - 1 <= params.d_model
+            said_rows = [rows, params.d_model] if lang == "en" else [params.d_model, rows]
+            assert counts[3:] == said_rows
+        else:  # too many random rows for one map (L - 1 > d), or one row with no step
+            assert rows == 1 or rows - 1 > params.d_model
+            assert counts[3:] == []
+        # binary's jump, named only where binary has one
+        jump = ("jumps" if lang == "en" else "陡跳") in lines["smooth"]
+        assert jump == ("smooth" in missed["binary"])
 
 
-@settings(max_examples=12, deadline=None)
-@given(params=knob_sets())
-@at_edges
-def test_unique_says_what_binary_covers_and_agrees_with_its_verdict(params):
+def check_unique(params: Params, said: dict) -> None:
     # say.unique: no two positions share a code over the positions a scheme covers. The
     # sinusoid's max_len codes are all different; binary's n bits give 2^n codes, all
     # different, and the next position repeats the first: the verdict ticks binary unique
@@ -504,72 +463,181 @@ def test_unique_says_what_binary_covers_and_agrees_with_its_verdict(params):
     bits = ((p[:, None] >> np.arange(n)) & 1).astype(float)
     assert len(np.unique(bits[:-1], axis=0)) == 2**n
     np.testing.assert_array_equal(bits[-1], bits[0])
-    checks = pm.verdict("binary", params).checks
+    checks = verdicts_at(params)["binary"].checks
     assert checks["unique"] and not checks["any_length"]
     w = omegas(params.d_model, params.base, params.variant)
     angles = np.arange(N)[:, None] * w
     codes = np.round(np.hstack([np.sin(angles), np.cos(angles)]), 9)
     assert len(np.unique(codes, axis=0)) == N  # the sinusoid repeats none
-    en, zh = (say.line(lang, "recap", "unique", params) for lang in ("en", "zh"))
+    en, zh = said["en"]["unique"], said["zh"]["unique"]
     if N == 1:
-        assert "The sinusoid's 1 position has its own code" in en
+        assert "the sinusoid's 1 position has its own code" in en
         assert "正弦编码的 1 个位置有自己的编码" in zh
     else:
-        assert f"The sinusoid's {N} positions all have different codes" in en
+        assert f"the sinusoid's {N} positions all have different codes" in en
         assert f"正弦编码的 {N} 个位置编码各不相同" in zh
     bit = "1 bit covers" if n == 1 else f"{n} bits cover"
-    assert f"binary's {bit} {2**n:,} before its codes repeat" in en
-    assert f"二进制的 {n} 位能分出 {2**n:,} 个编码，之后就重复" in zh
-    assert "over the positions they cover" in en and "在各自覆盖的位置内" in zh
+    assert f"binary's {bit} {2**n:,} before repeating" in en
+    assert f"二进制的 {n} 位能分出 {2**n:,} 个编码，之后重复" in zh
+    assert "manage that within their reach" in en and "在各自范围内" in zh
 
 
-@settings(max_examples=12, deadline=None)
-@given(params=knob_sets())
-@at_edges
-def test_bounded_says_the_integer_scheme_climbs_without_naming_a_position(params):
+def check_bounded(params: Params, said: dict) -> None:
     # say.bounded: every sine value lies in [-1, 1]; the integer scheme's value is its
     # position, so it climbs at every step, from 0 (int_position may be 0: no number)
     d = params.d_model
     positions = np.arange(max(params.max_len, 2))
-    assert (
-        np.abs(pm.sinusoidal(positions, d, params.base, params.layout, params.variant)).max() <= 1
-    )
+    w = omegas(d, params.base, params.variant)
+    assert np.abs(np.sin(positions[:, None] * w)).max() <= 1
     ints = pm.integer_encoding(positions, d)
     assert np.all(np.diff(ints, axis=0) > 0) and ints[0].max() == 0
     met = sum(v.checks["bounded"] for v in verdicts_at(params).values())
-    en, zh = (say.line(lang, "recap", "bounded", params) for lang in ("en", "zh"))
+    en, zh = said["en"]["bounded"], said["zh"]["bounded"]
+    assert "sines stay between minus one and one" in en and "正弦的值都在负一和一之间" in zh
     assert "the integer scheme climbs with every position" in en and "随位置一路增长" in zh
     assert [int(x) for x in re.findall(r"\d+", en)] == [met, len(pm.SCHEMES)]
     assert [int(x) for x in re.findall(r"\d+", zh)] == [len(pm.SCHEMES), met]
 
 
-@settings(max_examples=12, deadline=None)
-@given(params=knob_sets())
-@at_edges
-def test_each_point_is_said_once(params):
-    # the checklist counts integer, binary and learned; the beyond line the sinusoid and
-    # RoPE, with the one pointer to the long-context chapter; the takeaway the principle,
-    # once. The sixth need, as the list orders it, is codes seen in training.
+def check_smooth_and_length(params: Params, said: dict) -> None:
+    # say.smooth: the sinusoid's steps are all equal (each pair turns by its own fixed
+    # angle, so every step has the same length); binary jumps where every bit flips.
+    # say.any_length: the formula writes a code past the learned table's last row.
+    w = omegas(params.d_model, params.base, params.variant)
+    p = np.arange(max(params.max_len, 2))[:, None] * w
+    steps = np.linalg.norm(np.diff(np.hstack([np.sin(p), np.cos(p)]), axis=0), axis=1)
+    np.testing.assert_allclose(steps, steps[0], atol=1e-9)
+    assert "the sinusoid's steps are all equal" in said["en"]["smooth"]
+    assert "正弦编码每一步都一样长" in said["zh"]["smooth"]
+    n = params.n_bits
+    if n > 1:  # 2^(n-1) − 1 → 2^(n-1) flips all n bits: √n, the largest binary step
+        a, b = 2 ** (n - 1) - 1, 2 ** (n - 1)
+        assert f"binary jumps from {a} to {b}." in said["en"]["smooth"]
+        assert f"二进制从 {a} 到 {b} 却是陡跳" in said["zh"]["smooth"]
+    else:
+        assert "one bit gives binary a single step" in said["en"]["smooth"]
+        assert "只有一位的二进制也只有一步" in said["zh"]["smooth"]
+    L = params.learned_max_len
+    probe = L + max(1, L // 4)
+    assert probe >= L  # past the last row, L − 1
+    rows = "1 row" if L == 1 else f"{L} rows"
+    none = f"a code for position {probe}; a learned table of {rows} has none"
+    assert none in said["en"]["any_length"]
+    assert f"位置 {probe} 的编码，{L} 行的可学习位置表却没有" in said["zh"]["any_length"]
+
+
+def check_rope_agrees(params: Params, said: dict, missed: dict) -> None:
+    # say.seen_length (recap) against say.ladder and say.unseen (long-context): one RoPE,
+    # the long-context chapter's head of rope_head_dim and rope_base. Pair i turns at
+    # θ_i = rope_base^(-2i/rope_head_dim) and finishes a turn within train_len when
+    # train_len·θ_i ≥ 2π; the sinusoid's pairs likewise at d_model and base. Each
+    # sentence names the width it speaks of; the recap shows the angles its voice skips.
+    T, r, d = params.train_len, params.rope_head_dim, params.d_model
+    theta = rope_speeds(params)
+    rope_unturned = int((T * theta < 2 * np.pi).sum())
+    rope_deg = np.degrees(T * theta.min())
+    w = omegas(d, params.base, params.variant)
+    sin_unturned = int((T * w < 2 * np.pi).sum())
+    sin_deg = np.degrees(T * w.min())
+    assert rope_unturned >= 1  # the knobs refuse a RoPE base that turns every pair
+    assert ("seen_length" in missed["rope"]) is (rope_unturned > 0) is True
+    assert ("seen_length" in missed["sinusoid"]) == (sin_unturned > 0)
+    nums = say.numbers_for("recap", params)
+    assert nums.rope_unturned == rope_unturned == say.numbers_for("long-context", params).unfinished
+    assert nums.rope_turn_deg == pytest.approx(rope_deg) and nums.unturned == sin_unturned
+    for lang in LANGS:
+        seen, beyond = said[lang]["seen_length"], said[lang]["beyond"]
+        long_context = say.lines("long-context", lang, params)
+        ladder, unseen = long_context["ladder"], long_context["unseen"]
+        deg = re.escape(degrees_said(rope_deg, lang))
+        # the picture under the recap's words: the same angle, as the long-context said it
+        shown = ui(lang, "seen_rope", r=r, b=nums.rope_turn_deg)
+        assert shown.startswith(str(r))
+        assert re.search(rf"(?<![\d.]){re.escape(degrees_shown(rope_deg, lang))} ", shown)
+        sin_shown = ui(lang, "seen_sin", d=d, T=f"{T:,}", a=min(nums.slow_turn_deg, 360))
+        sin_said = degrees_shown(min(sin_deg, 360), lang)
+        assert re.search(rf"(?<![\d.]){re.escape(sin_said)} ", sin_shown)
+        if lang == "en":  # the same head, the same angle, in both chapters
+            assert f"This {r}-dim RoPE head" in ladder
+            assert re.search(rf"training took it {deg};", unseen), unseen
+            assert re.search(rf"(?<!\d){rope_unturned} pairs? above it never finish", ladder)
+            assert f"in {T} training positions" in seen
+            if sin_unturned:
+                heads = f"neither the {d}-dim sinusoid's slowest pair nor the {r}-dim RoPE head's"
+                assert f"{heads} turns fully; past them, both reach new angles" in seen
+            else:
+                heads = f"every pair of the {d}-dim sinusoid turns fully, but not the {r}-dim"
+                assert f"{heads} RoPE head's slowest; past them, it reaches new angles" in seen
+        else:
+            assert f"这个 {r} 维的 RoPE 头" in ladder
+            assert re.search(rf"只转过 ?{deg}，", unseen), unseen
+            assert f"线上 {rope_unturned} 对一圈也没转完" in ladder
+            assert f"训练的 {T} 个位置里" in seen
+            if sin_unturned:
+                assert (
+                    f"{d} 维正弦编码和 {r} 维 RoPE 头最慢的一对都没转满一圈；往后都是新角度" in seen
+                )
+            else:
+                heads = f"{d} 维正弦编码每一对都转满了一圈；{r} 维 RoPE 头最慢的一对却没有"
+                assert f"{heads}，往后它会转到新角度" in seen
+        nothing = "misses none" if lang == "en" else "一条不缺"
+        assert (nothing in beyond) == (sin_unturned == 0), beyond
+
+
+def check_said_once(params: Params, said: dict, missed: dict) -> None:
+    # the rows are counted once, integer, binary and learned in the checklist, the
+    # sinusoid and RoPE in the beyond line, and the one need they may miss is said in the
+    # takeaway alone, as the principle: a formula promises all the others. The sixth
+    # need, as the list orders it, is codes seen in training.
     assert pm.REQUIREMENTS.index("seen_length") == 5
-    for lang in ("en", "zh"):
-        lines = say.lines("recap", lang, params)
-        chapter = "long-context" if lang == "en" else "长上下文"
-        assert [b for b, t in lines.items() if chapter in t] == ["beyond"]
-        but_one = "every need but one" if lang == "en" else "除了一条"
-        assert [b for b, t in lines.items() if but_one in t] == ["takeaway"]
-        assert not any(("every box" if lang == "en" else "全部打勾") in t for t in lines.values())
+    # what a formula may miss is codes seen in training alone (the takeaway's "but one")
+    assert missed["sinusoid"] <= {"seen_length"} and missed["rope"] == {"seen_length"}
+    one_each = missed["sinusoid"] == {"seen_length"}
+    for lang in LANGS:
+        lines = said[lang]
         # each need's beat opens with its place on the list (the last with "Last")
         for i, need in enumerate(pm.REQUIREMENTS[:-1]):
             assert lines[need].lower().startswith(ORDINALS[lang][i]), (need, lines[need])
-        # a need named by its place elsewhere is the one the list puts there
-        named = r"\b(\w+) need\b" if lang == "en" else r"(第[一二三四五六七])条"
-        for beat in ("beyond", "takeaway"):
-            for word in re.findall(named, lines[beat]):
-                if word.lower() in ORDINALS[lang]:
-                    assert pm.REQUIREMENTS[ORDINALS[lang].index(word.lower())] == "seen_length"
-                    assert ("seen in training" if lang == "en" else "训练中见过") in say.line(
-                        lang, "long-context", "unseen", params
-                    )
+        last = "Last, nothing to train" if lang == "en" else "最后，无须训练"
+        assert lines["no_training"].startswith(last)
+        tally = lines["checklist"] + " " + lines["beyond"]
+        if lang == "en":
+            names = ("Integer positions", "binary", "learned table", "sinusoid", "RoPE")
+            beyond = (
+                "The sinusoid and RoPE miss one each, the same one."
+                if one_each
+                else "The sinusoid misses none, and RoPE one."
+            )
+            principle = "every need but one"
+            why = "whether the model met its codes depends on training"
+        else:
+            names = ("整数位置", "二进制", "可学习位置表", "正弦编码", "RoPE")
+            beyond = "正弦编码和 RoPE 各缺一条，缺的是同一条。"
+            if not one_each:
+                beyond = "正弦编码一条不缺，RoPE 缺一条。"
+            principle = "除一条外"
+            why = "编码见没见过，要看训练"
+        assert [tally.count(name) for name in names] == [1] * len(names), tally
+        assert lines["beyond"] == beyond
+        # the principle once, in the takeaway, and no count or ordinal repeats it
+        assert [b for b, t in lines.items() if principle in t] == ["takeaway"]
+        assert why in lines["takeaway"]
+        assert lookup(lang, "recap", "takeaway") == lines["takeaway"]  # shown as said
+        for beat in ("checklist", "beyond", "takeaway"):
+            assert not any(word in lines[beat].lower() for word in ORDINALS[lang]), beat
+        assert not any(("every box" if lang == "en" else "全部打勾") in t for t in lines.values())
+
+
+@pytest.mark.parametrize("case", list(SWEEP))
+def test_every_recap_line_is_true_at_these_knobs(case):
+    check_recap(SWEEP[case])
+
+
+@settings(max_examples=12, deadline=None)
+@given(params=any_knobs())
+@at_edges
+def test_every_recap_line_is_true_at_any_knobs(params):
+    check_recap(params)
 
 
 def test_zh_sentences_fit_a_breath_at_the_defaults():

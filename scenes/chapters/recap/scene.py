@@ -2,9 +2,9 @@
 
 The table (every scheme down, every need of `pe_math.REQUIREMENTS` across) stands beside a
 picture. Each need gets a beat of its own: its picture moves while it is said, then its
-column is marked for every scheme. Then the rows are counted, and the one need the sinusoid
-and RoPE may miss, codes past the training length that the model has seen, points to the
-long-context chapter.
+column is marked for every scheme. Then the rows are counted, the sinusoid's and RoPE's
+last, with the one need they may miss (codes the model met in training) circled; the
+takeaway says why a formula cannot promise that one.
 """
 
 from __future__ import annotations
@@ -289,10 +289,8 @@ class Recap(LessonScene, layouts=LAYOUTS):
     @staticmethod
     def _lines(params: Params, checks: dict[str, dict[str, bool]], codes: int) -> dict[str, str]:
         """Beat -> which of its narration alternatives holds here."""
-        if params.learned_max_len == 1:
-            rows = "one_row"  # no step from one row to the next, so no map to find
-        else:
-            rows = "few_rows" if checks["learned"]["shift_map"] else "map"
+        # a learned table's fixed map is a fluke of its few rows (one row has no step to map)
+        rows = "few_rows" if checks["learned"]["shift_map"] else "map"
         return {
             "unique": "all" if codes == params.max_len else "some",
             "smooth": "even" if checks["binary"]["smooth"] else "jump",
@@ -822,8 +820,8 @@ class Recap(LessonScene, layouts=LAYOUTS):
         self.counts = counts
 
     def beyond(self) -> None:
-        """The sinusoid and RoPE: every need a formula can promise, and the one that
-        depends on training, which the long-context chapter is about."""
+        """The sinusoid's and RoPE's rows counted, and the one need they may miss (codes
+        met in training, which depends on training) circled in both."""
         self.beat("beyond")
         seen = pm.REQUIREMENTS.index("seen_length")
         cols = len(pm.REQUIREMENTS) + 1
