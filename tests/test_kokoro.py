@@ -109,6 +109,16 @@ def test_a_line_past_the_voices_limit_is_cut_between_syllables_and_loses_nothing
     assert first[-1] in cut_after or second[0] in "ˈˌ"  # a syllable is never cut in two
 
 
+def test_a_negative_decimal_is_read_as_minus_and_its_point():
+    # the English front end read "−0.713" (U+2212) as "minus zero. seven hundred thirteen"
+    engine = voices.engine(kokoro.Kokoro.voices["en"])
+    def unstressed(text: str) -> str:
+        return engine.phonemes(text).replace("ˈ", "").replace("ˌ", "")
+
+    said = unstressed(narration.spoken("from −0.713 to −5", "en"))
+    assert said == unstressed("from minus zero point seven one three to minus five")
+
+
 def test_a_vowel_after_a_nasal_starts_its_own_word_in_mandarin():
     # pinyin's apostrophe (fang'an): run together, jian ai would be heard as jia nai
     assert kokoro.mandarin_phonemes("n 减 m 变大") == "ə→nʨjɛ↓n ai↗mupjɛ↘nta↘."

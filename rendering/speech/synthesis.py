@@ -42,6 +42,7 @@ SPOKEN = {
         ("ω", "omega"),
         ("π", "pi"),
         ("–", " to "),
+        ("−", " minus "),  # the front end reads "−0.7" as "minus zero. seven hundred"
         ("+", " plus "),
         ("/", " over "),
         ("RoPE", "rope"),  # said as the word, as people say it
