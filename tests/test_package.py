@@ -7,6 +7,7 @@ package's player in a frame, as a course platform does.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import shutil
@@ -23,10 +24,11 @@ from lesson import questions
 from render import cli
 from rendering.core import settings
 from rendering.core.manifest import Manifest
-from rendering.publish import lesson, scorm
+from lesson.say import line as caption
+from rendering.publish import lesson, scorm, transcript
 from tests.browser_tools import WAIT, browser_test, chromium, console_errors, static_server
 from tests.test_lesson import render_clips
-from tests.test_presenter import SLUGS, tiny_scenes_for_module
+from tests.test_presenter import SLUGS, expected_beats, tiny_scenes_for_module
 
 pytestmark = pytest.mark.render
 RUNTIME = Path(__file__).resolve().parent / "js" / "node_modules" / "scorm-again" / "dist"
@@ -89,6 +91,11 @@ def test_every_file_the_manifest_lists_is_in_the_zip_and_the_player_launches(sit
     record = Manifest.load(folder).lesson
     assert {"lesson.mp4", *record.captions["vtt"].values()} <= listed
     assert video == (folder / "lesson.mp4").read_bytes()
+    assert 'href="transcript.html"' in player and transcript.HTML in listed
+    with zipfile.ZipFile(package(root, fmt)) as z:
+        text = z.read(transcript.HTML).decode("utf-8")
+    for slug, key, _ in expected_beats(folder):  # every line of the lesson, in the package
+        assert html.escape(caption("zh", slug, key)) in text
     assert "http://" not in player.replace("http://www.w3.org", "") and "https://" not in player
 
 
@@ -108,6 +115,7 @@ def test_a_named_clip_gets_a_package_of_its_own_with_its_question(site):
     assert names == {
         "imsmanifest.xml",
         scorm.PLAYER,
+        transcript.HTML,  # tiny-b's lines only
         entry.file,
         entry.poster,
         *entry.captions["vtt"].values(),

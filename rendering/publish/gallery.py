@@ -27,7 +27,7 @@ from rendering.core.door import command
 from rendering.core.files import atomic_write_text
 from rendering.core.jobs import by_folder
 from rendering.core.manifest import ClipEntry, LessonRecord, Manifest
-from rendering.publish import explorer, presenter
+from rendering.publish import explorer, presenter, transcript
 from rendering.publish.web import (
     GALLERY,
     clock,
@@ -60,6 +60,8 @@ UI = {
         "present_hint": "full window, one beat per key press; ?notes for a second screen",
         "explore": "Explore the encoding",
         "explore_hint": "drag the position, d_model and base; every number comes from pe_math",
+        "transcript": "Transcript",
+        "transcript_hint": "every spoken line, by chapter, with its time",
     },
     "zh": {
         "lesson": "完整课程",
@@ -79,6 +81,8 @@ UI = {
         "present_hint": "全窗口，每按一次键播放一段；加 ?notes 为第二块屏幕显示备注",
         "explore": "探索位置编码",
         "explore_hint": "拖动位置、d_model 和底数；每个数字都来自 pe_math",
+        "transcript": "文字稿",
+        "transcript_hint": "按章节列出每一句旁白和它的时间",
     },
 }
 
@@ -323,6 +327,11 @@ def render_html(manifest: Manifest) -> str:
             f'<p class="meta"><a class="explore" href="{_attr(EXPLORE)}">'
             f"{escape(ui['explore'])} ▸</a> {escape(ui['explore_hint'])}</p>"
         )
+    if (folder / transcript.HTML).is_file():
+        parts.append(
+            f'<p class="meta"><a href="{_attr(transcript.HTML)}">{escape(ui["transcript"])}'
+            f"</a> {escape(ui['transcript_hint'])}</p>"
+        )
     record = manifest.lesson
     if record and (folder / record.file).exists():
         parts.append(_lesson_section(record, lang, ui))
@@ -338,9 +347,12 @@ def render_html(manifest: Manifest) -> str:
 
 
 def write(folder: Path) -> Path:
-    """(Re)write FOLDER/index.html and, beside it, present.html from FOLDER/manifest.json."""
+    """(Re)write FOLDER/index.html and, beside it, present.html and the transcript from
+    FOLDER/manifest.json."""
     path = folder / NAME
-    atomic_write_text(path, render_html(Manifest.load(folder)))
+    manifest = Manifest.load(folder)
+    transcript.write(folder, manifest)
+    atomic_write_text(path, render_html(manifest))
     presenter.write(folder)
     return path
 

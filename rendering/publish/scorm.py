@@ -29,7 +29,7 @@ from rendering.core import formats
 from rendering.core.door import command
 from rendering.core.files import replacing
 from rendering.core.manifest import Manifest, Recorded
-from rendering.publish import presenter, web
+from rendering.publish import presenter, transcript, web
 
 FORMATS = ("scorm12", "scorm2004")
 PLAYER = "player.html"
@@ -49,6 +49,7 @@ UI = {
         "go_on": "Go on",
         "keys": "Space play/pause · →/← next/previous chapter · Home/End · 0–9 chapter · "
         "C subtitles · F fullscreen",
+        "transcript": "Transcript (opens a new tab)",
     },
     "zh": {
         "chapters": "章节",
@@ -62,6 +63,7 @@ UI = {
         "answer": "答案：",
         "go_on": "继续",
         "keys": "空格 播放/暂停 · →/← 下一章/上一章 · Home/End · 0–9 章节 · C 字幕 · F 全屏",
+        "transcript": "文字稿（在新标签页打开）",
     },
 }
 LABELS = {"zh": "中文", "en": "English"}
@@ -167,13 +169,17 @@ def build(folder: Path, fmt: str, out_dir: Path, slug: str | None = None) -> Pat
     shown = {c["slug"] for c in contents.chapters}
     asked = {k: v for k, v in presenter.chapter_questions(manifest).items() if k in shown}
     player = player_html(folder, contents, lang, fmt, asked)
-    files = [PLAYER, *media]
+    _, text = transcript.pages(
+        lang, [presenter.timeline(folder, slug or presenter.LESSON, manifest)]
+    )
+    files = [PLAYER, transcript.HTML, *media]
     target = out_dir / package_name(folder, fmt, contents)
     check_target(target)
     with replacing(target, suffix=".zip") as tmp:
         with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
             z.writestr("imsmanifest.xml", manifest_xml(fmt, contents.title, files))
             z.writestr(PLAYER, player)
+            z.writestr(transcript.HTML, text)
             for name in media:
                 add_media(z, folder, name)
     return target
