@@ -37,6 +37,7 @@ KNOBS = {
     "t5_bidirectional": st.booleans(),
     "train_len": st.sampled_from([16, 1024, 4096, 8192, 32768]),
     "rope_head_dim": st.sampled_from([8, 64, 128, 512]),
+    "rope_shift": st.one_of(st.sampled_from([-2, -1, 0, 1]), st.integers(-2, 100_000)),
 }
 
 
