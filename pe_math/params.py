@@ -509,9 +509,14 @@ def _check_word_vectors(p: Params) -> None:
         p.word_b,
         f"must have the same length as word_a ({len(p.word_a)})",
     )
-    _require(
-        any(p.word_a) and any(p.word_b), "word_a", p.word_a, "word vectors must not be all zero"
-    )
+    for name in ("word_a", "word_b"):  # a length that squares to nothing has no direction
+        vector = getattr(p, name)
+        _require(
+            math.hypot(*vector) ** 2 > 1e-12,
+            name,
+            vector,
+            "a word vector needs a length above 1e-6 (not all zero)",
+        )
 
 
 def _check_finite_and_bounded(p: Params) -> None:

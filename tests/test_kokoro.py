@@ -112,6 +112,7 @@ def test_a_line_past_the_voices_limit_is_cut_between_syllables_and_loses_nothing
 def test_a_negative_decimal_is_read_as_minus_and_its_point():
     # the English front end read "−0.713" (U+2212) as "minus zero. seven hundred thirteen"
     engine = voices.engine(kokoro.Kokoro.voices["en"])
+
     def unstressed(text: str) -> str:
         return engine.phonemes(text).replace("ˈ", "").replace("ˌ", "")
 

@@ -21,10 +21,10 @@ from click.testing import CliRunner
 
 from lesson import catalogue as catalogue_mod
 from lesson import questions
+from lesson.say import line as caption
 from render import cli
 from rendering.core import settings
 from rendering.core.manifest import Manifest
-from lesson.say import line as caption
 from rendering.publish import lesson, scorm, transcript
 from tests.browser_tools import WAIT, browser_test, chromium, console_errors, static_server
 from tests.test_lesson import render_clips

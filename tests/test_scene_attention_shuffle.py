@@ -354,7 +354,7 @@ def test_tokens_all_alike_leak_nothing_even_under_the_mask_and_the_line_says_so(
 LANGS = ("en", "zh")
 BLIND = {"en": "cannot see order", "zh": "看不出词序"}
 RECURRENT = {"en": "recurrent network", "zh": "循环网络"}
-EQUIVARIANT = {"en": "permutation-equivariant", "zh": "置换等变"}
+EQUIVARIANT = {"en": "permutation-equivariant", "zh": "输出只跟着换"}
 
 
 def by_hand(X: np.ndarray, seed: int, scale: float) -> np.ndarray:
@@ -407,7 +407,8 @@ def test_the_moved_tokens_output_agrees_in_every_digit_at_any_inputs(params):
     assert "agrees in every digit" in en and "每一位都相同" in zh
     # ... and the sentence's length, as show_tokens says it
     en, zh = (caption(lang, AttentionShuffle.slug, "show_tokens", params) for lang in LANGS)
-    assert f"A sentence of {len(X)} words" in en and f"一句话，{len(X)} 个词" in zh
+    assert f"A sentence of {len(X)} words" in en and f"一句话，{len(X)} 个词元" in zh
+    assert "个词，" not in zh  # one word for a token in one sentence: 词元, not 词 and 词元
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -433,13 +434,57 @@ def test_the_needs_come_with_their_reasons_and_the_last_is_told_honestly(lang):
     # (the original paper found them about even, as the variants chapter tells)
     needs = caption(lang, AttentionShuffle.slug, "requirements")
     if lang == "en":
-        assert "Ideally, one fixed linear map" in needs
+        # a map between codes, not between positions: the code of p to the code of p + k
+        assert "ideally, one fixed linear map from the code of p to the code of p plus k" in needs
         assert "so looking k words back is learned once, everywhere" in needs
         assert "a formula adds no parameters, though learned rows can score as well" in needs
     else:
-        assert "最好有一个固定的线性映射" in needs and "学一次就处处适用" in needs
-        assert "公式不带参数，不过学出来的位置表效果也差不多" in needs
+        assert "最好有个固定的线性映射，把 p 的编码变成 p 加 k 的编码" in needs
+        assert "学一次处处适用" in needs
+        assert "公式不带参数，不过学出的位置表效果相当" in needs
     # the words the old line used for it belong to the fifth need, a code at any length
     assert "training stopped" not in needs and "训练长度" not in needs
     params = Params()
     assert pm.verdict("sinusoid", params).parameters == 0 < pm.verdict("learned", params).parameters
+
+
+NEEDS = ["unique", "bounded", "smooth", "shift_map", "any_length", "seen_length", "no_training"]
+ORDINALS = {
+    "en": ["First", "Second", "Third", "Fourth", "Fifth", "sixth", "Seventh"],
+    "zh": ["第一", "第二", "第三", "第四", "第五", "第六", "第七"],
+}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_needs_are_numbered_as_later_chapters_call_them(lang):
+    # clock-hands says "need one", similarity "need three", long-context "the sixth need":
+    # the list says each number as it names the need, in the order of pe_math's checks
+    from lesson.catalogue import catalogue
+
+    raw = catalogue(lang, AttentionShuffle.slug)["say"]["requirements"]
+    assert list(pm.verdict("sinusoid", Params()).checks) == NEEDS
+    cues = [raw.index(f"@{need}") for need in NEEDS]
+    assert cues == sorted(cues)
+    for need, ordinal in zip(NEEDS, ORDINALS[lang], strict=True):
+        after = raw[raw.index(f"@{need}") + len(need) + 1 :].lstrip()
+        assert after.startswith(ordinal), (need, after[:20])
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_order_must_be_supplied_even_with_a_mask_and_the_paper_is_named_alike(lang):
+    # say.inject_position: without a mask attention has no order; with one, only the count
+    # of keys it sees (a faint hint): decoder-only models need a position code too
+    said = caption(lang, AttentionShuffle.slug, "inject_position")
+    if lang == "en":
+        assert said.startswith("Order must be supplied: without a causal mask there is none")
+        assert "a mask's count is a faint hint of place" in said
+        assert "its original paper adds a position vector" in said
+    else:
+        assert said.startswith("所以顺序得另外提供：没有掩码就分不出先后")
+        assert "有掩码也只靠计数略知位置" in said
+        assert "原论文便给词嵌入加上位置向量" in said
+    assert "Attention Is All You Need" not in said  # a Latin title the zh voice reads poorly
+    # under the mask the swap does change the outputs, but only through what each slot sees
+    n = AttentionShuffle.numbers(Params())
+    assert n.masked_error > LEAK_TOLERANCE > n.equivariance_error
+    assert n.keys_seen == list(range(1, len(n.order) + 1))

@@ -148,7 +148,9 @@ def test_the_verdict_follows_the_distances_at_every_bit_count(n_bits):
     assert "根号" not in verdict[1] and "最长" not in verdict[1] and "倍" not in verdict[1]
     if np.ptp(steps) < 1e-12:  # one bit: a single step, 0 → 1
         assert n_bits == 1 and steps.size == 1
-        assert "every step has the same length" in distances[0] and "一样长" in distances[1]
+        # one bit counts 0, 1: a single step, so nothing "every step" could be said of
+        assert "only one step: it flips that bit" in distances[0]
+        assert "只有一步：翻转这一位" in distances[1] and "every step" not in distances[0]
         assert "layered is good news" not in verdict[0] and "分层是好消息" not in verdict[1]
         assert "single layer" in verdict[0] and "只有一层" in verdict[1]
         assert "no cliff" in verdict[0] and "谈不上陡跳" in verdict[1]
@@ -156,13 +158,18 @@ def test_the_verdict_follows_the_distances_at_every_bit_count(n_bits):
     cliff = 2 ** (n_bits - 1)
     assert np.argmax(steps) == cliff - 1 and np.sum(steps == steps.max()) == 1
     assert steps[cliff - 1] / steps[0] == pytest.approx(np.sqrt(n_bits))
-    assert np.sum(steps == 1.0) > steps.size / 2  # most steps change a single bit
+    # "every other step changes one bit": the steps from an even p flip bit 0 alone, the
+    # steps from an odd p carry and flip more (the first step, and the last, flip one)
+    flips = np.abs(np.diff(codes, axis=0)).sum(axis=1)
+    np.testing.assert_array_equal(flips[0::2], 1)
+    assert np.all(flips[1::2] > 1)
     assert np.linalg.norm(codes[cliff] - codes[0]) == 1.0  # one bit from position 0
     assert cliff == len(codes) // 2  # ... though half the count away from it
     # position cliff + 1 lies further from cliff − 1 than the cliff does, its code nearer
     assert np.linalg.norm(codes[cliff + 1] - codes[cliff - 1]) < steps[cliff - 1]
     assert "at the cliff every bit flips" in distances[0] and "所有位一齐翻转" in distances[1]
-    assert "Most steps change one bit" in distances[0] and "多数步子只改一位" in distances[1]
+    assert "Every other step changes one bit" in distances[0]
+    assert "隔一步就有一步只改一位" in distances[1] and "多数" not in distances[1]
     assert "half the count away, lies a single bit from position zero" in verdict[0]
     assert "离 0 已数过一半，编码却和位置 0 只差一位" in verdict[1]
     assert "layered is good news" in verdict[0] and "分层是好消息" in verdict[1]
@@ -215,7 +222,7 @@ def test_the_takeaway_bounded_and_unique_until_the_codes_start_over(params):
 @example(params=Params(n_bits=2))
 @example(params=Params(n_bits=16))
 def test_the_rhythm_and_the_cliff_say_what_the_count_shows(params):
-    # say.rhythm: bit i flips every 2^i steps (one bit, counted 0 and 1: one flip, one
+    # say.rhythm: bit i flips every 2 to the power i steps (one bit, counted 0 and 1: one flip, one
     # period); say.cliff: halfway up, where the top bit first switches on, every bit flips
     # at once and that step is longer than the first (one bit: its only step, no cliff)
     n = params.n_bits
@@ -229,13 +236,14 @@ def test_the_rhythm_and_the_cliff_say_what_the_count_shows(params):
         assert "one period" in rhythm[0] and "只画出一个波长" in rhythm[1]
         assert "each bit draws" not in rhythm[0] and "每一位都画出" not in rhythm[1]
         assert "no cliff" in cliff[0] and "没有陡跳" in cliff[1]
-        assert "every bit flips at the same instant" not in cliff[0]
+        assert "every bit flips at once" not in cliff[0]
         return
     half = 2 ** (n - 1)
     assert codes[half, n - 1] == 1 and not codes[:half, n - 1].any()
     assert np.all(codes[half] != codes[half - 1]) and steps[half - 1] > steps[0]
-    assert "bit i flips every 2^i steps" in rhythm[0] and "每隔 2^i 步翻转" in rhythm[1]
-    assert "a cliff" in cliff[0] and "所有位在同一刻全部翻转" in cliff[1]
+    assert "bit i flips every 2 to the power i steps" in rhythm[0]
+    assert "每隔 2 的 i 次方步翻转" in rhythm[1] and "^" not in rhythm[0] + rhythm[1]
+    assert "every bit flips at once: a cliff" in cliff[0] and "所有位同时翻转" in cliff[1]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

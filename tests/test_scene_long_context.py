@@ -178,6 +178,24 @@ def test_llama3_keeps_short_turns_divides_long_ones_and_mixes_between(case):
     assert np.all((rise[between] >= -1e-12) & (rise[between] <= math.log10(n.factor) + 1e-12))
 
 
+@settings(max_examples=30, deadline=None)
+@given(params=any_knobs())
+@examples_at([{"train_len": 16, "target_len": 32}, {"train_len": 24, "target_len": 48}])
+def test_llama3_says_short_turns_are_kept_only_where_one_is(params):
+    # say.llama3: Llama 3.1 keeps the pairs whose turn is shorter than a quarter of the
+    # training length; a short training length leaves none (the fastest pair's turn is 2π
+    # positions), and then the line says so instead of "Shorter turns are kept"
+    theta = params.rope_base ** (-np.arange(0, params.rope_head_dim, 2) / params.rope_head_dim)
+    kept = int(np.sum(2 * np.pi / theta < params.train_len / 4))
+    assert LongContext.numbers(params).llama_kept == kept
+    en, zh = (say.line(lang, SLUG, "llama3", params) for lang in ("en", "zh"))
+    assert (
+        ("Shorter turns are kept" in en) == ("不到训练长度四分之一的照旧，超过" in zh) == (kept > 0)
+    )
+    assert ("none is kept" in en) == ("这里一对也没有" in zh) == (kept == 0)
+    assert "一圈短的保留" not in zh
+
+
 def test_released_configs_are_kept_with_their_sources_and_the_claims_hold():
     n = LongContext.numbers(Params())
     by_model = {c["model"]: c for c in n.configs}
@@ -203,7 +221,10 @@ def test_released_configs_are_kept_with_their_sources_and_the_claims_hold():
         for model in ("Llama 2", "Code Llama", "Llama 3.1", "gpt-oss", "DeepSeek-V3"):
             assert model in line["configs"], (lang, model)
         assert "GPT-OSS" not in line["configs"]
-        stretch = {"en": "scales by 8 yet reads 16 times further", "zh": "倍数为 8，却读长 16 倍"}
+        stretch = {
+            "en": "scales by 8 yet reads 16 times further",
+            "zh": "倍数为 8，上下文却长了 16 倍",
+        }
         assert stretch[lang] in line["configs"]
         assert "Llama 3 " not in line["llama3"] + line["configs"]  # the rule came with 3.1
         assert "Llama 3.1" in ui(lang, "rule_llama3")
@@ -278,7 +299,7 @@ def test_a_narrow_head_counts_its_pairs_and_names_the_angle_it_passes(lang):
         assert "all the way round" in line["unseen"] and "most" not in line["unseen"]
         assert not re.search(r"\b1 pairs\b", " ".join(line.values()))
     else:
-        assert "线上 1 对一圈也没转完" in line["ladder"] and "，1 对居中" in line["yarn"]
+        assert "线上 1 对没转满" in line["ladder"] and "，1 对居中" in line["yarn"]
         assert "只转过 235 度" in line["unseen"] and "从训练停下的角度到转满一圈" in line["unseen"]
 
 
@@ -461,7 +482,7 @@ def check_lines(p: Params) -> None:
     # the chapter is the story of the need "seen in training": said plainly, with its
     # place on the list, once in the chapter and in both languages
     assert unseen.endswith("this chapter is about the sixth need, codes seen in training.")
-    assert zh["unseen"].endswith("本节就讲第六条：训练中见过。")
+    assert zh["unseen"].endswith("本节讲第六条：训练中见过。")
     for lines, need in ((en, "sixth need"), (zh, "第六条")):
         assert [beat for beat, text in lines.items() if need in text] == ["unseen"]
 
@@ -498,7 +519,7 @@ def check_lines(p: Params) -> None:
     if f"{temperature:.2f}" != "1.00":
         said = "every score by its square, to sharpen it again; the factor is empirical."
         assert f"So YaRN scales cos and sin by {said_t}, {said}" in en["yarn"]
-        said = "分数就乘上它的平方，注意力重新集中；系数是经验值。"
+        said = "分数乘上它的平方，注意力重新集中；系数是经验值。"
         assert f"所以 cos 和 sin 再乘 {said_t}，{said}" in zh["yarn"]
     else:
         assert f"here by {said_t}: too near 1 to change the scores." in en["yarn"]

@@ -244,7 +244,8 @@ def test_every_value_lies_in_minus_one_to_one(case):
 
 
 def test_the_extremes_are_about_minus_one_and_exactly_one():
-    # say.range: "the smallest entry is about minus one, the largest exactly one"
+    # the table's corners: the largest exactly one, the smallest just above minus one
+    # (-0.99999999, which would round to "-1": say.range names no smallest value)
     nums = PeHeatmap.numbers(DEFAULTS)
     assert nums.value_max == 1.0  # cos(0) at position 0
     assert -1.0 < nums.value_min < -0.9999
@@ -253,8 +254,8 @@ def test_the_extremes_are_about_minus_one_and_exactly_one():
 
 
 def test_first_steps_run_from_nearly_a_unit_to_far_below_a_hundredth():
-    # say.movement at the defaults: 0.84 for the fastest dim down to less than 0.01 for the
-    # slowest, across enough powers of ten to need a log scale
+    # say.movement at the defaults: 0.84 for the fastest dim down to about 1e-8 for the
+    # slowest ("almost nothing"), across enough powers of ten to need a log scale
     steps = np.abs(pe(DEFAULTS, [1])[0] - pe(DEFAULTS, [0])[0])
     assert steps.max() == pytest.approx(np.sin(1.0)) and steps.max() > 0.8
     assert steps[[62, 63]].max() < 1e-3
@@ -264,8 +265,9 @@ def test_first_steps_run_from_nearly_a_unit_to_far_below_a_hundredth():
     nums = PeHeatmap.numbers(DEFAULTS)
     assert 10.0 ** nums.step_decades[-1] <= steps.min() and nums.step_decades[0] == 0
     en, zh = said("movement", DEFAULTS)
-    assert "the fastest dim moves 0.84, the slowest less than 0.01" in en
-    assert "最快的一维变 0.84，最慢的一维变不到 0.01" in zh
+    assert steps.min() < 1e-7
+    assert "the fastest dim moves 0.84, the slowest almost nothing" in en
+    assert "最快的一维变 0.84，最慢的一维几乎不动" in zh
 
 
 def test_a_large_base_keeps_the_slowest_hand_from_lapping_a_long_text():
@@ -287,8 +289,11 @@ def test_a_large_base_keeps_the_slowest_hand_from_lapping_a_long_text():
 
 def test_why_ten_thousand_is_answered_by_the_slowest_lap_at_two_bases():
     en, zh = said("base", DEFAULTS)
-    assert en.startswith("Why did the original paper pick ten thousand?")
-    assert zh.startswith("那原论文为什么选底数一万？")
+    # the paper gives no reason for its base: the line says so, then shows the trade-off
+    assert en.startswith("The original paper chose ten thousand without saying why.")
+    assert "Here is the trade-off. At base 10,000" in en
+    assert zh.startswith("原论文选了一万，却没说为什么。来看其中的取舍：底数 10000")
+    assert "Why did" not in en and "为什么选" not in zh
     assert "47,117 positions a lap" in en and "turns 0.0217 laps" in en
     assert "at base 100 it would turn 1.88 laps" in en
     assert "47117 个位置" in zh and "转 0.0217 圈" in zh and "则转 1.88 圈" in zh
@@ -393,15 +398,16 @@ def test_the_matrix_line_says_its_width_and_never_that_it_grew(params):
 
 @oracle
 def test_the_range_answers_need_two_once_at_any_position_and_base(params):
-    # say.range: the smallest entry as it is, the largest exactly one (cos 0 at position 0),
-    # and every entry, a sine or a cosine, stays in [−1, 1] wherever the position and the
-    # base: checked far past the table and at both ends of the base's range
+    # say.range: every entry, a sine or a cosine, stays in [−1, 1] wherever the position
+    # and the base (checked far past the table and at both ends of the base's range), and
+    # the largest is exactly one (cos 0 at position 0); no smallest value is named, for
+    # -0.99999999 would be said "-1", and a short table's least is far from it
     n = min(params.max_len, MAX_POSITIONS)
     table = pe(params, np.arange(n))
     en, zh = said("range", params)
-    for lang, text in (("en", en), ("zh", zh)):
-        assert spoken(lang, table.min(), ".2g") in text, text
-    assert table.max() == 1.0 and "largest exactly one" in en and "最大的恰好是一" in zh
+    assert -1.0 <= table.min() and table.max() == 1.0
+    assert "the largest is exactly one" in en and "最大的恰好是一" in zh
+    assert not re.search(r"\d", en + zh) and "smallest" not in en and "最小" not in zh
     for base in (params.base, 1.01, 1e9):
         far = pe(params.replace(base=base), np.arange(0, 100_000, 97))
         assert np.abs(far).max() <= 1.0
@@ -423,8 +429,12 @@ def test_movement_gives_the_biggest_and_the_smallest_first_step(params):
         assert column(int(steps.argmin()), d, layout)[0] == d // 2 - 1
     en, zh = said("movement", params)
     assert "thousandth" not in en and "whole unit" not in en and "千分之一" not in zh
+    tiny = d > 2 and smallest < 1e-3  # a thousandth of a step: "almost nothing"
     for lang, text in (("en", en), ("zh", zh)):
-        assert spoken(lang, biggest, ".2f") in text and spoken(lang, smallest, ".2f") in text
+        assert spoken(lang, biggest, ".2f") in text
+        nothing = ("the slowest almost nothing" if lang == "en" else "最慢的一维几乎不动") in text
+        assert nothing == tiny, text
+        assert (spoken(lang, smallest, ".2f") in text) != tiny, text
         one = "single pair" if lang == "en" else "只有一对"
         assert (one in text) == (d == 2), text
         assert (("fastest dim" if lang == "en" else "最快的一维") in text) == (d > 2), text
@@ -486,3 +496,14 @@ def test_the_chapter_s_zh_has_no_doubled_particles():
 def all_alternatives(lang: str) -> list[str]:
     lines = catalogue(lang, PeHeatmap.slug)["say"].values()
     return [t for node in lines for t in (node.values() if isinstance(node, dict) else [node])]
+
+
+def test_the_chapter_picks_up_need_two_and_hands_over_need_four_as_a_map_between_codes():
+    # similarity's bridge asks whether the values stay in one range: the table answers it;
+    # the bridge names need four, a map from the code of p to the code of p + k
+    assert line("en", "similarity", "bridge", DEFAULTS).endswith("however long the text?")
+    en, zh = said("matrix", DEFAULTS)
+    assert en.startswith("To check, here is the whole table") and zh.startswith("来验证一下：")
+    en, zh = said("bridge", DEFAULTS)
+    assert en == "Next, need four: one fixed linear map from the code of p to the code of p plus k."
+    assert zh.startswith("接着看第四条：") and "把 p 的编码变成 p 加 k 的编码" in zh

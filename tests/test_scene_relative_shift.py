@@ -405,13 +405,14 @@ def test_the_dot_product_is_the_same_at_every_p_shown_and_blind_to_the_sign_at_a
     assert "每个 p 上都一样" in zh and "k 和负 k 的分数也一样" in zh
 
 
-def test_the_takeaway_leaves_codes_seen_in_training_to_the_long_context_chapter():
-    # said once, in long-context: the takeaway only points there, and the rotation line
-    # leaves how RoPE turns q and k to rope-rotation
+def test_the_takeaway_leaves_codes_seen_in_training_to_the_last_two_chapters():
+    # long-context covers RoPE only and the recap gives the sinusoid's verdict: the takeaway
+    # points at both, and the rotation line leaves how RoPE turns q and k to rope-rotation
     en, zh = (caption(lang, RelativeShift.slug, "takeaway") for lang in ("en", "zh"))
     assert "slowest" not in en and "最慢" not in zh
-    assert "chapter on longer texts" in en and "讲长文本的那一节" in zh
-    assert "original paper only hypothesised" in en and "原论文只是推测" in zh
+    assert "last two chapters" in en and "最后两节" in zh
+    assert "chapter on longer texts" not in en and "讲长文本的那一节" not in zh
+    assert "original paper only hypothesised" in en and "原论文只是推测：" in zh
     for lang in ("en", "zh"):
         rotation = caption(lang, RelativeShift.slug, "rotation")
         assert not any(w in rotation for w in ("query", "pair by pair", "查询", "一对一对"))

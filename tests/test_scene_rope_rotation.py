@@ -274,11 +274,14 @@ def test_narration_names_the_direction(lang):
         assert "counter-clockwise" in say["dials"]
         assert "opposite to the clock hands" in say["dials"]
         assert "like the clocks" not in say["dials"]
+        assert "sees only the gap" not in say["dials"]  # said once, in the formula beat
         assert "opens" not in say["gap"]  # at other knobs the angle can close
     else:
         assert "逆时针" in say["plane"] and "坐标轴和前面的时钟相同" in say["plane"]
         assert (
-            "逆时针" in say["dials"] and "顺时针" in say["dials"] and "只看位置差" in say["dials"]
+            "逆时针" in say["dials"]
+            and "顺时针" in say["dials"]
+            and "只看位置差" not in say["dials"]
         )
         assert "和前面的时钟一样" not in say["dials"]
         assert "张开" not in say["gap"]
@@ -332,6 +335,13 @@ def test_the_new_lines_hold_at_every_knob(case, lang):
     differ = shown(plus) != shown(minus)
     assert nums.lines["sign"] == ("differ" if differ else "alike")
     assert shown(plus) in say["sign"] and fmt(-gap, 0) in say["sign"]
+    # the offset flips from what it was to its negative: both are said
+    flips = (
+        f"flips from {fmt(gap, 0)} to {fmt(-gap, 0)}"
+        if lang == "en"
+        else (f"位置差从 {fmt(gap, 0)} 变成 {fmt(-gap, 0)}")
+    )
+    assert flips in say["sign"]
     assert not differ or shown(minus) in say["sign"]
     # the sinusoid's dot product is the same for both signs: said in relative-shift, so
     # here the line only names it
@@ -347,11 +357,13 @@ def test_the_new_lines_hold_at_every_knob(case, lang):
     # won: the long-context chapter by name (its number is only on screen), and rescaling
     # is not the whole fix
     assert ("chapter on longer texts" if lang == "en" else "讲长文本的那一节") in say["won"]
-    assert ("further training" if lang == "en" else "再稍加训练") in say["won"]
-    # formula: turning q by m and k by n scores as turning only k by n − m, in zh too
-    assert ("turning only k, by n minus m" if lang == "en" else "只把 k 转过 n 减 m") in say[
+    assert ("a little more training" if lang == "en" else "再稍加训练") in say["won"]
+    # formula: turning q by m and k by n scores as turning only the key by n − m, in zh too
+    # (named as the key: k still meant the offset until the sign beat says otherwise)
+    assert ("turning only the key, by n minus m" if lang == "en" else "只把键转过 n 减 m") in say[
         "formula"
     ]
+    assert "分数和" not in say["formula"]
 
 
 @pytest.mark.parametrize("case", list(SWEEP))

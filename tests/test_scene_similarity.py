@@ -558,7 +558,28 @@ def test_need_three_is_answered_first_by_equal_steps_where_binary_jumps(params):
     else:
         assert flips == [1] and "single bit" in en and "只有一位" in zh
     en, zh = said("takeaway", params)
-    assert en.startswith("Need three, smooth: met") and zh.startswith("第三条，平滑：满足")
+    assert en.startswith("Need three, smooth: met") and zh.startswith("第三条，平稳：满足")
+
+
+def test_the_needs_are_named_as_the_shared_list_names_them():
+    # the takeaway names need three by its short name in common.toml (平稳, not 平滑), and
+    # the bridge goes back to need two, pe-heatmap's, while four to seven are still open
+    import tomllib
+    from pathlib import Path
+
+    from lesson.say import line
+
+    for lang, smooth in (("en", "smooth"), ("zh", "平稳")):
+        common = Path(__file__).parents[1] / "scenes" / "captions" / lang / "common.toml"
+        short = tomllib.loads(common.read_text(encoding="utf-8"))["ui"]
+        assert short["short_smooth"] == smooth
+    for params in (Params(), Params(max_len=4)):
+        en, zh = said("takeaway", params)
+        assert "smooth" in en and "平稳" in zh and "平滑" not in zh
+    en, zh = said("bridge", Params())
+    assert en.startswith("Back to need two:") and zh.startswith("回到第二条：")
+    assert "is left" not in en and "还剩" not in zh
+    assert line("en", "pe-heatmap", "takeaway", Params()).startswith("Need two, bounded")
 
 
 def test_the_caveat_asks_whether_similarity_falls_steadily():

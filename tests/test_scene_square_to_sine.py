@@ -196,7 +196,7 @@ def test_numbers_follow_base_width_and_bits():
 
 @pytest.mark.parametrize("params", [Params(), Params(d_model=512), Params(base=100.0, d_model=16)])
 def test_the_ladder_says_what_really_changes_and_both_reasons_in_both_languages(params):
-    """say.ladder: halving is a fixed factor too (2); PE's factor is base^(2/d), so the rungs
+    """say.ladder: halving is a fixed factor (2); PE's factor is base^(2/d), so the rungs
     run from 1 towards 1/base at any width; a wide model's last pairs would freeze under
     halving. What a larger base buys (longer texts) is pe-heatmap's to say, not this line's."""
     from lesson.say import line
@@ -209,10 +209,35 @@ def test_the_ladder_says_what_really_changes_and_both_reasons_in_both_languages(
     assert omega[0] == 1 and 1 / params.base < omega[-1] < 1 / params.base * factor * 1.0001
     assert np.pi * 2.0**-255 < 1e-70  # halving over the paper's 256 pairs: frozen
     en, zh = (line(lang, "square-to-sine", "ladder", params) for lang in ("en", "zh"))
-    assert "Halving is a fixed factor too" in en and f"{factor:.3g} from one pair" in en
+    assert "Halving is a fixed factor, but" in en and f"{factor:.3g} from one pair" in en
+    assert "too" not in en.split("@ladder")[0]  # no other factor has been named yet
     assert "towards one over the base" in en and "frozen" in en and "longer texts" not in en
-    assert "减半也是固定倍数" in zh and f"慢 {factor:.3g} 倍" in zh
+    assert "减半是固定倍数" in zh and "也是" not in zh and f"慢 {factor:.3g} 倍" in zh
     assert "底数分之一" in zh and "几乎不动" in zh and "更长的文本" not in zh
+
+
+@settings(max_examples=40, deadline=None)
+@given(params=knob_sets())
+@example(params=Params(variant="t2t"))  # the slowest rung is exactly one over the base
+@example(params=Params(variant="t2t", d_model=4))
+@example(params=Params(d_model=4, base=2.0))
+def test_the_rungs_fall_towards_one_over_the_base_and_never_lower(params):
+    """The ladder line says the rungs fall from one towards 1/base, never lower, in both
+    languages alike: true for the paper's exponent (the slowest rung stays above 1/base) and
+    for t2t's (it lands on 1/base exactly), so neither language may say it stops there."""
+    from lesson.say import line
+
+    omega = pm.frequencies(params.d_model, params.base, params.variant)
+    en, zh = (line(lang, "square-to-sine", "ladder", params) for lang in ("en", "zh"))
+    if len(omega) == 1:
+        assert "one over the base" not in en and "底数分之一" not in zh
+        return
+    assert omega[0] == 1 and np.all(np.diff(omega) < 0)
+    assert omega[-1] >= (1 / params.base) * (1 - 1e-12)
+    exact = bool(np.isclose(omega[-1], 1 / params.base, rtol=1e-9, atol=0))
+    assert exact == (params.variant == "t2t")
+    assert "towards one over the base, never lower" in en
+    assert "往底数分之一降，不会更低" in zh and "为止" not in zh
 
 
 def test_with_one_pair_the_ladder_line_claims_nothing_of_the_base():
@@ -309,7 +334,7 @@ def test_the_build_says_nothing_the_tests_after_it_say():
 
     for params in (Params(), Params(d_model=2), Params(base=1.01, d_model=4096)):
         en, zh = said("tidy", params)
-        assert "four over pi" in en and "4/π" in zh
+        assert "four over pi" in en and "π 分之四" in zh and "4/π" not in zh
         assert "minus one" not in en and "负一" not in zh
         for beat in ("ladder", "heatmap", "takeaway"):
             en, zh = said(beat, params)

@@ -151,25 +151,32 @@ class ClockHands(LessonScene, layouts=LAYOUTS):
             pm.adjacent_distances(pm.sinusoidal([0, 1], d, base, layout, variant))[0]
         )
         # is the two positions' distance within one neighbour step ("small"), or beyond it?
-        size = "small" if pe_distance < step_distance else "large"
+        # Judged as said, to two places: equal-looking values are never called smaller.
+        size = "small" if round(pe_distance, 2) < round(step_distance, 2) else "large"
         hands = "many" if d > 2 else "one"
         fast_distance = float(pm.adjacent_distances(np.stack([tips_a[0], tips_b[0]]))[0])
         # with several hands: do the slower ones move the code much beyond the fast hand's miss?
         adds = "little" if pe_distance < ADDS_LITTLE * fast_distance else "adds"
         fingerprint = f"{hands}_{adds}_{size}" if hands == "many" else f"{hands}_{size}"
-        # the fastest hand nearly repeats only when the two positions sit whole laps apart
-        repeat = "same" if a == b else "near" if near_miss else "far"
+        # the fastest hand nearly repeats only when the two positions sit whole laps apart:
+        # "nearly" that many laps when it stops short of them, "just over" when it passes
+        fast_turn = abs(b - a) * float(pm.frequencies(d, base, variant)[0])
+        fast_laps = round(fast_turn / (2 * np.pi))
+        short = fast_turn < 2 * np.pi * fast_laps
+        repeat = "same" if a == b else ("near" if short else "past") if near_miss else "far"
+        # the verdict leans on a hand coming round only where the demo showed one come round
+        takeaway = "lapped" if hands == "many" and near_miss and a != b else hands
         slowest_period = float(pm.periods(d, base, variant)[-1])
         return ClockHandsNumbers(
             fast_gap_deg=fast_gap,
-            fast_laps=round(abs(b - a) / (2 * np.pi)),
+            fast_laps=fast_laps,
             slowest_period=said_like_table(slowest_period),
             lines={
                 "periods": hands,
                 "repeat": repeat,
                 "fingerprint": "same" if a == b else fingerprint,
                 "tick": hands,
-                "takeaway": hands,
+                "takeaway": takeaway,
             },
             d_model=d,
             n_clocks=d // 2,

@@ -253,6 +253,8 @@ class LongContext(LessonScene, layouts=LAYOUTS):
                 # so little crowding that the fastest pair's step reads the same
                 "pi": "crowd" if f"{step['pi']:.1f}" != f"{step['rope']:.1f}" else "slight",
                 "ntk": "some" if unseen["ntk"] else "none",
+                # a short training length can leave no pair turning within a quarter of it
+                "llama3": "some" if int(np.sum(waves["rope"] < short)) else "none",
                 # with no pair past beta_fast turns, YaRN's ramp starts at the fastest pair
                 # ... and a temperature that rounds to 1 sharpens nothing
                 "yarn": ("all" if fast_turns > YARN_FAST else "short") + ("_flat" if flat else ""),

@@ -62,6 +62,7 @@ MAX_POSITIONS = 256  # heat-map columns: past these a column is under a pixel wi
 MAX_DIMS = 256  # heat-map rows; a wider model shows every s-th dim plus the chosen ones
 LOG_TICKS = 4  # at most this many decade labels under the bars
 DIGITS = 2  # decimals of the table's min and max, and of a curve's range
+TINY_STEP = 1e-3  # a first step below this is "almost nothing" beside the fastest, about 0.84
 GAP = 0.4
 SWEEP = 4.0  # seconds for the slowest hands to run through the text
 
@@ -229,7 +230,9 @@ class PeHeatmap(LessonScene, layouts=LAYOUTS):
         return PeHeatmapNumbers(
             paper_width=PAPER_WIDTH,
             lines={
-                "movement": one_pair,
+                # the slowest dim's first step said as "almost nothing" when under a thousandth
+                # (about 1e-8 at the defaults), rather than "less than 0.01"
+                "movement": "tiny" if d > 2 and steps.min() < TINY_STEP else one_pair,
                 "base": one_pair,
             },
             max_len=params.max_len,

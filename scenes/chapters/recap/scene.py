@@ -9,6 +9,7 @@ takeaway says why a formula cannot promise that one.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -154,7 +155,42 @@ class RecapNumbers:
     checks: dict[str, dict[str, bool]]  # scheme → requirement → met
     misses: dict[str, int]  # scheme → requirements missed
     met_by: dict[str, int] = field(default_factory=dict)  # requirement → schemes that meet it
+    tally: dict[str, Tally] = field(default_factory=dict)  # the same counts, as said
     lines: dict[str, str] = field(default_factory=dict)  # beat → the alternative made true
+
+
+EN_COUNTS = ("none", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+ZH_COUNTS = ("零", "一", "两", "三", "四", "五", "六", "七", "八", "九")
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@dataclass(frozen=True)
+class Tally:
+    """How many of the schemes meet one need, said by the count as a teacher says it. Its
+    slot gives four forms, `{n.tally[need]:none|one|some|all}`: nothing meets it, only one,
+    some, every one. In the `some` form `#` stands for the count in words, Chinese where
+    the form is Chinese ("四"), English otherwise ("four", capitalised to open a form)."""
+
+    met: int
+    of: int
+
+    def choice(self) -> str:
+        """Which form holds: none, one, some or all."""
+        if self.met == 0:
+            return "none"
+        if self.met == self.of:
+            return "all"
+        return "one" if self.met == 1 else "some"
+
+    def __format__(self, spec: str) -> str:
+        forms = dict(zip(("none", "one", "some", "all"), spec.split("|"), strict=True))
+        form = forms[self.choice()]
+        if "#" not in form:
+            return form
+        word = (ZH_COUNTS if CJK.search(form) else EN_COUNTS)[self.met]
+        if form.startswith("#") and not CJK.search(form):
+            word = word.capitalize()
+        return form.replace("#", word)
 
 
 def probe_position(learned_max_len: int) -> int:
@@ -256,6 +292,10 @@ class Recap(LessonScene, layouts=LAYOUTS):
             checks=checks,
             misses={s: len(pm.REQUIREMENTS) - v.met for s, v in verdicts.items()},
             met_by={r: sum(checks[s][r] for s in pm.SCHEMES) for r in pm.REQUIREMENTS},
+            tally={
+                r: Tally(sum(checks[s][r] for s in pm.SCHEMES), len(pm.SCHEMES))
+                for r in pm.REQUIREMENTS
+            },
             lines=cls._lines(params, checks, codes),
         )
 
