@@ -354,7 +354,7 @@ def test_tokens_all_alike_leak_nothing_even_under_the_mask_and_the_line_says_so(
 LANGS = ("en", "zh")
 BLIND = {"en": "cannot see order", "zh": "看不出词序"}
 RECURRENT = {"en": "recurrent network", "zh": "循环网络"}
-EQUIVARIANT = {"en": "permutation-equivariant", "zh": "输出只跟着换"}
+EQUIVARIANT = {"en": "permutation-equivariant", "zh": "输出也只跟着互换"}
 
 
 def by_hand(X: np.ndarray, seed: int, scale: float) -> np.ndarray:
@@ -422,7 +422,7 @@ def test_order_blindness_is_said_once_and_the_takeaway_only_names_it(lang):
     takeaway = said["takeaway"]
     assert (len(takeaway.split()) if lang == "en" else len(takeaway)) <= 20, takeaway
     # with the mask the swap does change the outputs: the name holds only without one
-    assert ("Without a causal mask" if lang == "en" else "没有因果掩码时") in takeaway
+    assert ("Without a causal mask" if lang == "en" else "不加掩码时") in takeaway
     masked = AttentionShuffle.numbers(Params())
     assert masked.masked_error > LEAK_TOLERANCE > masked.equivariance_error
 
