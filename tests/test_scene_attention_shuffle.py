@@ -440,7 +440,7 @@ def test_the_needs_come_with_their_reasons_and_the_last_is_told_honestly(lang):
         assert "a formula adds no parameters, though learned rows can score as well" in needs
     else:
         assert "最好有个固定的线性映射，把 p 的编码变成 p 加 k 的编码" in needs
-        assert "学一次处处适用" in needs
+        assert "学一次就处处适用" in needs
         assert "公式不带参数，不过学出的位置表效果相当" in needs
     # the words the old line used for it belong to the fifth need, a code at any length
     assert "training stopped" not in needs and "训练长度" not in needs

@@ -292,7 +292,7 @@ def test_why_ten_thousand_is_answered_by_the_slowest_lap_at_two_bases():
     # the paper gives no reason for its base: the line says so, then shows the trade-off
     assert en.startswith("The original paper chose ten thousand without saying why.")
     assert "Here is the trade-off. At base 10,000" in en
-    assert zh.startswith("原论文选了一万，却没说为什么。来看其中的取舍：底数 10000")
+    assert zh.startswith("原论文选了一万，却没说为什么。来看其中的取舍。底数 10000")
     assert "Why did" not in en and "为什么选" not in zh
     assert "47,117 positions a lap" in en and "turns 0.0217 laps" in en
     assert "at base 100 it would turn 1.88 laps" in en

@@ -363,7 +363,7 @@ EDGES = [
 ]
 # how many of the five schemes meet a need, said in words as a teacher says it (worked out
 # here by hand): in Chinese 五种里有四种做到, 五种都做到了, 一种也没做到; in English "None of
-# the five", "All five", "Only one", or the count as a word opening the sentence
+# the five", "Every one of the five", "Only one", or the count as a word opening the sentence
 EN_WORDS = ("none", "one", "two", "three", "four", "five")
 ZH_WORDS = ("零", "一", "两", "三", "四", "五")
 
@@ -378,13 +378,13 @@ def count_said(lang: str, need: str, met: int) -> str:
         return "五种里只有一种做到。" if met == 1 else f"五种里有{ZH_WORDS[met]}种做到。"
     if need == "no_training":  # counted the other way round: the schemes needing none
         if met == 0:
-            return "All five need training."
+            return "Each of the five has to be trained."
         if met == 5:
             return "None of the five need any."
     if met == 0:
         return "None of the five"
     if met == 5:
-        return "All five"
+        return "Every one of the five"
     return "Only one" if met == 1 else EN_WORDS[met].capitalize()
 
 
@@ -506,7 +506,7 @@ def check_unique(params: Params, said: dict) -> None:
     bit = "1 bit covers" if n == 1 else f"{n} bits cover"
     assert f"binary's {bit} {2**n:,} before repeating" in en
     assert f"二进制的 {n} 位能分出 {2**n:,} 个编码，之后重复" in zh
-    assert "manage that within their reach" in en and "在各自范围内" in zh
+    assert "that within their reach" in en and "在各自范围内" in zh
 
 
 def check_bounded(params: Params, said: dict) -> None:

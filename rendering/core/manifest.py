@@ -291,6 +291,8 @@ PAGES = {
     "present.html",
     "explore.html",
     "explore.json",
+    "transcript.html",
+    "transcript.md",
     "chapters.vtt",
     "chapters.txt",
 }

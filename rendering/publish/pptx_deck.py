@@ -9,6 +9,7 @@ reads what the voice says.
 from __future__ import annotations
 
 import io
+import mimetypes
 from pathlib import Path
 
 from PIL import Image
@@ -96,7 +97,7 @@ class Deck:
             self.prs.slide_width,
             self.prs.slide_height,
             poster_frame_image=_png(poster),
-            mime_type="video/mp4" if video.suffix == ".mp4" else "video/webm",
+            mime_type=mimetypes.guess_type(video.name)[0] or "video/mp4",
         )
         _notes(slide, notes)
 

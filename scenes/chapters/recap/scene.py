@@ -220,20 +220,16 @@ class Recap(LessonScene, layouts=LAYOUTS):
         table = pm.sinusoidal(np.arange(n_pos), d, base, layout, variant)
         rows = np.vstack([pm.sinusoidal([p], d, base, layout, variant) for p in range(n_pos)])
         integer = pm.integer_encoding([params.int_position], d)
-
         # steps need two positions, even when max_len is 1
         steps = pm.adjacent_distances(
             pm.sinusoidal(np.arange(max(n_pos, 2)), d, base, layout, variant)
         )
-
         n = params.n_bits
         shown = 2 ** min(n, BINARY_BITS_SHOWN)
         top = 2 ** (n - 1)  # top − 1 → top flips every bit
         bin_steps, bin_heights, cliff_bits, cliff_distance = cls._binary_steps(n, shown, top)
-
         L = params.learned_max_len
         learned, probe, raises = cls._learned_probe(L, d)
-
         speeds = pair_speeds("sinusoid", params)
         T = training_length("sinusoid", params)
         rope_angles = trained_angles("rope", params)
@@ -242,6 +238,7 @@ class Recap(LessonScene, layouts=LAYOUTS):
         heat_dims = spread_indices(d, MAX_HEAT)
         verdicts = pm.verdicts(params)
         checks = {s: v.checks for s, v in verdicts.items()}
+        met_by = {r: sum(checks[s][r] for s in pm.SCHEMES) for r in pm.REQUIREMENTS}
         return RecapNumbers(
             d_model=d,
             max_len=n_pos,
@@ -291,11 +288,8 @@ class Recap(LessonScene, layouts=LAYOUTS):
             n_schemes=len(pm.SCHEMES),
             checks=checks,
             misses={s: len(pm.REQUIREMENTS) - v.met for s, v in verdicts.items()},
-            met_by={r: sum(checks[s][r] for s in pm.SCHEMES) for r in pm.REQUIREMENTS},
-            tally={
-                r: Tally(sum(checks[s][r] for s in pm.SCHEMES), len(pm.SCHEMES))
-                for r in pm.REQUIREMENTS
-            },
+            met_by=met_by,
+            tally={r: Tally(k, len(pm.SCHEMES)) for r, k in met_by.items()},
             lines=cls._lines(params, checks, codes),
         )
 
