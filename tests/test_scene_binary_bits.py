@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import given, settings
 
 import pe_math as pm
 from lesson.catalogue import lookup
@@ -10,7 +10,7 @@ from pe_math import Params
 from scenes.chapters.binary_bits.scene import BinaryBits
 from scenes.kit.components import compact
 from tests.scene_tools import alternating_langs, build_and_read, squash
-from tests.test_knob_sweep import knob_sets
+from tests.test_knob_sweep import examples_at, knob_sets
 
 BEATS = ["counter", "rhythm", "cliff", "distances", "verdict", "takeaway", "bridge"]
 CASES = {"defaults": Params(), "n_bits=2": Params(n_bits=2), "n_bits=8": Params(n_bits=8)}
@@ -194,11 +194,15 @@ def test_the_code_of_zero_is_all_zeros_so_no_matrix_moves_it_as_with_integers(n_
         assert words in line(lang, "binary-bits", "verdict", Params(n_bits=n_bits))
 
 
-@settings(max_examples=25, deadline=None)
-@given(params=knob_sets())
-@example(params=Params(n_bits=1))
-@example(params=Params(n_bits=2))
-@example(params=Params(n_bits=16))
+def bits_oracle(test):
+    """`test(params)` at 25 drawn knob sets, after one, two and sixteen bits."""
+    test = examples_at([{"n_bits": 1}, {"n_bits": 2}, {"n_bits": 16}])(
+        given(params=knob_sets())(test)
+    )
+    return settings(max_examples=25, deadline=None)(test)
+
+
+@bits_oracle
 def test_the_takeaway_bounded_and_unique_until_the_codes_start_over(params):
     # say.takeaway: "bounded and unique, but only up to the last code; after it the codes
     # start over": 2^n different codes of 0s and 1s, then position 2^n + j repeats j
@@ -216,11 +220,7 @@ def test_the_takeaway_bounded_and_unique_until_the_codes_start_over(params):
     assert "有界，也各不相同，但只到最后一个编码为止" in zh and "从头重复" in zh
 
 
-@settings(max_examples=25, deadline=None)
-@given(params=knob_sets())
-@example(params=Params(n_bits=1))
-@example(params=Params(n_bits=2))
-@example(params=Params(n_bits=16))
+@bits_oracle
 def test_the_rhythm_and_the_cliff_say_what_the_count_shows(params):
     # say.rhythm: bit i flips every 2 to the power i steps (one bit, counted 0 and 1: one flip, one
     # period); say.cliff: halfway up, where the top bit first switches on, every bit flips
