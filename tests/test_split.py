@@ -143,6 +143,25 @@ def test_kept_beats_encoded_otherwise_are_not_joined_by_packet_copy(tmp_path):
     assert starts == [("one", 0.0), ("two", 0.6)] and len(decoded(tmp_path / "a.mp4")) == 10
     with pytest.raises(segments.SegmentMismatch, match="encoded differently"):
         segments.assemble(drawn, plan("other"), store, tmp_path / "b.mp4", 10)
+    # a beat whose last frame is held a few ticks short (as a beat cut from a part can be)
+    # averages a hair over 10 frames a second, and still joins: the edit draws one beat
+    held_short(store / "same.mp4", store / "short.mp4")
+    with av.open(str(store / "short.mp4")) as short:
+        assert short.streams.video[0].average_rate != 10
+    segments.assemble(drawn, plan("short"), store, tmp_path / "c.mp4", 10)
+    assert len(decoded(tmp_path / "c.mp4")) == 10
+
+
+def held_short(source: Path, target: Path, ticks: int = 5) -> None:
+    """`source`'s packets copied into `target`, the last frame shown `ticks` shorter."""
+    with av.open(str(source)) as src, av.open(str(target), "w") as out:
+        stream = src.streams.video[0]
+        copy = out.add_stream_from_template(stream)
+        packets = [p for p in src.demux(stream) if p.size]
+        packets[-1].duration -= ticks
+        for packet in packets:
+            packet.stream = copy
+            out.mux(packet)
 
 
 # ----------------------------------------------------------------- frame for frame
