@@ -79,10 +79,15 @@ def record(voice_dir: Path, slug: str, beat: str, lang: str) -> None:
     subprocess.run(["espeak-ng", "-v", voice, "-w", str(target), line], check=True)
 
 
+def course_copy(words: Path, lang: str, slug: str) -> Path:
+    """Where a course's own copy of a scene's words is read from (PE_CAPTIONS)."""
+    return words / lang / f"{slug}.toml"
+
+
 def reword(words: Path, slug: str, lang: str, added: str = " That is all.") -> str:
     """Append a short sentence to the last plain line of `slug` in a course's copy."""
     source = catalogue.path_for(lang, slug)
-    copy = words / lang / source.name
+    copy = course_copy(words, lang, slug)
     copy.parent.mkdir(parents=True, exist_ok=True)
     text = source.read_text(encoding="utf-8")
     say = tomllib.loads(text)["say"]
@@ -178,10 +183,9 @@ def main() -> None:
         reworded, said_too = render(other)
 
         # the watch reads the course's copy of the first scene's words from its start
-        source = catalogue.path_for(args.lang, args.scene)
-        copy = words / args.lang / source.name
+        copy = course_copy(words, args.lang, args.scene)
         if not copy.exists():
-            shutil.copyfile(source, copy)
+            shutil.copyfile(catalogue.path_for(args.lang, args.scene), copy)
         cmd = [sys.executable, "render.py", "watch", args.scene, "-q", "l", "--port", "0"]
         cmd += ["--lang", args.lang, "--voice", args.voice, "--voice-dir", str(voice_dir)]
         cmd += ["--output", str(work / "watched")]
