@@ -94,6 +94,7 @@ for command in (
     speech_cmd.voices_cmd,
     publish_cmd.preview,
     publish_cmd.slides,
+    publish_cmd.check,
     publish_cmd.package,
     publish_cmd.clean,
     new_cmd.new,

@@ -1,5 +1,5 @@
-"""`preview`, `slides`, `package` and `clean`: looking at renders, making decks and course
-packages from them, and tidying up."""
+"""`preview`, `slides`, `check`, `package` and `clean`: looking at renders, making decks
+and course packages from them, checking them, and tidying up."""
 
 from __future__ import annotations
 
@@ -30,6 +30,46 @@ from rendering.run.cleaning import PACKAGES, clean_targets
 from rendering.run.plan import plan
 from rendering.run.preflight import preflight
 from rendering.run.scheduler import execute
+
+
+@click.command()
+@scene_arguments("Every clip rendered in the folder (the default).")
+@click.option(
+    "--a11y",
+    is_flag=True,
+    help="Accessibility (WCAG 2.1 AA): each clip's captions in both languages (reading "
+    "speed, lines, time on screen), its flashes on every decoded frame, and the palette's "
+    "contrast; written to a11y.html and a11y.json beside the manifest.",
+)
+@quality_option("Which rendered folder to check: l=480p15, m=720p30, h=1080p60, k=2160p60.")
+@lang_option("Language of the rendered folder to check.")
+@aspect_option
+@output_option("Root folder of outputs: the folder checked is <output>/<lang>/<quality>/.")
+def check(slugs, all_, a11y, quality, lang, aspect, output) -> None:
+    """Check rendered clips; exits 1 when a check finds a problem."""
+    from rendering.core.manifest import NAME as MANIFEST
+    from rendering.publish import accessibility
+
+    if not a11y:
+        raise Fail("say what to check: --a11y")
+    if slugs and all_:
+        raise Fail("give scene names or --all, not both")
+    folder = output / lang / settings.folder_name(quality, aspect)
+    if not (folder / MANIFEST).is_file():
+        raise Fail(
+            f"{folder} has no {MANIFEST}; render into it first "
+            f"({command()} render --all -q {quality} --lang {lang} --aspect {aspect})"
+        )
+    chosen = resolve_slugs(slugs, False) if slugs else None
+    report = accessibility.check(folder, chosen, lambda slug: click.echo(f"checking {slug}"))
+    json_path, html_path = accessibility.write(folder, report)
+    for found in report.findings:
+        where = " ".join(filter(None, (found.clip, found.where)))
+        click.echo(f"{found.criterion}: {where}: {found.problem}")
+    verdict = "no problem found" if report.passed else f"{len(report.findings)} problems"
+    click.echo(f"a11y: {html_path} ({verdict}); {json_path.name} beside it")
+    if not report.passed:
+        sys.exit(1)
 
 
 @click.command()

@@ -293,6 +293,8 @@ PAGES = {
     "explore.json",
     "transcript.html",
     "transcript.md",
+    "a11y.html",
+    "a11y.json",
     "chapters.vtt",
     "chapters.txt",
 }

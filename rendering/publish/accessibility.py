@@ -1,0 +1,283 @@
+"""An accessibility report of a rendered folder: what a machine can check of WCAG 2.1 AA
+in the clips, their captions and the lesson's colours, and what it cannot.
+
+- Captions (1.2.2): every narrated clip has captions in every language; each cue is read
+  at most READING_SPEED characters a second, holds at most two lines and stays on
+  screen at least MIN_SECONDS.
+- Three flashes (2.3.1): the decoded frames, on a grid of areas each about the size of
+  the guideline's 10-degree field, change luminance in opposing directions (by 10 % or
+  more, the darker side under 0.80) at most six times in any one second.
+- Contrast (1.4.3, 1.4.11): each text colour of the palette against the background.
+
+`a11y.json` holds every finding; `a11y.html` says it for a person.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from lesson.palette import PALETTE
+from rendering.core.files import atomic_write_text
+from rendering.core.manifest import Manifest
+
+JSON_NAME = "a11y.json"
+HTML_NAME = "a11y.html"
+# characters a second a reader keeps up with (subtitle practice for adults: 17 in
+# English, counting spaces; 9 in Chinese)
+READING_SPEED = {"en": 17.0, "zh": 9.0}
+MIN_SECONDS = 5 / 6  # a cue shorter than this is gone before it is read
+MAX_LINES = 2
+TEXT_CONTRAST = 4.5  # 1.4.3, normal text
+SHAPE_CONTRAST = 3.0  # 1.4.11, shapes and large text
+FLASH_CHANGE = 0.10  # relative luminance, of the lighter side's maximum 1.0
+FLASH_DARK = 0.80  # a change counts only when its darker side is below this
+MOST_CHANGES = 6  # in any one second: three flashes, each a pair of opposing changes
+GRID = 3  # areas per side: each a ninth of the frame, near the guideline's field
+# frames are averaged down to this many pixels first (areas of pixels, then luminance):
+# a flash over a ninth of the frame moves that area's mean all the same
+SAMPLE = (96, 54)
+SURFACES = ("background", "neutral")  # the palette's fills, not text
+NOT_JUDGED = (
+    "whether the narration says everything the picture shows (audio description, 1.2.3 "
+    "and 1.2.5): the lesson is narrated, but lines that lean on the picture need a person",
+    "the contrast of each text against a heat-map cell or shape behind it, frame by frame",
+    "red flashes (the saturated-red threshold of 2.3.1)",
+    "a teacher's own recordings: their pace is the teacher's",
+)
+_TIMING = re.compile(r"(\d+):(\d\d):(\d\d)\.(\d{3}) --> (\d+):(\d\d):(\d\d)\.(\d{3})")
+
+
+@dataclass(frozen=True)
+class Cue:
+    start: float
+    end: float
+    text: str
+
+
+@dataclass
+class Finding:
+    criterion: str  # e.g. "1.2.2 Captions"
+    clip: str  # the slug ("" for the lesson's colours)
+    where: str  # a language, a time, a colour's name
+    problem: str
+
+
+@dataclass
+class Report:
+    checked: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    not_judged: tuple[str, ...] = NOT_JUDGED
+
+    @property
+    def passed(self) -> bool:
+        return not self.findings
+
+
+# ----------------------------------------------------------------- captions
+def read_vtt(text: str) -> list[Cue]:
+    """The cues of a WebVTT file as the project writes it."""
+    cues = []
+    for block in re.split(r"\n\s*\n", text.replace("\r\n", "\n")):
+        lines = block.strip("\n").split("\n")
+        for i, line in enumerate(lines):
+            found = _TIMING.match(line.strip())
+            if found:
+                h1, m1, s1, f1, h2, m2, s2, f2 = map(int, found.groups())
+                start = h1 * 3600 + m1 * 60 + s1 + f1 / 1000
+                end = h2 * 3600 + m2 * 60 + s2 + f2 / 1000
+                cues.append(Cue(start, end, html.unescape("\n".join(lines[i + 1 :]))))
+                break
+    return cues
+
+
+def caption_problems(cues: list[Cue], lang: str) -> list[tuple[float, str]]:
+    """(start, what is wrong) for each cue read too fast, too long or too briefly."""
+    out = []
+    for cue in cues:
+        seconds = cue.end - cue.start
+        shown = cue.text.replace("\n", " " if lang == "en" else "")
+        speed = len(shown) / seconds if seconds > 0 else float("inf")
+        lines = cue.text.count("\n") + 1
+        if speed > READING_SPEED[lang]:
+            out.append(
+                (cue.start, f"{speed:.1f} characters a second (at most {READING_SPEED[lang]:g})")
+            )
+        if lines > MAX_LINES:
+            out.append((cue.start, f"{lines} lines (at most {MAX_LINES})"))
+        if seconds < MIN_SECONDS:
+            out.append((cue.start, f"on screen {seconds:.2f} s (at least {MIN_SECONDS:.2f} s)"))
+    return out
+
+
+# ----------------------------------------------------------------- flashes
+def linear(channel: np.ndarray) -> np.ndarray:
+    """sRGB values 0-1 as linear light (WCAG's relative luminance)."""
+    return np.where(channel <= 0.04045, channel / 12.92, ((channel + 0.055) / 1.055) ** 2.4)
+
+
+def area_luminance(rgb: np.ndarray, grid: int = GRID) -> np.ndarray:
+    """The mean relative luminance of each of grid × grid areas of an RGB frame."""
+    lum = linear(rgb.astype(np.float64) / 255.0) @ np.array([0.2126, 0.7152, 0.0722])
+    h, w = lum.shape
+    rows = np.array_split(np.arange(h), grid)
+    cols = np.array_split(np.arange(w), grid)
+    return np.array([[lum[np.ix_(r, c)].mean() for c in cols] for r in rows]).ravel()
+
+
+def changes(series: np.ndarray) -> list[int]:
+    """The frames at which `series` (one area's luminance) completes a change of at least
+    FLASH_CHANGE whose darker side is under FLASH_DARK, each opposite to the one before."""
+    out: list[int] = []
+    low = high = float(series[0]) if len(series) else 0.0
+    last = 0  # +1 after a rise, -1 after a fall
+    for i, value in enumerate(map(float, series)):
+        low, high = min(low, value), max(high, value)
+        if last != 1 and value - low >= FLASH_CHANGE and low < FLASH_DARK:
+            out.append(i)
+            last, low, high = 1, value, value
+        elif last != -1 and high - value >= FLASH_CHANGE and value < FLASH_DARK:
+            out.append(i)
+            last, low, high = -1, value, value
+    return out
+
+
+def most_changes(frames: list[int], fps: float) -> tuple[int, float]:
+    """The most changes in any one second, and when that second starts."""
+    best, at = 0, 0.0
+    for i, first in enumerate(frames):
+        inside = sum(1 for f in frames[i:] if f - first < fps)
+        if inside > best:
+            best, at = inside, first / fps
+    return best, at
+
+
+def flash_problems(video: Path) -> list[tuple[float, str]]:
+    """(second, what is wrong) where some area changes more than MOST_CHANGES times."""
+    import av
+
+    with av.open(str(video)) as container:
+        stream = container.streams.video[0]
+        fps = float(stream.base_rate or stream.average_rate or 30)
+        small = {"width": SAMPLE[0], "height": SAMPLE[1], "interpolation": "AREA"}
+        areas = np.array(
+            [
+                area_luminance(f.to_ndarray(format="rgb24", **small))
+                for f in container.decode(stream)
+            ]
+        )
+    if not len(areas):
+        return []
+    worst, at = max(most_changes(changes(areas[:, a]), fps) for a in range(areas.shape[1]))
+    if worst <= MOST_CHANGES:
+        return []
+    return [(at, f"{worst} changes of brightness in one second ({worst // 2} flashes; at most 3)")]
+
+
+# ----------------------------------------------------------------- contrast
+def contrast(a: str, b: str) -> float:
+    """WCAG's contrast ratio of two "#rrggbb" colours."""
+
+    def luminance(colour: str) -> float:
+        rgb = np.array([int(colour[i : i + 2], 16) for i in (1, 3, 5)]) / 255.0
+        return float(linear(rgb) @ np.array([0.2126, 0.7152, 0.0722]))
+
+    light, dark = sorted((luminance(a), luminance(b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def palette_problems(palette: dict[str, str] = PALETTE) -> list[tuple[str, str]]:
+    """(colour name, what is wrong) for each text colour under 4.5:1 on the background."""
+    out = []
+    for name, colour in palette.items():
+        if name in SURFACES:
+            continue
+        ratio = contrast(colour, palette["background"])
+        if ratio < TEXT_CONTRAST:
+            out.append((name, f"{colour} on {palette['background']} is {ratio:.2f}:1"))
+    return out
+
+
+# ----------------------------------------------------------------- the report
+def check(folder: Path, slugs: list[str] | None = None, progress=lambda slug: None) -> Report:
+    """Check the clips of a rendered folder (those of `slugs`, else all); `progress` is
+    told each clip's slug as its check begins."""
+    report = Report()
+    for name, problem in palette_problems():
+        report.findings.append(Finding("1.4.3 Contrast", "", name, problem))
+    report.checked.append("1.4.3 Contrast (minimum) and 1.4.11 Non-text contrast: the palette")
+    entries = Manifest.load(folder).entries()
+    for slug in slugs or sorted(entries, key=lambda s: min(e.order for e in entries[s].values())):
+        for entry in entries.get(slug, {}).values():
+            if entry.format != "mp4":
+                continue
+            progress(slug)
+            _check_clip(folder, entry, report)
+    report.checked += [
+        "1.2.2 Captions (prerecorded): a track per language, reading speed, lines, time on screen",
+        "2.3.1 Three flashes or below threshold: every decoded frame",
+    ]
+    return report
+
+
+def _check_clip(folder: Path, entry, report: Report) -> None:
+    tracks = entry.captions.get("vtt", {})
+    if entry.voice != "silent":
+        for lang in READING_SPEED:
+            vtt = folder / tracks[lang] if lang in tracks else None
+            if vtt is None or not vtt.is_file():
+                report.findings.append(Finding("1.2.2 Captions", entry.slug, lang, "no captions"))
+                continue
+            cues = read_vtt(vtt.read_text(encoding="utf-8"))
+            for start, problem in caption_problems(cues, lang):
+                report.findings.append(
+                    Finding("1.2.2 Captions", entry.slug, f"{lang} at {start:.1f} s", problem)
+                )
+    for second, problem in flash_problems(folder / entry.file):
+        report.findings.append(
+            Finding("2.3.1 Three flashes", entry.slug, f"at {second:.1f} s", problem)
+        )
+
+
+def write(folder: Path, report: Report) -> tuple[Path, Path]:
+    """a11y.json and a11y.html beside the manifest."""
+    data = {
+        "passed": report.passed,
+        "checked": report.checked,
+        "findings": [asdict(f) for f in report.findings],
+        "not_judged": list(report.not_judged),
+    }
+    json_path, html_path = folder / JSON_NAME, folder / HTML_NAME
+    atomic_write_text(json_path, json.dumps(data, indent=1, ensure_ascii=False))
+    atomic_write_text(html_path, _page(report))
+    return json_path, html_path
+
+
+def _page(report: Report) -> str:
+    esc = html.escape
+    rows = "".join(
+        f"<tr><td>{esc(f.criterion)}</td><td>{esc(f.clip) or 'every clip'}</td>"
+        f"<td>{esc(f.where)}</td><td>{esc(f.problem)}</td></tr>"
+        for f in report.findings
+    )
+    found = (
+        f"<table><thead><tr><th scope='col'>Criterion</th><th scope='col'>Clip</th>"
+        f"<th scope='col'>Where</th><th scope='col'>Problem</th></tr></thead>"
+        f"<tbody>{rows}</tbody></table>"
+        if report.findings
+        else "<p>No problem found.</p>"
+    )
+    checked = "".join(f"<li>{esc(c)}</li>" for c in report.checked)
+    left = "".join(f"<li>{esc(c)}</li>" for c in report.not_judged)
+    return (
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        "<title>Accessibility report</title></head><body><main>"
+        "<h1>Accessibility report</h1>"
+        f"<h2>Checked</h2><ul>{checked}</ul><h2>Found</h2>{found}"
+        f"<h2>Not judged by a machine</h2><ul>{left}</ul></main></body></html>\n"
+    )

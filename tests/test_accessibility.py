@@ -1,0 +1,137 @@
+"""The accessibility report: captions read at a pace, no flashing, colours that contrast.
+
+Each checker is held to a planted failure (a cue too fast, a 5 Hz flicker in one corner,
+a colour too dim) and to a case just inside its limit; `check --a11y` is run on a
+rendered folder.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import av
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from lesson.palette import PALETTE
+from render import cli
+from rendering.core.manifest import PAGES
+from rendering.publish import accessibility as a11y
+from rendering.speech import captions
+from tests.test_lesson import render_clips
+from tests.test_presenter import tiny_scenes_for_module
+
+
+# ----------------------------------------------------------------- captions
+def test_a_cue_too_fast_too_long_or_too_brief_is_named_and_one_at_the_limit_passes():
+    fine = a11y.Cue(1.0, 3.0, "x" * 34)  # 17 characters a second
+    fast = a11y.Cue(4.0, 5.0, "y" * 18)
+    tall = a11y.Cue(6.0, 9.0, "one\ntwo\nthree")
+    brief = a11y.Cue(10.0, 10.5, "ok")
+    found = a11y.caption_problems([fine, fast, tall, brief], "en")
+    assert found == [
+        (4.0, "18.0 characters a second (at most 17)"),
+        (6.0, "3 lines (at most 2)"),
+        (10.0, "on screen 0.50 s (at least 0.83 s)"),
+    ]
+    # Chinese is read at 9 characters a second; its line breaks are no characters
+    assert a11y.caption_problems([a11y.Cue(0.0, 2.0, "位置编码\n让模型知道顺序")], "zh") == []
+    too_fast = a11y.caption_problems([a11y.Cue(0.0, 1.0, "位置编码让模型知道顺序")], "zh")
+    assert too_fast == [(0.0, "11.0 characters a second (at most 9)")]
+
+
+def test_the_captions_the_project_writes_read_back_cue_for_cue():
+    cues = [
+        captions.Cue(0.0, 1.5, "a < b --> c"),
+        captions.Cue(1.5, 3.25, "two\nlines"),
+    ]
+    back = a11y.read_vtt(captions.to_vtt(cues))
+    assert [(c.start, c.end, c.text) for c in back] == [
+        (0.0, 1.5, "a < b --> c"),
+        (1.5, 3.25, "two\nlines"),
+    ]
+
+
+# ----------------------------------------------------------------- flashes
+def flicker(path: Path, frames: int, corner_only: bool, every: int = 1) -> Path:
+    """10 fps: black, with white over the top-left ninth (or everything) every `every` frames."""
+    with av.open(str(path), "w") as out:
+        stream = out.add_stream("libx264", rate=10)
+        stream.width, stream.height, stream.pix_fmt = 96, 54, "yuv420p"
+        for i in range(frames):
+            image = np.zeros((54, 96, 3), np.uint8)
+            if (i // every) % 2:
+                if corner_only:
+                    image[:18, :32] = 255
+                else:
+                    image[:] = 255
+            for packet in stream.encode(av.VideoFrame.from_ndarray(image, format="rgb24")):
+                out.mux(packet)
+        for packet in stream.encode():
+            out.mux(packet)
+    return path
+
+
+def test_a_flicker_of_5_hz_is_found_even_in_one_corner_and_3_hz_is_not(tmp_path):
+    corner = a11y.flash_problems(flicker(tmp_path / "corner.mp4", 30, corner_only=True))
+    assert corner == [(0.1, "10 changes of brightness in one second (5 flashes; at most 3)")]
+    assert a11y.flash_problems(flicker(tmp_path / "all.mp4", 30, corner_only=False))
+    # a change every 5 frames at 10 fps: 2 changes a second, one flash
+    assert a11y.flash_problems(flicker(tmp_path / "slow.mp4", 30, False, every=5)) == []
+
+
+def test_changes_count_only_opposing_steps_with_a_dark_side():
+    assert a11y.changes(np.array([0.0, 0.5, 0.0, 0.5, 0.0])) == [1, 2, 3, 4]
+    assert a11y.changes(np.array([0.0, 0.2, 0.4, 0.6])) == [1]  # one slow rise
+    assert a11y.changes(np.array([0.85, 0.99, 0.85, 0.99])) == []  # bright on bright
+    assert a11y.most_changes([0, 2, 4, 6, 8, 10, 30], 10) == (5, 0.0)
+
+
+# ----------------------------------------------------------------- contrast
+def test_contrast_follows_wcag_and_a_dim_colour_is_named():
+    assert a11y.contrast("#ffffff", "#000000") == pytest.approx(21.0)
+    assert a11y.contrast("#777777", "#ffffff") == pytest.approx(4.48, abs=0.01)
+    assert a11y.palette_problems() == []  # every text colour of the lesson
+    dim = {**PALETTE, "muted": "#3a3f4a"}
+    ((name, problem),) = a11y.palette_problems(dim)
+    assert name == "muted" and problem.startswith("#3a3f4a on #0f1117 is 1.")
+
+
+# ----------------------------------------------------------------- the command
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    with tiny_scenes_for_module(tmp_path_factory):
+        root = tmp_path_factory.mktemp("media")
+        yield root, render_clips(root, ["tiny-a"], lang="en")
+
+
+def test_check_writes_the_report_beside_the_manifest_and_fails_on_missing_captions(
+    rendered, tmp_path
+):
+    root, folder = rendered
+    args = ["check", "--a11y", "--output", str(root), "-q", "l", "--lang", "en"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert "checking tiny-a" in result.output and "(no problem found)" in result.output
+    report = json.loads((folder / a11y.JSON_NAME).read_text(encoding="utf-8"))
+    assert report["passed"] and report["findings"] == [] and report["not_judged"]
+    assert "2.3.1" in " ".join(report["checked"])
+    assert "<h1>Accessibility report</h1>" in (folder / a11y.HTML_NAME).read_text("utf-8")
+    assert {a11y.JSON_NAME, a11y.HTML_NAME} <= PAGES  # `clean` removes them with the pages
+    # a narrated clip without its Chinese captions
+    copy = tmp_path / "media"
+    shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".work"))
+    moved = copy / folder.relative_to(root)
+    manifest = json.loads((moved / "manifest.json").read_text(encoding="utf-8"))
+    entry = next(iter(manifest["clips"]["tiny-a"].values()))
+    entry["voice"] = "kokoro af_bella"
+    (moved / entry["captions"]["vtt"]["zh"]).unlink()
+    (moved / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    result = CliRunner().invoke(cli, [*args[:3], str(copy), *args[4:]])
+    assert result.exit_code == 1
+    assert "1.2.2 Captions: tiny-a zh: no captions" in result.output
+    none = CliRunner().invoke(cli, ["check", "--output", str(root)])
+    assert none.exit_code != 0 and "say what to check: --a11y" in none.output
