@@ -332,3 +332,17 @@ def test_chinese_lines_are_written_for_the_ear(params):
             if line.count("：") > 1:
                 found.append(f"{where} has {line.count('：')} colons; keep one")
     assert not found, "\n".join(found)
+
+
+def test_a_cue_said_faster_than_it_is_read_stays_up_into_the_pause_after_it():
+    said = [
+        captions.Cue(0.0, 1.0, "x" * 20),  # read in 20/17 s: the pause has room
+        captions.Cue(2.0, 2.5, "y" * 30),  # read in 1.76 s: LINGER ends it
+        captions.Cue(3.5, 4.0, "z" * 17),  # the next cue ends it
+        captions.Cue(4.2, 4.5, "w" * 17),  # the clip's end ends it
+    ]
+    kept = captions.readable(said, 4.7, "en")
+    assert [c.end for c in kept] == [1.177, 2.5 + captions.LINGER, 4.2, 4.7]
+    assert [(c.start, c.text) for c in kept] == [(c.start, c.text) for c in said]
+    # read in time already (Chinese at 9 a second, its line break no character)
+    assert captions.readable([captions.Cue(0.0, 1.0, "位置编码\n让模型")], 9.0, "zh")[0].end == 1.0

@@ -27,7 +27,7 @@ from rendering.core.jobs import Job
 from rendering.draw import clip_key
 from rendering.publish import lesson
 from rendering.run.plan import plan
-from rendering.speech import audio, narration, synthesis, voices
+from rendering.speech import audio, captions, narration, synthesis, voices
 from rendering.speech.engines import espeak
 from rendering.speech.engines.piper import Piper
 from tests.scene_tools import build_scene
@@ -489,13 +489,15 @@ def test_a_voiced_clip_speaks_on_every_beat(
     assert peak <= audio.PEAK_DBTP + 0.05  # FFmpeg oversamples differently: a little slack
     assert entry["voice"] == label
     assert f"{label}</p>" in (folder / "index.html").read_text("utf-8")
-    # the voiced language's cues lie inside the sentences they show
+    # the voiced language's cues lie inside the sentences they show, or stay up a little
+    # after one, to be read
     spans = [s for beat in entry["speech"].values() for s in beat]
     vtt = (folder / entry["captions"]["vtt"][lang]).read_text(encoding="utf-8")
     for line in vtt.splitlines():
         if "-->" in line:
             a, b = (_secs(x) for x in line.split(" --> "))
-            assert any(s - 0.002 <= a < b <= e + 0.002 for s, e in spans), line
+            linger = captions.LINGER + 0.002
+            assert any(s - 0.002 <= a < min(b, e) and b <= e + linger for s, e in spans), line
     other = "zh" if lang == "en" else "en"
     assert (folder / entry["captions"]["vtt"][other]).read_text(encoding="utf-8").count("-->") >= 2
     # and a machine hears every beat say its line

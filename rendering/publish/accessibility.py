@@ -25,12 +25,10 @@ import numpy as np
 from lesson.palette import PALETTE
 from rendering.core.files import atomic_write_text
 from rendering.core.manifest import Manifest
+from rendering.speech.captions import READING_SPEED, reading_length
 
 JSON_NAME = "a11y.json"
 HTML_NAME = "a11y.html"
-# characters a second a reader keeps up with (subtitle practice for adults: 17 in
-# English, counting spaces; 9 in Chinese)
-READING_SPEED = {"en": 17.0, "zh": 9.0}
 MIN_SECONDS = 5 / 6  # a cue shorter than this is gone before it is read
 MAX_LINES = 2
 TEXT_CONTRAST = 4.5  # 1.4.3, normal text
@@ -101,10 +99,10 @@ def caption_problems(cues: list[Cue], lang: str) -> list[tuple[float, str]]:
     out = []
     for cue in cues:
         seconds = cue.end - cue.start
-        shown = cue.text.replace("\n", " " if lang == "en" else "")
-        speed = len(shown) / seconds if seconds > 0 else float("inf")
+        length = reading_length(cue.text, lang)
+        speed = length / seconds if seconds > 0 else float("inf")
         lines = cue.text.count("\n") + 1
-        if speed > READING_SPEED[lang]:
+        if length > READING_SPEED[lang] * seconds + 1e-6:  # the file holds milliseconds
             out.append(
                 (cue.start, f"{speed:.1f} characters a second (at most {READING_SPEED[lang]:g})")
             )

@@ -8,11 +8,14 @@ character, but a run of Latin letters or digits ("sin", "2π/ω") is never split
 line never starts with closing punctuation. Each cue gets a share of its beat that
 grows with its text; a short cue borrows time from its neighbours up to MIN_CUE, and
 one still shorter than MERGE_BELOW is merged with a neighbour when the text fits.
+Cues timed by speech sit on the sentence they show, and one said faster than it can be
+read stays up a little into the pause after it.
 """
 
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -32,6 +35,12 @@ from rendering.core.files import atomic_write_text
 
 MIN_CUE = 1.0  # seconds; shorter cues borrow time from a neighbour with time to spare
 MERGE_BELOW = 0.9  # seconds; a cue still shorter than this after borrowing is merged
+# characters a second a reader keeps up with (subtitle practice for adults: 17 in
+# English, counting spaces; 9 in Chinese)
+READING_SPEED = {"en": 17.0, "zh": 9.0}
+# seconds a cue timed by speech may stay up after its words are said, until it can be
+# read at READING_SPEED (never past the next cue)
+LINGER = 0.6
 _EPS = 1e-6
 
 
@@ -97,9 +106,29 @@ def spoken_cues(
                 out.append(
                     Cue(round(start, 3), round(min(end, b), 3), "\n".join(wrap(piece, lang)))
                 )
+    out = readable(sorted(out, key=lambda c: c.start), duration, lang)
     if silent:
         out.extend(timed_cues(silent, duration, lang))
     return sorted(out, key=lambda c: c.start)
+
+
+def reading_length(text: str, lang: str) -> int:
+    """The characters a reader reads in a cue (a line break is a space in English, nothing
+    in Chinese)."""
+    return len(text.replace("\n", " " if lang == "en" else ""))
+
+
+def readable(cues: list[Cue], duration: float, lang: str) -> list[Cue]:
+    """`cues` (in order), each said faster than it can be read kept up a little longer,
+    into the pause after it: at most LINGER, and never past the next cue or the clip."""
+    out = []
+    for i, cue in enumerate(cues):
+        following = cues[i + 1].start if i + 1 < len(cues) else duration
+        # to the millisecond a caption file holds, rounded up so that it is read in time
+        read = math.ceil((cue.start + reading_length(cue.text, lang) / READING_SPEED[lang]) * 1e3)
+        end = max(cue.end, min(read / 1e3, cue.end + LINGER, following, duration))
+        out.append(replace(cue, end=round(end, 3)))
+    return out
 
 
 def timed_cues(lines: Sequence[tuple[str, float, str]], duration: float, lang: str) -> list[Cue]:
