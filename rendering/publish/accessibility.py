@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from lesson.palette import PALETTE
+from rendering.core import formats
 from rendering.core.files import atomic_write_text
 from rendering.core.manifest import Manifest
 from rendering.speech.captions import READING_SPEED, reading_length
@@ -212,7 +213,7 @@ def check(folder: Path, slugs: list[str] | None = None, progress=lambda slug: No
     entries = Manifest.load(folder).entries()
     for slug in slugs or sorted(entries, key=lambda s: min(e.order for e in entries[s].values())):
         for entry in entries.get(slug, {}).values():
-            if entry.format != "mp4":
+            if entry.format != formats.MAIN:  # the clip a course plays (webm and gif draw alike)
                 continue
             progress(slug)
             _check_clip(folder, entry, report)
