@@ -344,5 +344,7 @@ def test_a_cue_said_faster_than_it_is_read_stays_up_into_the_pause_after_it():
     kept = captions.readable(said, 4.7, "en")
     assert [c.end for c in kept] == [1.177, 2.5 + captions.LINGER, 4.2, 4.7]
     assert [(c.start, c.text) for c in kept] == [(c.start, c.text) for c in said]
+    # a short one stays SHORTEST at least
+    assert captions.readable([captions.Cue(0.0, 0.3, "ok")], 9.0, "en")[0].end == 0.834
     # read in time already (Chinese at 9 a second, its line break no character)
     assert captions.readable([captions.Cue(0.0, 1.0, "位置编码\n让模型")], 9.0, "zh")[0].end == 1.0

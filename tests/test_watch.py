@@ -405,19 +405,30 @@ def test_silent_and_closed_connections_end_and_their_number_is_bounded(live):
     assert until(lambda: not live.listeners and threading.active_count() == threads)
 
 
+def settled(url: str, path: str, headers: dict | None = None) -> tuple[int, dict, bytes]:
+    """`request`, asked again as a browser would when told to retry (503): on a busy
+    machine the server may not yet have freed the place of the request before."""
+    for _ in range(5):
+        answer = request(url, path, headers)
+        if answer[0] != 503:
+            return answer
+        time.sleep(float(answer[1].get("Retry-After", 1)))
+    return answer
+
+
 def test_only_its_own_origin_and_its_secret_folder_are_answered(live):
     port = urlparse(live.url).port
-    assert request(live.url, "/media/clip.mp4")[0] == 200
+    assert settled(live.url, "/media/clip.mp4")[0] == 200
     for host in ("localhost", "[::1]"):
-        assert request(live.url, "/media/clip.mp4", {"Host": f"{host}:{port}"})[0] == 200
+        assert settled(live.url, "/media/clip.mp4", {"Host": f"{host}:{port}"})[0] == 200
     for host in ("evil.example", f"evil.example:{port}", "127.0.0.1", f"127.0.0.1:{port + 1}"):
-        status, _, body = request(live.url, "/media/clip.mp4", {"Host": host})
+        status, _, body = settled(live.url, "/media/clip.mp4", {"Host": host})
         assert (status, body) == (403, b"forbidden"), host
-    status, headers, _ = request(f"http://127.0.0.1:{port}/", f"/{live.token}")
+    status, headers, _ = settled(f"http://127.0.0.1:{port}/", f"/{live.token}")
     assert (status, headers["Location"]) == (301, f"/{live.token}/")
     outside = f"http://127.0.0.1:{port}/"
     for path in ("/", "/media/clip.mp4", "/events", f"/{live.token[:-1]}/media/clip.mp4"):
-        assert request(outside, path)[0] == 404, path
+        assert settled(outside, path)[0] == 404, path
 
 
 def test_a_request_head_that_trickles_in_is_cut_at_its_deadline(tmp_path):

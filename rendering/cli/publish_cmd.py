@@ -61,7 +61,10 @@ def check(slugs, all_, a11y, quality, lang, aspect, output) -> None:
             f"({command()} render --all -q {quality} --lang {lang} --aspect {aspect})"
         )
     chosen = resolve_slugs(slugs, False) if slugs else None
-    report = accessibility.check(folder, chosen, lambda slug: click.echo(f"checking {slug}"))
+    try:
+        report = accessibility.check(folder, chosen, lambda slug: click.echo(f"checking {slug}"))
+    except accessibility.NothingToCheck as exc:
+        raise Fail(str(exc)) from None
     json_path, html_path = accessibility.write(folder, report)
     for found in report.findings:
         where = " ".join(filter(None, (found.clip, found.where)))

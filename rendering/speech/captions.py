@@ -38,8 +38,9 @@ MERGE_BELOW = 0.9  # seconds; a cue still shorter than this after borrowing is m
 # characters a second a reader keeps up with (subtitle practice for adults: 17 in
 # English, counting spaces; 9 in Chinese)
 READING_SPEED = {"en": 17.0, "zh": 9.0}
+SHORTEST = 5 / 6  # seconds a cue stays at least, or it is gone before it is read
 # seconds a cue timed by speech may stay up after its words are said, until it can be
-# read at READING_SPEED (never past the next cue)
+# read at READING_SPEED and has stayed SHORTEST (never past the next cue)
 LINGER = 0.6
 _EPS = 1e-6
 
@@ -106,10 +107,9 @@ def spoken_cues(
                 out.append(
                     Cue(round(start, 3), round(min(end, b), 3), "\n".join(wrap(piece, lang)))
                 )
-    out = readable(sorted(out, key=lambda c: c.start), duration, lang)
     if silent:
         out.extend(timed_cues(silent, duration, lang))
-    return sorted(out, key=lambda c: c.start)
+    return readable(sorted(out, key=lambda c: c.start), duration, lang)
 
 
 def reading_length(text: str, lang: str) -> int:
@@ -119,14 +119,17 @@ def reading_length(text: str, lang: str) -> int:
 
 
 def readable(cues: list[Cue], duration: float, lang: str) -> list[Cue]:
-    """`cues` (in order), each said faster than it can be read kept up a little longer,
-    into the pause after it: at most LINGER, and never past the next cue or the clip."""
+    """`cues` (in order), each said faster than it can be read, or too short to be read,
+    kept up a little longer into the pause after it: at most LINGER, and never past the
+    next cue or the clip."""
     out = []
     for i, cue in enumerate(cues):
         following = cues[i + 1].start if i + 1 < len(cues) else duration
+        seconds = max(reading_length(cue.text, lang) / READING_SPEED[lang], SHORTEST)
         # to the millisecond a caption file holds, rounded up so that it is read in time
-        read = math.ceil((cue.start + reading_length(cue.text, lang) / READING_SPEED[lang]) * 1e3)
-        end = max(cue.end, min(read / 1e3, cue.end + LINGER, following, duration))
+        # (less a hair, so that float noise in an exact sum adds no millisecond)
+        read = math.ceil((cue.start + seconds) * 1e3 - 1e-6) / 1e3
+        end = max(cue.end, min(read, cue.end + LINGER, following, duration))
         out.append(replace(cue, end=round(end, 3)))
     return out
 
