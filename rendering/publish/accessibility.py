@@ -50,7 +50,6 @@ NOT_JUDGED = (
     "background are faint by design, for grids and axes",
     "flashes smaller than a ninth of the frame, or across the ninths' borders",
     "red flashes (the saturated-red threshold of 2.3.1)",
-    "a teacher's own recordings: their pace is the teacher's",
 )
 
 
