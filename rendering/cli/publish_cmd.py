@@ -32,6 +32,19 @@ from rendering.run.preflight import preflight
 from rendering.run.scheduler import execute
 
 
+def rendered_folder(output: Path, lang: str, quality: str, aspect: str) -> Path:
+    """The folder a render of these options wrote, or one line saying how to make it."""
+    from rendering.core.manifest import NAME as MANIFEST
+
+    folder = output / lang / settings.folder_name(quality, aspect)
+    if not (folder / MANIFEST).is_file():
+        raise Fail(
+            f"{folder} has no {MANIFEST}; render into it first "
+            f"({command()} render --all -q {quality} --lang {lang} --aspect {aspect})"
+        )
+    return folder
+
+
 @click.command()
 @scene_arguments("Every clip rendered in the folder (the default).")
 @click.option(
@@ -47,19 +60,13 @@ from rendering.run.scheduler import execute
 @output_option("Root folder of outputs: the folder checked is <output>/<lang>/<quality>/.")
 def check(slugs, all_, a11y, quality, lang, aspect, output) -> None:
     """Check rendered clips; exits 1 when a check finds a problem."""
-    from rendering.core.manifest import NAME as MANIFEST
     from rendering.publish import accessibility
 
     if not a11y:
         raise Fail("say what to check: --a11y")
     if slugs and all_:
         raise Fail("give scene names or --all, not both")
-    folder = output / lang / settings.folder_name(quality, aspect)
-    if not (folder / MANIFEST).is_file():
-        raise Fail(
-            f"{folder} has no {MANIFEST}; render into it first "
-            f"({command()} render --all -q {quality} --lang {lang} --aspect {aspect})"
-        )
+    folder = rendered_folder(output, lang, quality, aspect)
     chosen = resolve_slugs(slugs, False) if slugs else None
     try:
         report = accessibility.check(folder, chosen, lambda slug: click.echo(f"checking {slug}"))
@@ -140,16 +147,10 @@ def preview(ctx, slug: str, opts: JobOptions) -> None:
 @output_option("Root folder of outputs; decks land in <output>/<lang>/<quality>/slides/.")
 def slides(slugs, all_, use_lesson, fmt, per, quality, lang, aspect, output) -> None:
     """Stills for a slide deck: the frame just before each beat ends, with its narration as notes."""
-    from rendering.core.manifest import NAME as MANIFEST
     from rendering.core.manifest import Manifest
     from rendering.publish import slides as decks
 
-    folder = output / lang / settings.folder_name(quality, aspect)
-    if not (folder / MANIFEST).is_file():
-        raise Fail(
-            f"{folder} has no {MANIFEST}; render into it first "
-            f"({command()} render --all -q {quality} --lang {lang} --aspect {aspect})"
-        )
+    folder = rendered_folder(output, lang, quality, aspect)
     if sum(map(bool, (slugs, all_, use_lesson))) > 1:
         raise Fail("give scene names, --all or --lesson: one of them")
     if per != "beat" and fmt != "pptx":

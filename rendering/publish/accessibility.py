@@ -24,15 +24,15 @@ import av
 import numpy as np
 
 from lesson.palette import PALETTE
+from lesson.text_layout import MAX_LINES
 from rendering.core import formats
 from rendering.core.files import atomic_write_text
 from rendering.core.manifest import Manifest
 from rendering.publish.presenter import read_vtt
-from rendering.speech.captions import READING_SPEED, SHORTEST, reading_length
+from rendering.speech.captions import READING_SPEED, SHORTEST, Cue, reading_length
 
 JSON_NAME = "a11y.json"
 HTML_NAME = "a11y.html"
-MAX_LINES = 2
 TEXT_CONTRAST = 4.5  # 1.4.3, normal text
 FLASH_CHANGE = 0.10  # relative luminance, of the lighter side's maximum 1.0
 FLASH_DARK = 0.80  # a change counts only when its darker side is below this
@@ -51,13 +51,6 @@ NOT_JUDGED = (
     "flashes smaller than a ninth of the frame, or across the ninths' borders",
     "red flashes (the saturated-red threshold of 2.3.1)",
 )
-
-
-@dataclass(frozen=True)
-class Cue:
-    start: float
-    end: float
-    text: str
 
 
 @dataclass
@@ -92,7 +85,7 @@ def caption_problems(cues: list[Cue], lang: str) -> list[tuple[float, str]]:
         seconds = cue.end - cue.start
         length = reading_length(cue.text, lang)
         speed = length / seconds if seconds > 0 else float("inf")
-        lines = cue.text.count("\n") + 1
+        lines = len(cue.lines)
         if length > READING_SPEED[lang] * seconds + 1e-6:  # the file holds milliseconds
             out.append(
                 (cue.start, f"{speed:.1f} characters a second (at most {READING_SPEED[lang]:g})")
@@ -105,14 +98,15 @@ def caption_problems(cues: list[Cue], lang: str) -> list[tuple[float, str]]:
 
 
 # ----------------------------------------------------------------- flashes
-def linear(channel: np.ndarray) -> np.ndarray:
-    """sRGB values 0-1 as linear light (WCAG's relative luminance)."""
-    return np.where(channel <= 0.04045, channel / 12.92, ((channel + 0.055) / 1.055) ** 2.4)
+def luminance(rgb: np.ndarray) -> np.ndarray:
+    """WCAG's relative luminance of sRGB values 0-1 (the last axis: red, green, blue)."""
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    return linear @ np.array([0.2126, 0.7152, 0.0722])
 
 
 def area_luminance(rgb: np.ndarray, grid: int = GRID) -> np.ndarray:
     """The mean relative luminance of each of grid × grid areas of an RGB frame."""
-    lum = linear(rgb.astype(np.float64) / 255.0) @ np.array([0.2126, 0.7152, 0.0722])
+    lum = luminance(rgb.astype(np.float64) / 255.0)
     h, w = lum.shape
     rows = np.array_split(np.arange(h), grid)
     cols = np.array_split(np.arange(w), grid)
@@ -170,11 +164,10 @@ def flash_problems(video: Path) -> list[tuple[float, str]]:
 def contrast(a: str, b: str) -> float:
     """WCAG's contrast ratio of two "#rrggbb" colours."""
 
-    def luminance(colour: str) -> float:
-        rgb = np.array([int(colour[i : i + 2], 16) for i in (1, 3, 5)]) / 255.0
-        return float(linear(rgb) @ np.array([0.2126, 0.7152, 0.0722]))
+    def of(colour: str) -> float:
+        return float(luminance(np.array([int(colour[i : i + 2], 16) for i in (1, 3, 5)]) / 255))
 
-    light, dark = sorted((luminance(a), luminance(b)), reverse=True)
+    light, dark = sorted((of(a), of(b)), reverse=True)
     return (light + 0.05) / (dark + 0.05)
 
 
