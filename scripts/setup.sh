@@ -78,9 +78,10 @@ if [ ! -f "$PACKS/.integrity" ] || [ "$(cat "$PACKS/.integrity")" != "$KOKORO_JS
   did+=("Kokoro voices")
 fi
 
-# A real SCORM runtime for the package tests, from the npm registry
+# A real SCORM runtime for the package tests and axe-core for the pages' accessibility
+# test, from the npm registry
 if [ "${PE_SKIP_BROWSER:-0}" != 1 ]; then
-  if [ ! -d tests/js/node_modules/scorm-again ] || [ tests/js/package-lock.json -nt tests/js/node_modules ]; then
+  if [ ! -d tests/js/node_modules/scorm-again ] || [ ! -d tests/js/node_modules/axe-core ] || [ tests/js/package-lock.json -nt tests/js/node_modules ]; then
     npm install --prefix tests/js --no-audit --no-fund --silent
     touch tests/js/node_modules
     did+=("npm packages")

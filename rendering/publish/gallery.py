@@ -204,7 +204,7 @@ def _snippet(code: str, ident: str, ui: dict) -> str:
         f'<p class="muted">{escape(ui["embed"])} '
         f'<button class="copy" data-target="{_attr(ident)}" data-done="{_attr(ui["copied"])}">'
         f"{escape(ui['copy'])}</button></p>"
-        f'<pre id="{_attr(ident)}">{escape(code)}</pre>'
+        f'<pre id="{_attr(ident)}" tabindex="0">{escape(code)}</pre>'
     )
 
 

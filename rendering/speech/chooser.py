@@ -105,7 +105,7 @@ def write_page(folder: Path, text: str, spoken: list[tuple[Voice, float]]) -> Pa
         for v, seconds in spoken
     )
     page = f"""<!doctype html>
-<html><head><meta charset="utf-8"><title>Voices</title>
+<html lang="en"><head><meta charset="utf-8"><title>Voices</title>
 <style>
 body {{ font-family: sans-serif; margin: 2rem; }}
 td, th {{ padding: 0.3rem 0.6rem; text-align: left; border-bottom: 1px solid #ccc; }}
