@@ -146,3 +146,29 @@ def test_check_writes_the_report_beside_the_manifest_and_fails_on_missing_captio
     (moved / entry["file"]).write_bytes(b"not a video")
     broken = CliRunner().invoke(cli, [*args[:3], str(copy), *args[4:]])
     assert broken.exit_code == 1 and "tiny-a.mp4 cannot be decoded" in broken.output
+
+
+def test_flashes_are_measured_again_only_for_a_clip_whose_file_changed(
+    rendered, tmp_path, monkeypatch
+):
+    root, folder = rendered
+    copy = tmp_path / "media"
+    shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".work"))
+    moved = copy / folder.relative_to(root)
+    first = a11y.check(moved)
+    a11y.write(moved, first)
+    assert list(first.measured) == ["tiny-a"]
+
+    def planted(video):
+        return [(1.5, "planted flicker")]
+
+    monkeypatch.setattr(a11y, "flash_problems", planted)
+    assert a11y.check(moved).findings == []  # the same file: its flashes are not measured
+    (moved / a11y.JSON_NAME).write_text('{"measured": {"tiny-a": 3}}', encoding="utf-8")
+    assert [f.problem for f in a11y.check(moved).findings] == ["planted flicker"]
+    a11y.write(moved, first)
+    manifest = json.loads((moved / "manifest.json").read_text(encoding="utf-8"))
+    clip = moved / next(iter(manifest["clips"]["tiny-a"].values()))["file"]
+    with open(clip, "ab") as fh:
+        fh.write(b"\0")  # a changed file
+    assert [f.problem for f in a11y.check(moved).findings] == ["planted flicker"]

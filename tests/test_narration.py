@@ -533,10 +533,15 @@ def test_rerecording_a_beat_rerenders_only_its_scene(plugin_scenes, tmp_path):
     args = ("tiny", "tiny-static", "--voice-dir", str(voice_dir), "--voice", "auto", "--jobs", "2")
     cfg = tmp_path / "espeak.toml"
     cfg.write_text('[voice.en]\nengine = "espeak"\n', encoding="utf-8")
-    assert render(out, *args, "--config", str(cfg)).exit_code == 0
-    clips = json.loads((out / "en" / "480p15" / "manifest.json").read_text(encoding="utf-8"))[
-        "clips"
-    ]
+    first = render(out, *args, "--config", str(cfg))
+    assert first.exit_code == 0
+    # the render ends with the folder's accessibility report, in one line, linked from the gallery
+    folder = out / "en" / "480p15"
+    report = json.loads((folder / "a11y.json").read_text(encoding="utf-8"))
+    said = f"{len(report['findings']) or 'no'} problem"
+    assert f"a11y: {said}" in first.output and "found in 2 clips:" in first.output
+    assert 'href="a11y.html"' in (folder / "index.html").read_text(encoding="utf-8")
+    clips = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["clips"]
     assert clips["tiny-static"]["mp4"]["recorded_beats"] == ["one"]
     assert clips["tiny"]["mp4"]["recorded_beats"] == []
 

@@ -25,7 +25,7 @@ from lesson.say import line as caption
 from render import cli
 from rendering.core import settings
 from rendering.core.manifest import Manifest
-from rendering.publish import lesson, scorm, transcript
+from rendering.publish import accessibility, lesson, scorm, transcript
 from tests.browser_tools import WAIT, browser_test, chromium, console_errors, static_server
 from tests.test_lesson import render_clips
 from tests.test_presenter import SLUGS, expected_beats, tiny_scenes_for_module
@@ -112,15 +112,19 @@ def test_a_named_clip_gets_a_package_of_its_own_with_its_question(site):
         names = set(z.namelist())
         player = z.read(scorm.PLAYER).decode("utf-8")
         video = z.read(entry.file)
+        checked = json.loads(z.read(accessibility.JSON_NAME))
     assert names == {
         "imsmanifest.xml",
         scorm.PLAYER,
         transcript.HTML,  # tiny-b's lines only
+        accessibility.HTML_NAME,  # tiny-b's clip only
+        accessibility.JSON_NAME,
         entry.file,
         entry.poster,
         *entry.captions["vtt"].values(),
     }
     assert video == (folder / entry.file).read_bytes()
+    assert list(checked["measured"]) == ["tiny-b"]
     data = json.loads(re.search(r'id="player-data">(.*?)</script>', player).group(1))
     assert [c["slug"] for c in data["chapters"]] == ["tiny-b"]
     assert data["chapters"][0]["end"] == entry.duration

@@ -10,7 +10,8 @@ in the clips, their captions and the lesson's colours, and what it cannot.
   second. Smaller flashes, and flashes across the ninths' borders, are not judged.
 - Contrast (1.4.3): each text colour of the palette against the background.
 
-`a11y.json` holds every finding; `a11y.html` says it for a person.
+`a11y.json` holds every finding; `a11y.html` says it for a person. Each clip's flashes
+are measured once: the next check reuses them while the clip's file is the same.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import numpy as np
 from lesson.palette import PALETTE
 from lesson.text_layout import MAX_LINES
 from rendering.core import formats
-from rendering.core.files import atomic_write_text
+from rendering.core.files import atomic_write_text, quick_digest
 from rendering.core.manifest import Manifest
 from rendering.publish.presenter import read_vtt
 from rendering.speech.captions import READING_SPEED, SHORTEST, Cue, reading_length
@@ -66,10 +67,20 @@ class Report:
     checked: list[str] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     not_judged: tuple[str, ...] = NOT_JUDGED
+    # slug -> {"file": the clip's fingerprint, "flashes": [[second, problem], ...]}
+    measured: dict[str, dict] = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
         return not self.findings
+
+    def summary(self) -> str:
+        """One line: how many clips were checked and how many problems were found."""
+        clips = f"{len(self.measured)} clip{'s' if len(self.measured) != 1 else ''}"
+        if self.passed:
+            return f"no problem found in {clips}"
+        n = len(self.findings)
+        return f"{n} problem{'s' if n != 1 else ''} found in {clips}"
 
 
 # ----------------------------------------------------------------- captions
@@ -205,12 +216,13 @@ def check(folder: Path, slugs: list[str] | None = None, progress=lambda slug: No
         )
     if not main:
         raise NothingToCheck(f"no {formats.MAIN} clips in {folder}; render them first")
+    earlier = measured_before(folder)
     report = Report()
     for name, problem in palette_problems():
         report.findings.append(Finding("1.4.3 Contrast", "", name, problem))
     for slug in slugs or sorted(main, key=lambda s: main[s].order):
         progress(slug)
-        _check_clip(folder, main[slug], report)
+        _check_clip(folder, main[slug], report, earlier.get(slug))
     report.checked = [
         "1.4.3 Contrast (minimum): the palette's text colours on the background",
         "1.2.2 Captions (prerecorded): a track per language; beyond it, subtitle practice "
@@ -220,7 +232,33 @@ def check(folder: Path, slugs: list[str] | None = None, progress=lambda slug: No
     return report
 
 
-def _check_clip(folder: Path, entry, report: Report) -> None:
+def measured_before(folder: Path) -> dict[str, dict]:
+    """The flashes the last report measured, per clip; nothing from a report that is
+    missing or not as this module writes it."""
+    try:
+        data = json.loads((folder / JSON_NAME).read_text(encoding="utf-8"))
+        kept = {}
+        for slug, clip in data["measured"].items():
+            flashes = [(float(second), str(problem)) for second, problem in clip["flashes"]]
+            kept[slug] = {"file": str(clip["file"]), "flashes": flashes}
+        return kept
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+
+
+def _flashes(video: Path, before: dict | None) -> tuple[str, list[tuple[float, str]]]:
+    """The clip's fingerprint and its flash problems, measured again only if it changed."""
+    try:
+        fingerprint = quick_digest(video)
+        if before and before["file"] == fingerprint:
+            return fingerprint, before["flashes"]
+        return fingerprint, flash_problems(video)
+    except (OSError, av.FFmpegError) as exc:
+        reason = getattr(exc, "strerror", None) or type(exc).__name__
+        return "", [(0.0, f"{video.name} cannot be decoded ({reason}); render it again")]
+
+
+def _check_clip(folder: Path, entry, report: Report, before: dict | None = None) -> None:
     tracks = entry.captions.get("vtt", {})
     if entry.voice not in ("", "silent"):
         for lang in READING_SPEED:
@@ -232,29 +270,46 @@ def _check_clip(folder: Path, entry, report: Report) -> None:
                 report.findings.append(
                     Finding("1.2.2 Captions", entry.slug, f"{lang} at {start:.1f} s", problem)
                 )
-    try:
-        flashes = flash_problems(folder / entry.file)
-    except (OSError, av.FFmpegError) as exc:
-        reason = getattr(exc, "strerror", None) or type(exc).__name__
-        flashes = [(0.0, f"{entry.file} cannot be decoded ({reason}); render it again")]
+    fingerprint, flashes = _flashes(folder / entry.file, before)
+    if fingerprint:
+        report.measured[entry.slug] = {"file": fingerprint, "flashes": flashes}
     for second, problem in flashes:
         report.findings.append(
             Finding("2.3.1 Three flashes", entry.slug, f"at {second:.1f} s", problem)
         )
 
 
-def write(folder: Path, report: Report) -> tuple[Path, Path]:
-    """a11y.json and a11y.html beside the manifest."""
+def refresh(folder: Path) -> str | None:
+    """After a render: the folder's report written again, said in one line (None when the
+    folder holds no clip to check). Unchanged clips keep their measured flashes."""
+    try:
+        report = check(folder)
+    except NothingToCheck:
+        return None
+    _, page = write(folder, report)
+    return f"{report.summary()}: {page}"
+
+
+def texts(report: Report) -> dict[str, str]:
+    """The report's files by name: a11y.json and a11y.html."""
     data = {
         "passed": report.passed,
         "checked": report.checked,
         "findings": [asdict(f) for f in report.findings],
         "not_judged": list(report.not_judged),
+        "measured": report.measured,
     }
-    json_path, html_path = folder / JSON_NAME, folder / HTML_NAME
-    atomic_write_text(json_path, json.dumps(data, indent=1, ensure_ascii=False))
-    atomic_write_text(html_path, _page(report))
-    return json_path, html_path
+    return {
+        JSON_NAME: json.dumps(data, indent=1, ensure_ascii=False),
+        HTML_NAME: _page(report),
+    }
+
+
+def write(folder: Path, report: Report) -> tuple[Path, Path]:
+    """a11y.json and a11y.html beside the manifest."""
+    for name, text in texts(report).items():
+        atomic_write_text(folder / name, text)
+    return folder / JSON_NAME, folder / HTML_NAME
 
 
 def _page(report: Report) -> str:

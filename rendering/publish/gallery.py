@@ -27,7 +27,7 @@ from rendering.core.door import command
 from rendering.core.files import atomic_write_text
 from rendering.core.jobs import by_folder
 from rendering.core.manifest import ClipEntry, LessonRecord, Manifest
-from rendering.publish import explorer, presenter, transcript
+from rendering.publish import accessibility, explorer, presenter, transcript
 from rendering.publish.web import (
     GALLERY,
     clock,
@@ -62,6 +62,8 @@ UI = {
         "explore_hint": "drag the position, d_model and base; every number comes from pe_math",
         "transcript": "Transcript",
         "transcript_hint": "every spoken line, by chapter, with its time",
+        "a11y": "Accessibility report",
+        "a11y_hint": "what a machine checked against WCAG 2.1 AA, and what a person must",
     },
     "zh": {
         "lesson": "完整课程",
@@ -83,6 +85,8 @@ UI = {
         "explore_hint": "拖动位置、d_model 和底数；每个数字都来自 pe_math",
         "transcript": "文字稿",
         "transcript_hint": "按章节列出每一句旁白和它的时间",
+        "a11y": "无障碍报告",
+        "a11y_hint": "机器按 WCAG 2.1 AA 查过的项目，以及仍需人来判断的",
     },
 }
 
@@ -327,11 +331,12 @@ def render_html(manifest: Manifest) -> str:
             f'<p class="meta"><a class="explore" href="{_attr(EXPLORE)}">'
             f"{escape(ui['explore'])} ▸</a> {escape(ui['explore_hint'])}</p>"
         )
-    if (folder / transcript.HTML).is_file():
-        parts.append(
-            f'<p class="meta"><a href="{_attr(transcript.HTML)}">{escape(ui["transcript"])}'
-            f"</a> {escape(ui['transcript_hint'])}</p>"
-        )
+    for page, name in ((transcript.HTML, "transcript"), (accessibility.HTML_NAME, "a11y")):
+        if (folder / page).is_file():
+            parts.append(
+                f'<p class="meta"><a href="{_attr(page)}">{escape(ui[name])}'
+                f"</a> {escape(ui[name + '_hint'])}</p>"
+            )
     record = manifest.lesson
     if record and (folder / record.file).exists():
         parts.append(_lesson_section(record, lang, ui))
@@ -369,7 +374,10 @@ def publish(jobs: list, root: Path, console: Console) -> None:
                 console.print(f"explorer: {explorer.report(written)}")
                 for note in written.notes:
                     console.print(f"explorer: note: {note}")
+            said = accessibility.refresh(folder)
             console.print(f"gallery: {write(folder)}")
+            if said:
+                console.print(f"a11y: {said}")
         manifest = Manifest.load(folder)
         gif_entries = [
             e

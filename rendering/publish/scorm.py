@@ -29,7 +29,7 @@ from rendering.core import formats
 from rendering.core.door import command
 from rendering.core.files import replacing
 from rendering.core.manifest import Manifest, Recorded
-from rendering.publish import presenter, transcript, web
+from rendering.publish import accessibility, presenter, transcript, web
 
 FORMATS = ("scorm12", "scorm2004")
 PLAYER = "player.html"
@@ -172,7 +172,12 @@ def build(folder: Path, fmt: str, out_dir: Path, slug: str | None = None) -> Pat
     _, text = transcript.pages(
         lang, [presenter.timeline(folder, slug or presenter.LESSON, manifest)]
     )
-    files = [PLAYER, transcript.HTML, *media]
+    try:
+        report = accessibility.check(folder, [c["slug"] for c in contents.chapters])
+    except accessibility.NothingToCheck as exc:
+        raise PackageError(str(exc)) from None
+    checked = accessibility.texts(report)
+    files = [PLAYER, transcript.HTML, *checked, *media]
     target = out_dir / package_name(folder, fmt, contents)
     check_target(target)
     with replacing(target, suffix=".zip") as tmp:
@@ -180,6 +185,8 @@ def build(folder: Path, fmt: str, out_dir: Path, slug: str | None = None) -> Pat
             z.writestr("imsmanifest.xml", manifest_xml(fmt, contents.title, files))
             z.writestr(PLAYER, player)
             z.writestr(transcript.HTML, text)
+            for name, page in checked.items():
+                z.writestr(name, page)
             for name in media:
                 add_media(z, folder, name)
     return target
