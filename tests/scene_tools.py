@@ -30,16 +30,12 @@ from pe_math import Params
 from rendering.draw import motion
 from scenes.kit import theme
 from scenes.kit.base import UNWATCHED, LessonScene, Watchers
+from scenes.kit.contrast import TEXT_TYPES, em_px, low_contrast
 
-TEXT_TYPES = (Text, MarkupText, MathTex, Tex, SingleStringMathTex, DecimalNumber)
 EDGE_TOLERANCE = 0.02  # scene units a glyph may touch past the frame edge
 OVERLAP_TOLERANCE = 0.01  # scene units² two texts' boxes may share (anti-aliasing, kerning)
 # text by design (the takeaway line, and the next chapter's title): not counted in the fill
 TEXT_ONLY_BEATS = {"takeaway", "bridge"}
-TEX_TYPES = (MathTex, Tex, SingleStringMathTex)
-# The em of a Text is font_size/72 scene units; LaTeX's Computer Modern sets smaller:
-# measured from a capital H (cap height 0.683 em in CM, 0.733 em in Noto Sans CJK).
-TEX_EM_PER_TEXT_EM = 0.747
 
 
 @dataclass
@@ -134,14 +130,6 @@ def _describe(m: Mobject) -> str:
     return type(m).__name__
 
 
-def em_px(m: Mobject) -> float:
-    """The em (font size) of a text in pixels, were the frame's short side 480 pixels."""
-    if isinstance(m, DecimalNumber):  # its glyphs are Text or TeX pieces: the smallest counts
-        return min((em_px(sub) for sub in m.submobjects if isinstance(sub, TEXT_TYPES)), default=99)
-    units = m.font_size / 72 * (TEX_EM_PER_TEXT_EM if isinstance(m, TEX_TYPES) else 1.0)
-    return units * 480 / min(config.frame_width, config.frame_height)
-
-
 def stage_fill(scene: LessonScene) -> float:
     """The share of the stage's height covered by what is on it (the caption band aside)."""
     boxes = [
@@ -178,6 +166,8 @@ def check_layout(scene: LessonScene, beat: str, report: LayoutReport) -> None:
             report.too_small.append(
                 f"[{beat}] {_describe(m)} is {px:.1f} px (em at 480p); needs {theme.MIN_TEXT_PX}"
             )
+    for low in low_contrast(scene):
+        report.problems.append(f"[{beat}] {low}")
     report.words_at_start[beat] = words(texts)
     report.values_at_start[beat] = [m.get_value() for m in texts if isinstance(m, DecimalNumber)]
     boxes = [_box(m) for m in texts]

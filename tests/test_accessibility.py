@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from lesson.palette import PALETTE
+from lesson.palette import PALETTE, contrast_ratio
 from render import cli
 from rendering.core.manifest import PAGES
 from rendering.publish import accessibility as a11y
@@ -96,8 +96,8 @@ def test_changes_count_only_opposing_steps_with_a_dark_side():
 
 # ----------------------------------------------------------------- contrast
 def test_contrast_follows_wcag_and_a_dim_colour_is_named():
-    assert a11y.contrast("#ffffff", "#000000") == pytest.approx(21.0)
-    assert a11y.contrast("#777777", "#ffffff") == pytest.approx(4.48, abs=0.01)
+    assert contrast_ratio("#ffffff", "#000000") == pytest.approx(21.0)
+    assert contrast_ratio("#777777", "#ffffff") == pytest.approx(4.48, abs=0.01)
     assert a11y.palette_problems() == []  # every text colour of the lesson
     dim = {**PALETTE, "muted": "#3a3f4a"}
     ((name, problem),) = a11y.palette_problems(dim)

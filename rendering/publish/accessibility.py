@@ -24,7 +24,7 @@ from pathlib import Path
 import av
 import numpy as np
 
-from lesson.palette import PALETTE
+from lesson.palette import PALETTE, TEXT_CONTRAST, contrast_ratio, luminance
 from lesson.text_layout import MAX_LINES
 from rendering.core import formats
 from rendering.core.files import atomic_write_text, quick_digest
@@ -34,7 +34,6 @@ from rendering.speech.captions import READING_SPEED, SHORTEST, Cue, reading_leng
 
 JSON_NAME = "a11y.json"
 HTML_NAME = "a11y.html"
-TEXT_CONTRAST = 4.5  # 1.4.3, normal text
 FLASH_CHANGE = 0.10  # relative luminance, of the lighter side's maximum 1.0
 FLASH_DARK = 0.80  # a change counts only when its darker side is below this
 MOST_CHANGES = 6  # in any one second: three flashes, each a pair of opposing changes
@@ -109,12 +108,6 @@ def caption_problems(cues: list[Cue], lang: str) -> list[tuple[float, str]]:
 
 
 # ----------------------------------------------------------------- flashes
-def luminance(rgb: np.ndarray) -> np.ndarray:
-    """WCAG's relative luminance of sRGB values 0-1 (the last axis: red, green, blue)."""
-    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
-    return linear @ np.array([0.2126, 0.7152, 0.0722])
-
-
 def area_luminance(rgb: np.ndarray, grid: int = GRID) -> np.ndarray:
     """The mean relative luminance of each of grid × grid areas of an RGB frame."""
     lum = luminance(rgb.astype(np.float64) / 255.0)
@@ -172,23 +165,13 @@ def flash_problems(video: Path) -> list[tuple[float, str]]:
 
 
 # ----------------------------------------------------------------- contrast
-def contrast(a: str, b: str) -> float:
-    """WCAG's contrast ratio of two "#rrggbb" colours."""
-
-    def of(colour: str) -> float:
-        return float(luminance(np.array([int(colour[i : i + 2], 16) for i in (1, 3, 5)]) / 255))
-
-    light, dark = sorted((of(a), of(b)), reverse=True)
-    return (light + 0.05) / (dark + 0.05)
-
-
 def palette_problems(palette: dict[str, str] = PALETTE) -> list[tuple[str, str]]:
     """(colour name, what is wrong) for each text colour under 4.5:1 on the background."""
     out = []
     for name, colour in palette.items():
         if name in SURFACES:
             continue
-        ratio = contrast(colour, palette["background"])
+        ratio = contrast_ratio(colour, palette["background"])
         if ratio < TEXT_CONTRAST:
             out.append((name, f"{colour} on {palette['background']} is {ratio:.2f}:1"))
     return out

@@ -153,17 +153,19 @@ class HeatGrid(VGroup):
         self.cells = VGroup()
         for i in range(m.shape[0]):
             for j in range(m.shape[1]):
+                fill = colormap(m[i, j], vmin, vmax)
                 sq = Rectangle(
                     width=w,
                     height=cell,
                     stroke_width=stroke_width,
                     stroke_color=theme.BACKGROUND,
-                    fill_color=colormap(m[i, j], vmin, vmax),
+                    fill_color=fill,
                     fill_opacity=1,
                 )
                 sq.move_to(np.array([j * w, -i * cell, 0]))
                 if digits is not None and np.isfinite(m[i, j]):
-                    sq = VGroup(sq, text(theme.fmt(m[i, j], digits), size=size).move_to(sq))
+                    value = text(theme.fmt(m[i, j], digits), size=size, color=theme.ink_on(fill))
+                    sq = VGroup(sq, value.move_to(sq))
                 self.cells.add(sq)
         self.add(self.cells)
         self.row_labels = VGroup()

@@ -6,7 +6,7 @@ import numpy as np
 from manim import ManimColor, interpolate_color
 
 from lesson.fonts import FONT  # noqa: F401  (the theme names the one face)
-from lesson.palette import PALETTE
+from lesson.palette import PALETTE, contrast_ratio
 
 BACKGROUND = ManimColor(PALETTE["background"])
 FOREGROUND = ManimColor(PALETTE["foreground"])
@@ -62,6 +62,19 @@ def sequential(value: float, vmin: float = 0.0, vmax: float = 1.0) -> ManimColor
         return NEUTRAL
     t = float(np.clip((value - vmin) / ((vmax - vmin) or 1.0), 0, 1))
     return interpolate_color(NEUTRAL, ACCENT, t)
+
+
+# Text on a coloured fill: white or black, whichever reads better. One of the two
+# reaches 4.5:1 on any colour (the palette's own light and dark fall short on mid-tones).
+INK_LIGHT = ManimColor("#ffffff")
+INK_DARK = ManimColor("#000000")
+
+
+def ink_on(fill: ManimColor) -> ManimColor:
+    """The text colour that reads best on a coloured fill: white on dark, black on light."""
+    rgb = fill.to_rgb()
+    light, dark = contrast_ratio(INK_LIGHT.to_rgb(), rgb), contrast_ratio(INK_DARK.to_rgb(), rgb)
+    return INK_LIGHT if light >= dark else INK_DARK
 
 
 def fmt(x: float, digits: int = 2) -> str:
