@@ -172,3 +172,36 @@ def test_flashes_are_measured_again_only_for_a_clip_whose_file_changed(
     with open(clip, "ab") as fh:
         fh.write(b"\0")  # a changed file
     assert [f.problem for f in a11y.check(moved).findings] == ["planted flicker"]
+
+
+def test_a_text_under_its_contrast_as_a_beat_ends_is_named_by_clip_and_beat(
+    rendered, tmp_path, monkeypatch
+):
+    from manim import FadeIn
+
+    from scenes.kit import contrast, theme
+    from scenes.kit.components import text
+    from tests.test_lesson import TinyB
+
+    def with_a_label(scene):
+        scene.beat("draw")
+        scene.play(FadeIn(text("a label", size=theme.LABEL_SIZE, color=theme.MUTED)))
+
+    monkeypatch.setattr(TinyB, "construct", with_a_label)
+    folder = render_clips(tmp_path, ["tiny-b"], lang="en")
+    entry = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["clips"]["tiny-b"]
+    assert entry["mp4"]["contrast"] == {"draw": []}  # measured, and nothing under it
+    # the same clip drawn with a bar no text can reach: each of its texts is named
+    monkeypatch.setattr(contrast, "TEXT_CONTRAST", 30.0)
+    monkeypatch.setattr(contrast, "LARGE_TEXT_CONTRAST", 30.0)
+    again = render_clips(tmp_path / "again", ["tiny-b"], lang="en")
+    found = [f for f in a11y.check(again).findings if f.criterion == "1.4.3 Contrast"]
+    assert found and all(f.clip == "tiny-b" and f.where == "end of beat draw" for f in found)
+    assert [f.problem.split(" at ")[0] for f in found] == ["'a label'"]
+    assert found[0].problem.endswith("(needs 30:1)")
+    # a record that cannot be read asks for a render
+    manifest = json.loads((again / "manifest.json").read_text(encoding="utf-8"))
+    manifest["clips"]["tiny-b"]["mp4"]["contrast"] = {"draw": [["x", "dim"]]}
+    (again / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    (problem,) = [f.problem for f in a11y.check(again).findings if f.criterion.startswith("1.4.3")]
+    assert problem.startswith("not measured when it was drawn")

@@ -41,7 +41,12 @@ def join_parts(
     read = [r.knobs for _, r in parts]
     knobs = None if None in read else sorted({k for names in read for k in names})
     return dataclasses.replace(
-        result, animations=timings, parts=len(parts), segments=records, knobs=knobs
+        result,
+        animations=timings,
+        parts=len(parts),
+        segments=records,
+        knobs=knobs,
+        contrast=parts[-1][1].contrast,
     )
 
 

@@ -45,6 +45,9 @@ class RenderResult:
     segments: list[dict[str, Any]] | None = None  # per beat: its key, reads and frames
     drawn_beats: int | None = None  # beats drawn (the others copied from the store)
     knobs: list[str] | None = None  # the Params fields the build read (the clip key's)
+    # beat -> the texts under WCAG's contrast as it ends: [text, ratio, needed]; a beat
+    # the build did not reach is absent
+    contrast: dict[str, list] | None = None
 
 
 class SpeechCutOff(InvalidOutput):
@@ -66,6 +69,7 @@ class Drawn:
     speech: dict[str, float] = dataclasses.field(default_factory=dict)  # what timed it
     sentences: dict[str, list] = dataclasses.field(default_factory=dict)
     inputs: dict[str, list[float]] = dataclasses.field(default_factory=dict)  # motion.pace_inputs
+    contrast: dict[str, list] = dataclasses.field(default_factory=dict)  # as RenderResult's
 
 
 def draw(
@@ -96,6 +100,7 @@ def draw(
 
     scene_cls = job.info.load()
     record, clock = _play_clock(report)
+    contrast, ended_beat = _contrast_watch()
     speech, sentences, pace, inputs = _timing(job, work_dir, frame, speech, pace, sentences, kept)
     given = watchers or UNWATCHED
     logging.getLogger("manim").setLevel(logging.ERROR)
@@ -113,7 +118,9 @@ def draw(
             sentences=sentences,
             skip_beats=set(kept.reuse) if kept else None,
             stop_at=kept.stop_at() if kept else None,
-            watchers=dataclasses.replace(given, play=(*given.play, record)),
+            watchers=dataclasses.replace(
+                given, play=(*given.play, record), beat=(*given.beat, ended_beat)
+            ),
         )
         scene.render()
         writer = scene.renderer.file_writer
@@ -132,7 +139,24 @@ def draw(
         dict(speech or {}),
         dict(sentences or {}),
         inputs or {},
+        contrast,
     )
+
+
+def _contrast_watch() -> tuple[dict[str, list], Callable[[Any, str], None]]:
+    """The texts under WCAG's contrast as each beat ends (PRELUDE: before the first), and
+    the beat watcher that fills them."""
+    from scenes.kit.contrast import low_contrast
+
+    ends: dict[str, list] = {}
+    current = [reads.PRELUDE]
+
+    def ended_beat(scene, beat: str) -> None:
+        if current[0] != reads.PRELUDE or scene.plays:  # as segments.keep: no empty prelude
+            ends[current[0]] = [[c.text, round(c.ratio, 2), c.needed] for c in low_contrast(scene)]
+        current[0] = beat
+
+    return ends, ended_beat
 
 
 def _play_clock(report) -> tuple[Callable[[Any], None], list[tuple[float, float, bool]]]:
@@ -310,6 +334,7 @@ def render(
         segments=records,
         drawn_beats=len(records or []),
         knobs=drawn.read.knob_names() if drawn.read else None,
+        contrast=drawn.contrast,
     )
 
 
@@ -342,7 +367,15 @@ def with_kept(
     result = complete(job, silent, beats, work_dir, list(files))
     drew = sum(1 for r in records if r["beat"] not in kept.reuse and r["frames"])
     knobs = sorted({name for r in records for name in r.get("knobs", {})})
-    return dataclasses.replace(result, segments=records, drawn_beats=drew, parts=parts, knobs=knobs)
+    contrast = {r["beat"]: r["contrast"] for r in records if r.get("contrast") is not None}
+    return dataclasses.replace(
+        result,
+        segments=records,
+        drawn_beats=drew,
+        parts=parts,
+        knobs=knobs,
+        contrast=contrast,
+    )
 
 
 def span_result(job: Job, drawn: Drawn, records: list[dict[str, Any]] | None) -> RenderResult:
@@ -361,6 +394,7 @@ def span_result(job: Job, drawn: Drawn, records: list[dict[str, Any]] | None) ->
         animations=drawn.animations,
         segments=records,
         knobs=drawn.read.knob_names() if drawn.read else None,
+        contrast=drawn.contrast,
     )
 
 

@@ -8,7 +8,9 @@ in the clips, their captions and the lesson's colours, and what it cannot.
   ninth of the frame (near the guideline's 10-degree field) changes in opposing
   directions (by 10 % or more, the darker side under 0.80) at most six times in any one
   second. Smaller flashes, and flashes across the ninths' borders, are not judged.
-- Contrast (1.4.3): each text colour of the palette against the background.
+- Contrast (1.4.3): each text against what is drawn behind it as each beat ends, as the
+  render measured it from the scene's shapes (scenes/kit/contrast.py), and each text
+  colour of the palette against the background.
 
 `a11y.json` holds every finding; `a11y.html` says it for a person. Each clip's flashes
 are measured once: the next check reuses them while the clip's file is the same.
@@ -25,6 +27,7 @@ import av
 import numpy as np
 
 from lesson.palette import PALETTE, TEXT_CONTRAST, contrast_ratio, luminance
+from lesson.reads import PRELUDE
 from lesson.text_layout import MAX_LINES
 from rendering.core import formats
 from rendering.core.files import atomic_write_text, quick_digest
@@ -45,7 +48,8 @@ SURFACES = ("background", "neutral")  # the palette's fills, not text
 NOT_JUDGED = (
     "whether the narration says everything the picture shows (audio description, 1.2.3 "
     "and 1.2.5): the lesson is narrated, but lines that lean on the picture need a person",
-    "the contrast of each text against a heat-map cell or shape behind it, frame by frame",
+    "the contrast of text while it moves between the ends of beats, and over lines and "
+    "outlines (only filled shapes are counted behind a text)",
     "the contrast of lines and shapes (1.4.11): the palette's neutral lines on the "
     "background are faint by design, for grids and axes",
     "flashes smaller than a ninth of the frame, or across the ninths' borders",
@@ -207,12 +211,30 @@ def check(folder: Path, slugs: list[str] | None = None, progress=lambda slug: No
         progress(slug)
         _check_clip(folder, main[slug], report, earlier.get(slug))
     report.checked = [
-        "1.4.3 Contrast (minimum): the palette's text colours on the background",
+        "1.4.3 Contrast (minimum): each text against what is behind it as each beat ends "
+        "(4.5:1, large text 3:1), and the palette's text colours on the background",
         "1.2.2 Captions (prerecorded): a track per language; beyond it, subtitle practice "
         "(reading speed, two lines, time on screen)",
         "2.3.1 Three flashes or below threshold, simplified: each ninth of every frame",
     ]
     return report
+
+
+def contrast_problems(recorded: object) -> list[tuple[str, str]]:
+    """(where, what) for each text the render found under its contrast as a beat ended;
+    one line when the clip's record has none to read."""
+    again = "not measured when it was drawn; render it again with --force"
+    if not isinstance(recorded, dict):
+        return [("every beat", again)]
+    out = []
+    try:
+        for beat, texts in recorded.items():
+            where = "before the first beat" if beat == PRELUDE else f"end of beat {beat}"
+            for text, ratio, needed in texts or []:
+                out.append((where, f"{str(text)!r} at {float(ratio):.2f}:1 (needs {needed:g}:1)"))
+    except (TypeError, ValueError):
+        return [("every beat", again)]
+    return out
 
 
 def measured_before(folder: Path) -> dict[str, dict]:
@@ -253,6 +275,8 @@ def _check_clip(folder: Path, entry, report: Report, before: dict | None = None)
                 report.findings.append(
                     Finding("1.2.2 Captions", entry.slug, f"{lang} at {start:.1f} s", problem)
                 )
+    for where, problem in contrast_problems(entry.contrast):
+        report.findings.append(Finding("1.4.3 Contrast", entry.slug, where, problem))
     fingerprint, flashes = _flashes(folder / entry.file, before)
     if fingerprint:
         report.measured[entry.slug] = {"file": fingerprint, "flashes": flashes}

@@ -156,7 +156,9 @@ class LessonScene(Scene):
     def beat(self, key: str) -> None:
         """Start narration beat `key`: record its time (and burn its caption if asked)."""
         self.wait_for_speech()  # the hold ends the beat before: drawn or skipped with it
-        if key == self.stop_at:
+        if key == self.stop_at:  # the beat before has ended: its watchers see how
+            for hook in self.watchers.beat:
+                hook(self, key)
             self.cut_short = self.stopped = True
             raise EndSceneEarlyException()
         if reads.ACTIVE is not None:
