@@ -20,6 +20,8 @@ import re
 import string
 
 FORMAT_SPEC = re.compile(r"^[<>=^+\- #0]*\d*[,_]?(\.\d+)?[dfFgGn%]?$")
+# a number as written on screen or in a line: 12, −0.37, 1,024, 50%
+WRITTEN_NUMBER = re.compile(r"[−-]?\d+(?:[.,]\d+)*%?")
 EN_SCALES = ((1e12, "trillion"), (1e9, "billion"), (1e6, "million"))
 ZH_SCALES = ((1e8, "亿"), (1e4, "万"))
 

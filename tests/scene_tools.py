@@ -30,7 +30,7 @@ from pe_math import Params
 from rendering.draw import motion
 from scenes.kit import theme
 from scenes.kit.base import UNWATCHED, LessonScene, Watchers
-from scenes.kit.contrast import TEXT_TYPES, em_px, low_contrast
+from scenes.kit.on_screen import TEXT_TYPES, em_px, low_contrast
 
 EDGE_TOLERANCE = 0.02  # scene units a glyph may touch past the frame edge
 OVERLAP_TOLERANCE = 0.01  # scene units² two texts' boxes may share (anti-aliasing, kerning)

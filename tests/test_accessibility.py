@@ -174,34 +174,44 @@ def test_flashes_are_measured_again_only_for_a_clip_whose_file_changed(
     assert [f.problem for f in a11y.check(moved).findings] == ["planted flicker"]
 
 
-def test_a_text_under_its_contrast_as_a_beat_ends_is_named_by_clip_and_beat(
+def test_a_beat_ends_with_its_texts_contrast_and_numbers_recorded_and_reported(
     rendered, tmp_path, monkeypatch
 ):
     from manim import FadeIn
 
-    from scenes.kit import contrast, theme
+    from rendering.publish import transcript
+    from scenes.kit import on_screen, theme
     from scenes.kit.components import text
     from tests.test_lesson import TinyB
 
     def with_a_label(scene):
         scene.beat("draw")
-        scene.play(FadeIn(text("a label", size=theme.LABEL_SIZE, color=theme.MUTED)))
+        scene.play(FadeIn(text("a label of 0.37", size=theme.LABEL_SIZE, color=theme.MUTED)))
 
     monkeypatch.setattr(TinyB, "construct", with_a_label)
     folder = render_clips(tmp_path, ["tiny-b"], lang="en")
     entry = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["clips"]["tiny-b"]
-    assert entry["mp4"]["contrast"] == {"draw": []}  # measured, and nothing under it
-    # the same clip drawn with a bar no text can reach: each of its texts is named
-    monkeypatch.setattr(contrast, "TEXT_CONTRAST", 30.0)
-    monkeypatch.setattr(contrast, "LARGE_TEXT_CONTRAST", 30.0)
+    # measured: nothing under its contrast, and a number the line does not say
+    assert entry["mp4"]["screen"] == {"draw": {"low": [], "numbers": ["0.37"]}}
+    report = a11y.check(folder)
+    assert report.passed
+    assert [(f.clip, f.where, f.problem) for f in report.unsaid] == [
+        ("tiny-b", "end of beat draw", "0.37")
+    ]
+    transcript.write(folder)
+    assert "*Also on screen: 0.37*" in (folder / transcript.MARKDOWN).read_text("utf-8")
+    # the same clip drawn with a bar no text can reach: its text is named
+    monkeypatch.setattr(on_screen, "TEXT_CONTRAST", 30.0)
+    monkeypatch.setattr(on_screen, "LARGE_TEXT_CONTRAST", 30.0)
     again = render_clips(tmp_path / "again", ["tiny-b"], lang="en")
     found = [f for f in a11y.check(again).findings if f.criterion == "1.4.3 Contrast"]
-    assert found and all(f.clip == "tiny-b" and f.where == "end of beat draw" for f in found)
-    assert [f.problem.split(" at ")[0] for f in found] == ["'a label'"]
+    assert [(f.clip, f.where, f.problem.split(" at ")[0]) for f in found] == [
+        ("tiny-b", "end of beat draw", "'a label of 0.37'")
+    ]
     assert found[0].problem.endswith("(needs 30:1)")
     # a record that cannot be read asks for a render
     manifest = json.loads((again / "manifest.json").read_text(encoding="utf-8"))
-    manifest["clips"]["tiny-b"]["mp4"]["contrast"] = {"draw": [["x", "dim"]]}
+    manifest["clips"]["tiny-b"]["mp4"]["screen"] = {"draw": {"low": [["x", "dim"]]}}
     (again / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     (problem,) = [f.problem for f in a11y.check(again).findings if f.criterion.startswith("1.4.3")]
     assert problem.startswith("not measured when it was drawn")

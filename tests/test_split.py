@@ -357,9 +357,9 @@ def test_a_reworded_line_redraws_its_beat_alone_and_the_clip_is_a_whole_render_a
     assert all((a == b).all() for a, b in zip(expected, got, strict=True))
     assert np.array_equal(audio.decode(ours), audio.decode(theirs))
     assert clip_entry(out)["beats"] == clip_entry(whole)["beats"]
-    # each beat's contrast as it ended, the kept one's from before, as a whole render's
-    assert list(clip_entry(whole)["contrast"]) == ["one", "two"]
-    assert clip_entry(out)["contrast"] == clip_entry(whole)["contrast"]
+    # what was on screen as each beat ended, the kept one's from before, as a whole render's
+    assert list(clip_entry(whole)["screen"]) == ["one", "two"]
+    assert clip_entry(out)["screen"] == clip_entry(whole)["screen"]
     assert len(list((out / FOLDER / ".beats" / "tiny").glob("*.mp4"))) == 2  # old one gone
 
     knob = render(out, "--set", "base=500", "--dry-run")

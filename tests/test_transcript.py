@@ -62,3 +62,11 @@ def test_without_a_lesson_the_transcript_follows_the_clips_in_order(folders):
         for key, _ in entries[slug]["mp4"].beats:
             assert caption("zh", slug, key) in md
     assert '<html lang="zh">' in (clips / transcript.HTML).read_text(encoding="utf-8")
+
+
+def test_numbers_shown_are_said_by_value_and_a_bad_record_gives_none():
+    from rendering.publish.transcript import unsaid
+
+    line = "weights 0.37 and -0.18 over 1024 positions"
+    assert unsaid(["0.370", "−0.18", "16", "1,024", "50%"], line) == ["16", "50%"]
+    assert unsaid({"0.1": 1}, line) == [] and unsaid(["x", "1.2.3"], line) == []

@@ -167,9 +167,10 @@ class ClipEntry(Recorded):
     animations: list[list[float]] = field(default_factory=list)  # per play: [build, draw] s
     parts: int = 1  # ranges of animations drawn by different workers, then joined
     segments: dict[str, Any] = field(default_factory=dict)  # its beats' keys (segments.py)
-    # beat -> the texts under WCAG's contrast as it ends, [text, ratio, needed]; None when
-    # not measured (drawn before the check existed)
-    contrast: dict[str, list] | None = None
+    # beat -> what is on screen as it ends: {"low": [[text, ratio, needed], ...] under
+    # WCAG's contrast, "numbers": [as written, ...] not there as the beat before ended};
+    # None when not recorded
+    screen: dict[str, dict] | None = None
 
     def knobs(self) -> Params:
         """The knobs the clip was rendered at: its recorded fields, the rest at their

@@ -46,7 +46,7 @@ def join_parts(
         parts=len(parts),
         segments=records,
         knobs=knobs,
-        contrast=parts[-1][1].contrast,
+        screen=parts[-1][1].screen,
     )
 
 

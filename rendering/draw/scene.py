@@ -45,9 +45,9 @@ class RenderResult:
     segments: list[dict[str, Any]] | None = None  # per beat: its key, reads and frames
     drawn_beats: int | None = None  # beats drawn (the others copied from the store)
     knobs: list[str] | None = None  # the Params fields the build read (the clip key's)
-    # beat -> the texts under WCAG's contrast as it ends: [text, ratio, needed]; a beat
-    # the build did not reach is absent
-    contrast: dict[str, list] | None = None
+    # beat -> what is on screen as it ends (on_screen.ended); a beat the build did not
+    # reach is absent
+    screen: dict[str, dict] | None = None
 
 
 class SpeechCutOff(InvalidOutput):
@@ -69,7 +69,7 @@ class Drawn:
     speech: dict[str, float] = dataclasses.field(default_factory=dict)  # what timed it
     sentences: dict[str, list] = dataclasses.field(default_factory=dict)
     inputs: dict[str, list[float]] = dataclasses.field(default_factory=dict)  # motion.pace_inputs
-    contrast: dict[str, list] = dataclasses.field(default_factory=dict)  # as RenderResult's
+    screen: dict[str, dict] = dataclasses.field(default_factory=dict)  # as RenderResult's
 
 
 def draw(
@@ -100,7 +100,7 @@ def draw(
 
     scene_cls = job.info.load()
     record, clock = _play_clock(report)
-    contrast, ended_beat = _contrast_watch()
+    screen, ended_beat = _screen_watch()
     speech, sentences, pace, inputs = _timing(job, work_dir, frame, speech, pace, sentences, kept)
     given = watchers or UNWATCHED
     logging.getLogger("manim").setLevel(logging.ERROR)
@@ -139,21 +139,21 @@ def draw(
         dict(speech or {}),
         dict(sentences or {}),
         inputs or {},
-        contrast,
+        screen,
     )
 
 
-def _contrast_watch() -> tuple[dict[str, list], Callable[[Any, str], None]]:
-    """The texts under WCAG's contrast as each beat ends (PRELUDE: before the first), and
-    the beat watcher that fills them."""
-    from scenes.kit.contrast import low_contrast
+def _screen_watch() -> tuple[dict[str, dict], Callable[[Any, str], None]]:
+    """What is on screen as each beat ends (PRELUDE: before the first), and the beat
+    watcher that fills it."""
+    from scenes.kit.on_screen import ended
 
-    ends: dict[str, list] = {}
-    current = [reads.PRELUDE]
+    ends: dict[str, dict] = {}
+    current, shown = [reads.PRELUDE], [set()]
 
     def ended_beat(scene, beat: str) -> None:
         if current[0] != reads.PRELUDE or scene.plays:  # as segments.keep: no empty prelude
-            ends[current[0]] = [[c.text, round(c.ratio, 2), c.needed] for c in low_contrast(scene)]
+            ends[current[0]], shown[0] = ended(scene, shown[0])
         current[0] = beat
 
     return ends, ended_beat
@@ -334,7 +334,7 @@ def render(
         segments=records,
         drawn_beats=len(records or []),
         knobs=drawn.read.knob_names() if drawn.read else None,
-        contrast=drawn.contrast,
+        screen=drawn.screen,
     )
 
 
@@ -367,14 +367,14 @@ def with_kept(
     result = complete(job, silent, beats, work_dir, list(files))
     drew = sum(1 for r in records if r["beat"] not in kept.reuse and r["frames"])
     knobs = sorted({name for r in records for name in r.get("knobs", {})})
-    contrast = {r["beat"]: r["contrast"] for r in records if r.get("contrast") is not None}
+    screen = {r["beat"]: r["screen"] for r in records if r.get("screen") is not None}
     return dataclasses.replace(
         result,
         segments=records,
         drawn_beats=drew,
         parts=parts,
         knobs=knobs,
-        contrast=contrast,
+        screen=screen,
     )
 
 
@@ -394,7 +394,7 @@ def span_result(job: Job, drawn: Drawn, records: list[dict[str, Any]] | None) ->
         animations=drawn.animations,
         segments=records,
         knobs=drawn.read.knob_names() if drawn.read else None,
-        contrast=drawn.contrast,
+        screen=drawn.screen,
     )
 
 

@@ -291,7 +291,7 @@ def keep(job: Job, drawn, store: Path, pieces: Path | None = None) -> list[dict[
             piece = {"file": str(name), "first": mine.index(ours[0]), "plays": len(ours)}
             piece["frames"] = _joined(drawn, ours, name)
         record = t.as_dict(key, frames, len(mine), drawn.inputs.get(t.beat))
-        record["contrast"] = drawn.contrast.get(t.beat)  # None: the build ended inside it
+        record["screen"] = drawn.screen.get(t.beat)  # None: the build ended inside it
         records.append({**record, "piece": piece} if piece else record)
     return records
 

@@ -26,13 +26,15 @@ from pathlib import Path
 import av
 import numpy as np
 
+from lesson.catalogue import CatalogueError
 from lesson.palette import PALETTE, TEXT_CONTRAST, contrast_ratio, luminance
 from lesson.reads import PRELUDE
 from lesson.text_layout import MAX_LINES
 from rendering.core import formats
 from rendering.core.files import atomic_write_text, quick_digest
 from rendering.core.manifest import Manifest
-from rendering.publish.presenter import read_vtt
+from rendering.publish import transcript
+from rendering.publish.presenter import narration_line, read_vtt
 from rendering.speech.captions import READING_SPEED, SHORTEST, Cue, reading_length
 
 JSON_NAME = "a11y.json"
@@ -46,8 +48,9 @@ GRID = 3  # areas per side: each a ninth of the frame, near the guideline's fiel
 SAMPLE = (96, 54)
 SURFACES = ("background", "neutral")  # the palette's fills, not text
 NOT_JUDGED = (
-    "whether the narration says everything the picture shows (audio description, 1.2.3 "
-    "and 1.2.5): the lesson is narrated, but lines that lean on the picture need a person",
+    "whether the narration says everything the picture shows that matters (audio "
+    "description, 1.2.5): the numbers written on screen it does not say are listed "
+    "below, but numbers inside formulas, shapes, colours and motion need a person",
     "the contrast of text while it moves between the ends of beats, and over lines and "
     "outlines (only filled shapes are counted behind a text)",
     "the contrast of lines and shapes (1.4.11): the palette's neutral lines on the "
@@ -70,6 +73,9 @@ class Report:
     checked: list[str] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     not_judged: tuple[str, ...] = NOT_JUDGED
+    # numbers written on screen during a beat that its narration does not say (problem:
+    # the numbers)
+    unsaid: list[Finding] = field(default_factory=list)
     # slug -> {"file": the clip's fingerprint, "flashes": [[second, problem], ...]}
     measured: dict[str, dict] = field(default_factory=dict)
 
@@ -189,7 +195,8 @@ class NothingToCheck(ValueError):
 def check(folder: Path, slugs: list[str] | None = None, progress=lambda slug: None) -> Report:
     """Check the main clips of a rendered folder (those of `slugs`, else all); `progress`
     is told each clip's slug as its check begins. NothingToCheck when there is none."""
-    entries = Manifest.load(folder).entries()
+    manifest = Manifest.load(folder)
+    entries, lang = manifest.entries(), manifest.data.get("lang", "en")
     main = {
         slug: entry
         for slug, variants in entries.items()
@@ -209,31 +216,55 @@ def check(folder: Path, slugs: list[str] | None = None, progress=lambda slug: No
         report.findings.append(Finding("1.4.3 Contrast", "", name, problem))
     for slug in slugs or sorted(main, key=lambda s: main[s].order):
         progress(slug)
-        _check_clip(folder, main[slug], report, earlier.get(slug))
+        _check_clip(folder, main[slug], lang, report, earlier.get(slug))
     report.checked = [
         "1.4.3 Contrast (minimum): each text against what is behind it as each beat ends "
         "(4.5:1, large text 3:1), and the palette's text colours on the background",
         "1.2.2 Captions (prerecorded): a track per language; beyond it, subtitle practice "
         "(reading speed, two lines, time on screen)",
         "2.3.1 Three flashes or below threshold, simplified: each ninth of every frame",
+        "1.2.3 Audio description or media alternative: the transcript gives each beat's "
+        "narration and the numbers written on screen during it that it does not say",
     ]
     return report
 
 
-def contrast_problems(recorded: object) -> list[tuple[str, str]]:
+def _ended(beat: str) -> str:
+    return "before the first beat" if beat == PRELUDE else f"end of beat {beat}"
+
+
+def contrast_problems(screen: object) -> list[tuple[str, str]]:
     """(where, what) for each text the render found under its contrast as a beat ended;
     one line when the clip's record has none to read."""
     again = "not measured when it was drawn; render it again with --force"
-    if not isinstance(recorded, dict):
+    if not isinstance(screen, dict):
         return [("every beat", again)]
     out = []
     try:
-        for beat, texts in recorded.items():
-            where = "before the first beat" if beat == PRELUDE else f"end of beat {beat}"
-            for text, ratio, needed in texts or []:
-                out.append((where, f"{str(text)!r} at {float(ratio):.2f}:1 (needs {needed:g}:1)"))
-    except (TypeError, ValueError):
+        for beat, ended in screen.items():
+            for text, ratio, needed in ended["low"]:
+                problem = f"{str(text)!r} at {float(ratio):.2f}:1 (needs {needed:g}:1)"
+                out.append((_ended(beat), problem))
+    except (TypeError, ValueError, KeyError):
         return [("every beat", again)]
+    return out
+
+
+def unsaid_numbers(entry, lang: str) -> list[tuple[str, list[str]]]:
+    """(where, numbers) for each beat whose picture shows numbers its narration does not
+    say, as the beat ends."""
+    if not isinstance(entry.screen, dict):
+        return []
+    out = []
+    for beat in [PRELUDE, *(b.key for b in entry.beats)]:
+        try:
+            line = narration_line(lang, entry.slug, beat, entry.knobs()) if beat else ""
+        except CatalogueError:
+            line = ""
+        shown = transcript.shown_at_end({entry.slug: entry.screen}, entry.slug, beat)
+        numbers = transcript.unsaid(shown, line)
+        if numbers:
+            out.append((_ended(beat), numbers))
     return out
 
 
@@ -263,20 +294,24 @@ def _flashes(video: Path, before: dict | None) -> tuple[str, list[tuple[float, s
         return "", [(0.0, f"{video.name} cannot be decoded ({reason}); render it again")]
 
 
-def _check_clip(folder: Path, entry, report: Report, before: dict | None = None) -> None:
+def _check_clip(folder: Path, entry, lang: str, report: Report, before: dict | None) -> None:
     tracks = entry.captions.get("vtt", {})
     if entry.voice not in ("", "silent"):
-        for lang in READING_SPEED:
-            vtt = folder / tracks[lang] if lang in tracks else None
+        for track in READING_SPEED:
+            vtt = folder / tracks[track] if track in tracks else None
             if vtt is None or not vtt.is_file():
-                report.findings.append(Finding("1.2.2 Captions", entry.slug, lang, "no captions"))
+                report.findings.append(Finding("1.2.2 Captions", entry.slug, track, "no captions"))
                 continue
-            for start, problem in caption_problems(cues_of(vtt), lang):
+            for start, problem in caption_problems(cues_of(vtt), track):
                 report.findings.append(
-                    Finding("1.2.2 Captions", entry.slug, f"{lang} at {start:.1f} s", problem)
+                    Finding("1.2.2 Captions", entry.slug, f"{track} at {start:.1f} s", problem)
                 )
-    for where, problem in contrast_problems(entry.contrast):
+    for where, problem in contrast_problems(entry.screen):
         report.findings.append(Finding("1.4.3 Contrast", entry.slug, where, problem))
+    for where, numbers in unsaid_numbers(entry, lang):
+        report.unsaid.append(
+            Finding("1.2.5 Audio description", entry.slug, where, ", ".join(numbers))
+        )
     fingerprint, flashes = _flashes(folder / entry.file, before)
     if fingerprint:
         report.measured[entry.slug] = {"file": fingerprint, "flashes": flashes}
@@ -304,6 +339,7 @@ def texts(report: Report) -> dict[str, str]:
         "checked": report.checked,
         "findings": [asdict(f) for f in report.findings],
         "not_judged": list(report.not_judged),
+        "shown_not_said": [asdict(f) for f in report.unsaid],
         "measured": report.measured,
     }
     return {
@@ -319,26 +355,36 @@ def write(folder: Path, report: Report) -> tuple[Path, Path]:
     return folder / JSON_NAME, folder / HTML_NAME
 
 
-def _page(report: Report) -> str:
+def _table(findings: list[Finding], last: str) -> str:
     esc = html.escape
     rows = "".join(
         f"<tr><td>{esc(f.criterion)}</td><td>{esc(f.clip) or 'every clip'}</td>"
         f"<td>{esc(f.where)}</td><td>{esc(f.problem)}</td></tr>"
-        for f in report.findings
+        for f in findings
     )
-    found = (
+    return (
         f"<table><thead><tr><th scope='col'>Criterion</th><th scope='col'>Clip</th>"
-        f"<th scope='col'>Where</th><th scope='col'>Problem</th></tr></thead>"
+        f"<th scope='col'>Where</th><th scope='col'>{last}</th></tr></thead>"
         f"<tbody>{rows}</tbody></table>"
-        if report.findings
-        else "<p>No problem found.</p>"
     )
+
+
+def _page(report: Report) -> str:
+    esc = html.escape
+    found = _table(report.findings, "Problem") if report.findings else "<p>No problem found.</p>"
     checked = "".join(f"<li>{esc(c)}</li>" for c in report.checked)
     left = "".join(f"<li>{esc(c)}</li>" for c in report.not_judged)
+    unsaid = (
+        "<h2>Numbers on screen the narration does not say</h2>"
+        "<p>Each is in the transcript; a person judges whether the narration should say it."
+        f"</p>{_table(report.unsaid, 'Numbers')}"
+        if report.unsaid
+        else ""
+    )
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         "<title>Accessibility report</title></head><body><main>"
         "<h1>Accessibility report</h1>"
-        f"<h2>Checked</h2><ul>{checked}</ul><h2>Found</h2>{found}"
+        f"<h2>Checked</h2><ul>{checked}</ul><h2>Found</h2>{found}{unsaid}"
         f"<h2>Not judged by a machine</h2><ul>{left}</ul></main></body></html>\n"
     )

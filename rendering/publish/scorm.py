@@ -170,7 +170,7 @@ def build(folder: Path, fmt: str, out_dir: Path, slug: str | None = None) -> Pat
     asked = {k: v for k, v in presenter.chapter_questions(manifest).items() if k in shown}
     player = player_html(folder, contents, lang, fmt, asked)
     _, text = transcript.pages(
-        lang, [presenter.timeline(folder, slug or presenter.LESSON, manifest)]
+        lang, [presenter.timeline(folder, slug or presenter.LESSON, manifest)], manifest
     )
     try:
         report = accessibility.check(folder, [c["slug"] for c in contents.chapters])

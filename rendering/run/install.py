@@ -70,7 +70,7 @@ def install(job: Job, result: RenderResult, root: Path) -> Path:
         animations=animations or [],
         parts=result.parts,
         segments=recorded,
-        contrast=result.contrast,
+        screen=result.screen,
     )
     with Manifest.update(folder) as manifest:
         manifest.data.update({"lang": job.lang, "quality": job.quality, "aspect": job.aspect})

@@ -1,4 +1,6 @@
-"""What each text on stage is read against (WCAG 1.4.3), from the scene's own mobjects.
+"""What is on screen, from the scene's own mobjects: each text's contrast against what is
+drawn behind it (WCAG 1.4.3), and the numbers shown (for the transcript, and for the
+report's list of numbers the narration does not say).
 
 Every glyph's colour is laid over what Manim draws before it at the glyph's centre: the
 background, then each filled shape that holds that point (a panel, a heat-map cell, a
@@ -26,6 +28,7 @@ from manim import (
 from manim.utils.family import extract_mobject_family_members
 
 from lesson.palette import LARGE_TEXT_CONTRAST, TEXT_CONTRAST, contrast_ratio
+from lesson.speaker import WRITTEN_NUMBER
 
 TEXT_TYPES = (Text, MarkupText, MathTex, Tex, SingleStringMathTex, DecimalNumber)
 TEX_TYPES = (MathTex, Tex, SingleStringMathTex)
@@ -168,3 +171,35 @@ def contrasts(scene) -> list[Contrast]:
 def low_contrast(scene) -> list[Contrast]:
     """The texts on screen now that are under WCAG's contrast for their size."""
     return [c for c in contrasts(scene) if c.low]
+
+
+def shown_text(m: Mobject) -> str:
+    """A text as it reads on screen (a live number with its decimal places)."""
+    if isinstance(m, DecimalNumber):
+        return f"{m.get_value():.{m.num_decimal_places}f}".replace("-", "−")
+    return text_of(m)
+
+
+def numbers_shown(scene) -> list[str]:
+    """Every number written on screen now, as written, each once, in the order drawn.
+    Formulas are left out: their TeX source does not read as they show (10^{-3})."""
+    shown = [m for m in scene.mobjects if m.z_index < CAPTION_BAND_Z]
+    out: dict[str, None] = {}
+    for text in texts_on(shown):
+        if isinstance(text, TEX_TYPES):
+            continue
+        if any(g.get_fill_opacity() > SEEN for g in text.family_members_with_points()):
+            out.update(dict.fromkeys(WRITTEN_NUMBER.findall(shown_text(text))))
+    return list(out)
+
+
+def ended(scene, before: set[str]) -> tuple[dict[str, list], set[str]]:
+    """What a render records as a beat ends: the texts under their contrast, as
+    [text, ratio, needed], and the numbers on screen not there as the beat before ended
+    (`before`); and the numbers on screen now, for the next beat."""
+    now = numbers_shown(scene)
+    record = {
+        "low": [[c.text, round(c.ratio, 2), c.needed] for c in low_contrast(scene)],
+        "numbers": [n for n in now if n not in before],
+    }
+    return record, set(now)

@@ -9,7 +9,7 @@ import pytest
 from manim import RIGHT, UR, Circle, ManimColor, Rectangle
 
 from lesson.palette import PALETTE, contrast_ratio
-from scenes.kit import contrast, theme
+from scenes.kit import on_screen, theme
 from scenes.kit.components import HeatGrid, text
 
 pytestmark = pytest.mark.usefixtures("dark_background")
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.usefixtures("dark_background")
 
 @pytest.fixture
 def dark_background(monkeypatch):
-    monkeypatch.setattr(contrast.config, "background_color", ManimColor(PALETTE["background"]))
+    monkeypatch.setattr(on_screen.config, "background_color", ManimColor(PALETTE["background"]))
 
 
 def on_stage(*mobjects):
@@ -27,7 +27,7 @@ def on_stage(*mobjects):
 def test_a_dim_label_is_low_and_the_palette_text_is_not():
     dim = text("dim", size=theme.LABEL_SIZE, color="#3a3f4a")
     fine = text("fine", size=theme.LABEL_SIZE, color=theme.MUTED).next_to(dim, RIGHT)
-    (low,) = contrast.low_contrast(on_stage(dim, fine))
+    (low,) = on_screen.low_contrast(on_stage(dim, fine))
     assert low.text == "dim" and low.needed == 4.5
     assert low.ratio == pytest.approx(contrast_ratio("#3a3f4a", PALETTE["background"]), abs=0.01)
 
@@ -36,21 +36,21 @@ def test_a_label_on_a_cell_of_nearly_its_colour_is_low_but_not_beside_it():
     cell = Rectangle(width=2, height=1, fill_color=theme.POSITIVE, fill_opacity=1, stroke_width=0)
     on_cell = text("0.9", size=theme.LABEL_SIZE, color="#f7b27a").move_to(cell)
     beside = text("0.9", size=theme.LABEL_SIZE, color="#f7b27a").next_to(cell, RIGHT)
-    found = contrast.contrasts(on_stage(cell, on_cell, beside))
+    found = on_screen.contrasts(on_stage(cell, on_cell, beside))
     assert [c.low for c in found] == [True, False]
     assert found[0].ratio == pytest.approx(contrast_ratio("#f7b27a", PALETTE["positive"]), abs=0.01)
     # drawn before the cell, the label is hidden under it, not read against it
-    assert contrast.contrasts(on_stage(on_cell.copy(), cell))[0].ratio > 4.5
+    assert on_screen.contrasts(on_stage(on_cell.copy(), cell))[0].ratio > 4.5
 
 
 def test_a_round_shape_covers_only_its_inside_and_a_faint_panel_blends():
     disc = Circle(radius=1, fill_color=theme.ACCENT, fill_opacity=1, stroke_width=0)
     corner = text("x", size=theme.LABEL_SIZE, color=theme.ACCENT).move_to(disc.get_corner(UR))
     corner.shift(0.15 * np.array([-1, -1, 0]))  # in the box, outside the circle
-    assert contrast.contrasts(on_stage(disc, corner))[0].ratio > 4.5
+    assert on_screen.contrasts(on_stage(disc, corner))[0].ratio > 4.5
     panel = Rectangle(width=3, height=2, fill_color="#ffffff", fill_opacity=0.5, stroke_width=0)
     label = text("on a panel", size=theme.LABEL_SIZE, color="#ffffff")
-    (c,) = contrast.contrasts(on_stage(panel, label))
+    (c,) = on_screen.contrasts(on_stage(panel, label))
     bg = np.array(ManimColor(PALETTE["background"]).to_rgb())
     behind = 0.5 * np.ones(3) + 0.5 * bg
     assert c.ratio == pytest.approx(contrast_ratio(np.ones(3), behind), rel=1e-6)
@@ -60,14 +60,14 @@ def test_large_text_needs_three_to_one():
     colour = "#6b6f7a"  # about 3.6:1 on the background
     big = text("Title", size=theme.TITLE_SIZE, color=colour)
     small = text("note", size=theme.SMALL_SIZE, color=colour).next_to(big, RIGHT)
-    assert [c.needed for c in contrast.contrasts(on_stage(big, small))] == [3.0, 4.5]
-    assert [c.text for c in contrast.low_contrast(on_stage(big, small))] == ["note"]
+    assert [c.needed for c in on_screen.contrasts(on_stage(big, small))] == [3.0, 4.5]
+    assert [c.text for c in on_screen.low_contrast(on_stage(big, small))] == ["note"]
 
 
 def test_every_value_on_a_heat_map_reads_on_its_own_cell():
     values = np.linspace(-1, 1, 41).reshape(1, -1)
     for colormap in (theme.diverging, theme.sequential):
         grid = HeatGrid(values, vmin=-1, vmax=1, colormap=colormap, digits=2)
-        found = contrast.contrasts(on_stage(grid))
+        found = on_screen.contrasts(on_stage(grid))
         assert len(found) == values.size
         assert min(c.ratio for c in found) >= 4.5, colormap.__name__
