@@ -490,14 +490,14 @@ def test_a_voiced_clip_speaks_on_every_beat(
     assert entry["voice"] == label
     assert f"{label}</p>" in (folder / "index.html").read_text("utf-8")
     # the voiced language's cues lie inside the sentences they show, or stay up a little
-    # after one, to be read
+    # around one, to be read
     spans = [s for beat in entry["speech"].values() for s in beat]
     vtt = (folder / entry["captions"]["vtt"][lang]).read_text(encoding="utf-8")
     for line in vtt.splitlines():
         if "-->" in line:
             a, b = (_secs(x) for x in line.split(" --> "))
-            linger = captions.LINGER + 0.002
-            assert any(s - 0.002 <= a < min(b, e) and b <= e + linger for s, e in spans), line
+            lead, linger = captions.LEAD + 0.002, captions.LINGER + 0.002
+            assert any(s - lead <= a < min(b, e) and b <= e + linger for s, e in spans), line
     other = "zh" if lang == "en" else "en"
     assert (folder / entry["captions"]["vtt"][other]).read_text(encoding="utf-8").count("-->") >= 2
     # and a machine hears every beat say its line

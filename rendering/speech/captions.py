@@ -42,6 +42,9 @@ SHORTEST = 5 / 6  # seconds a cue stays at least, or it is gone before it is rea
 # seconds a cue timed by speech may stay up after its words are said, until it can be
 # read at READING_SPEED and has stayed SHORTEST (never past the next cue)
 LINGER = 0.6
+# ... and if that is not enough, may come up this early before its words, into the pause
+# before it (never over the cue before)
+LEAD = 0.3
 _EPS = 1e-6
 
 
@@ -121,16 +124,20 @@ def reading_length(text: str, lang: str) -> int:
 def readable(cues: list[Cue], duration: float, lang: str) -> list[Cue]:
     """`cues` (in order), each said faster than it can be read, or too short to be read,
     kept up a little longer into the pause after it: at most LINGER, and never past the
-    next cue or the clip."""
-    out = []
+    next cue or the clip; still short, it comes up at most LEAD before its words, never
+    over the cue before."""
+    out: list[Cue] = []
     for i, cue in enumerate(cues):
         following = cues[i + 1].start if i + 1 < len(cues) else duration
         seconds = max(reading_length(cue.text, lang) / READING_SPEED[lang], SHORTEST)
-        # to the millisecond a caption file holds, rounded up so that it is read in time
+        # to the millisecond a caption file holds, rounded so that it is read in time
         # (less a hair, so that float noise in an exact sum adds no millisecond)
         read = math.ceil((cue.start + seconds) * 1e3 - 1e-6) / 1e3
         end = max(cue.end, min(read, cue.end + LINGER, following, duration))
-        out.append(replace(cue, end=round(end, 3)))
+        needed = math.floor((end - seconds) * 1e3 + 1e-6) / 1e3
+        before = out[-1].end if out else 0.0
+        start = min(cue.start, max(needed, cue.start - LEAD, before))
+        out.append(replace(cue, start=round(start, 3), end=round(end, 3)))
     return out
 
 
