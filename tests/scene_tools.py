@@ -94,7 +94,7 @@ def visible_texts(scene: LessonScene) -> list[Mobject]:
             walk(sub)
 
     for m in scene.mobjects:
-        if m.z_index >= 100:  # a burned-in caption band, not scene content
+        if m.z_index >= theme.CAPTION_Z:  # a burned-in caption band, not scene content
             continue
         walk(m)
     return found
@@ -135,7 +135,7 @@ def stage_fill(scene: LessonScene) -> float:
     boxes = [
         _box(m)
         for m in scene.stage_mobjects()
-        if m.z_index < 100 and m.family_members_with_points() and _visible_any(m)
+        if m.z_index < theme.CAPTION_Z and m.family_members_with_points() and _visible_any(m)
     ]
     if not boxes:
         return 0.0

@@ -6,22 +6,17 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from manim import RIGHT, UR, Circle, ManimColor, Rectangle
+from manim import BLACK, RIGHT, UR, Circle, ManimColor, Rectangle
 
 from lesson.palette import PALETTE, contrast_ratio
 from scenes.kit import on_screen, theme
 from scenes.kit.components import HeatGrid, text
 
-pytestmark = pytest.mark.usefixtures("dark_background")
-
-
-@pytest.fixture
-def dark_background(monkeypatch):
-    monkeypatch.setattr(on_screen.config, "background_color", ManimColor(PALETTE["background"]))
-
 
 def on_stage(*mobjects):
-    return SimpleNamespace(mobjects=list(mobjects))
+    """A stage as a scene shows it: these mobjects over the lesson's background."""
+    camera = SimpleNamespace(background_color=ManimColor(PALETTE["background"]))
+    return SimpleNamespace(mobjects=list(mobjects), camera=camera)
 
 
 def test_a_dim_label_is_low_and_the_palette_text_is_not():
@@ -71,3 +66,12 @@ def test_every_value_on_a_heat_map_reads_on_its_own_cell():
         found = on_screen.contrasts(on_stage(grid))
         assert len(found) == values.size
         assert min(c.ratio for c in found) >= 4.5, colormap.__name__
+
+
+def test_a_text_is_read_against_the_scene_background_not_black():
+    grey = text("grey", size=theme.LABEL_SIZE, color="#787878")  # 4.76:1 on black
+    on_lesson = on_stage(grey)
+    on_black = SimpleNamespace(mobjects=[grey], camera=SimpleNamespace(background_color=BLACK))
+    assert on_screen.low_contrast(on_black) == []
+    (low,) = on_screen.low_contrast(on_lesson)
+    assert low.ratio == pytest.approx(contrast_ratio("#787878", PALETTE["background"]), abs=0.01)

@@ -70,3 +70,4 @@ def test_numbers_shown_are_said_by_value_and_a_bad_record_gives_none():
     line = "weights 0.37 and -0.18 over 1024 positions"
     assert unsaid(["0.370", "−0.18", "16", "1,024", "50%"], line) == ["16", "50%"]
     assert unsaid({"0.1": 1}, line) == [] and unsaid(["x", "1.2.3"], line) == []
+    assert unsaid([12, 0.5, None, "7"], line) == ["7"]  # a hand-edited record

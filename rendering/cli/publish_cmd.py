@@ -51,8 +51,9 @@ def rendered_folder(output: Path, lang: str, quality: str, aspect: str) -> Path:
     "--a11y",
     is_flag=True,
     help="Accessibility (WCAG 2.1 AA): each clip's captions in both languages (reading "
-    "speed, lines, time on screen), its flashes on every decoded frame, and the palette's "
-    "contrast; written to a11y.html and a11y.json beside the manifest.",
+    "speed, lines, time on screen), its flashes on every decoded frame, each text's "
+    "contrast as every beat ends, and the numbers on screen the narration does not say; "
+    "written to a11y.html and a11y.json beside the manifest (every render writes them too).",
 )
 @quality_option("Which rendered folder to check: l=480p15, m=720p30, h=1080p60, k=2160p60.")
 @lang_option("Language of the rendered folder to check.")

@@ -9,7 +9,7 @@ in the clips, their captions and the lesson's colours, and what it cannot.
   directions (by 10 % or more, the darker side under 0.80) at most six times in any one
   second. Smaller flashes, and flashes across the ninths' borders, are not judged.
 - Contrast (1.4.3): each text against what is drawn behind it as each beat ends, as the
-  render measured it from the scene's shapes (scenes/kit/contrast.py), and each text
+  render measured it from the scene's shapes (scenes/kit/on_screen.py), and each text
   colour of the palette against the background.
 
 `a11y.json` holds every finding; `a11y.html` says it for a person. Each clip's flashes
@@ -26,15 +26,14 @@ from pathlib import Path
 import av
 import numpy as np
 
-from lesson.catalogue import CatalogueError
 from lesson.palette import PALETTE, TEXT_CONTRAST, contrast_ratio, luminance
 from lesson.reads import PRELUDE
 from lesson.text_layout import MAX_LINES
 from rendering.core import formats
 from rendering.core.files import atomic_write_text, quick_digest
 from rendering.core.manifest import Manifest
-from rendering.publish import transcript
-from rendering.publish.presenter import narration_line, read_vtt
+from rendering.publish import presenter, transcript
+from rendering.publish.presenter import read_vtt
 from rendering.speech.captions import READING_SPEED, SHORTEST, Cue, reading_length
 
 JSON_NAME = "a11y.json"
@@ -46,13 +45,17 @@ GRID = 3  # areas per side: each a ninth of the frame, near the guideline's fiel
 # frames are averaged down to this many pixels first (areas of pixels, then luminance):
 # a flash over a ninth of the frame moves that area's mean all the same
 SAMPLE = (96, 54)
+# measured flashes are kept for a clip while its file and this rule are unchanged
+FLASH_RULE = f"{FLASH_CHANGE:g}/{FLASH_DARK:g}/{MOST_CHANGES}/{GRID}/{SAMPLE[0]}x{SAMPLE[1]}"
 SURFACES = ("background", "neutral")  # the palette's fills, not text
 NOT_JUDGED = (
     "whether the narration says everything the picture shows that matters (audio "
     "description, 1.2.5): the numbers written on screen it does not say are listed "
     "below, but numbers inside formulas, shapes, colours and motion need a person",
     "the contrast of text while it moves between the ends of beats, and over lines and "
-    "outlines (only filled shapes are counted behind a text)",
+    "outlines (only filled shapes are counted behind a text, at each glyph's centre); "
+    "a transparent clip's text is measured against the lesson's background",
+    "numbers shown and gone again within one beat",
     "the contrast of lines and shapes (1.4.11): the palette's neutral lines on the "
     "background are faint by design, for grids and axes",
     "flashes smaller than a ninth of the frame, or across the ninths' borders",
@@ -76,7 +79,9 @@ class Report:
     # numbers written on screen during a beat that its narration does not say (problem:
     # the numbers)
     unsaid: list[Finding] = field(default_factory=list)
-    # slug -> {"file": the clip's fingerprint, "flashes": [[second, problem], ...]}
+    clips: int = 0  # clips checked
+    # slug -> {"file": the clip's fingerprint, "flashes": [[second, problem], ...]}, kept
+    # for the next check (of every clip measured, not only those checked this time)
     measured: dict[str, dict] = field(default_factory=dict)
 
     @property
@@ -85,7 +90,7 @@ class Report:
 
     def summary(self) -> str:
         """One line: how many clips were checked and how many problems were found."""
-        clips = f"{len(self.measured)} clip{'s' if len(self.measured) != 1 else ''}"
+        clips = f"{self.clips} clip{'s' if self.clips != 1 else ''}"
         if self.passed:
             return f"no problem found in {clips}"
         n = len(self.findings)
@@ -196,13 +201,9 @@ def check(folder: Path, slugs: list[str] | None = None, progress=lambda slug: No
     """Check the main clips of a rendered folder (those of `slugs`, else all); `progress`
     is told each clip's slug as its check begins. NothingToCheck when there is none."""
     manifest = Manifest.load(folder)
-    entries, lang = manifest.entries(), manifest.data.get("lang", "en")
-    main = {
-        slug: entry
-        for slug, variants in entries.items()
-        for entry in variants.values()
-        if entry.format == formats.MAIN  # the clip a course plays (webm and gif draw alike)
-    }
+    entries = manifest.entries()
+    # the clip a course plays (webm and gif draw alike; captioned and alpha are variants)
+    main = {slug: v[formats.MAIN] for slug, v in entries.items() if formats.MAIN in v}
     missing = [slug for slug in slugs or [] if slug not in main]
     if missing:
         raise NothingToCheck(
@@ -211,20 +212,20 @@ def check(folder: Path, slugs: list[str] | None = None, progress=lambda slug: No
     if not main:
         raise NothingToCheck(f"no {formats.MAIN} clips in {folder}; render them first")
     earlier = measured_before(folder)
-    report = Report()
+    report = Report(measured={s: m for s, m in earlier.items() if s in main})
     for name, problem in palette_problems():
         report.findings.append(Finding("1.4.3 Contrast", "", name, problem))
-    for slug in slugs or sorted(main, key=lambda s: main[s].order):
+    chosen = slugs or sorted(main, key=lambda s: main[s].order)
+    for slug in chosen:
         progress(slug)
-        _check_clip(folder, main[slug], lang, report, earlier.get(slug))
+        _check_clip(folder, manifest, main[slug], report, earlier.get(slug))
+    report.clips = len(chosen)
     report.checked = [
         "1.4.3 Contrast (minimum): each text against what is behind it as each beat ends "
         "(4.5:1, large text 3:1), and the palette's text colours on the background",
         "1.2.2 Captions (prerecorded): a track per language; beyond it, subtitle practice "
         "(reading speed, two lines, time on screen)",
         "2.3.1 Three flashes or below threshold, simplified: each ninth of every frame",
-        "1.2.3 Audio description or media alternative: the transcript gives each beat's "
-        "narration and the numbers written on screen during it that it does not say",
     ]
     return report
 
@@ -233,39 +234,32 @@ def _ended(beat: str) -> str:
     return "before the first beat" if beat == PRELUDE else f"end of beat {beat}"
 
 
-def contrast_problems(screen: object) -> list[tuple[str, str]]:
-    """(where, what) for each text the render found under its contrast as a beat ended;
-    one line when the clip's record has none to read."""
+def contrast_problems(entry) -> list[tuple[str, str]]:
+    """(where, what) for each text the render found under its contrast as a beat of
+    `entry` ended; one line for a beat it has no measure of."""
     again = "not measured when it was drawn; render it again with --force"
-    if not isinstance(screen, dict):
-        return [("every beat", again)]
+    screen = entry.screen if isinstance(entry.screen, dict) else {}
     out = []
-    try:
-        for beat, ended in screen.items():
-            for text, ratio, needed in ended["low"]:
-                problem = f"{str(text)!r} at {float(ratio):.2f}:1 (needs {needed:g}:1)"
-                out.append((_ended(beat), problem))
-    except (TypeError, ValueError, KeyError):
-        return [("every beat", again)]
-    return out
-
-
-def unsaid_numbers(entry, lang: str) -> list[tuple[str, list[str]]]:
-    """(where, numbers) for each beat whose picture shows numbers its narration does not
-    say, as the beat ends."""
-    if not isinstance(entry.screen, dict):
-        return []
-    out = []
-    for beat in [PRELUDE, *(b.key for b in entry.beats)]:
+    for beat in [PRELUDE] * (PRELUDE in screen) + [b.key for b in entry.beats]:
+        where = _ended(beat)
         try:
-            line = narration_line(lang, entry.slug, beat, entry.knobs()) if beat else ""
-        except CatalogueError:
-            line = ""
-        shown = transcript.shown_at_end({entry.slug: entry.screen}, entry.slug, beat)
-        numbers = transcript.unsaid(shown, line)
-        if numbers:
-            out.append((_ended(beat), numbers))
+            for text, ratio, needed in screen[beat]["low"]:
+                out.append((where, f"{str(text)!r} at {float(ratio):.2f}:1 (needs {needed:g}:1)"))
+        except (TypeError, ValueError, KeyError):
+            out.append((where, again))
     return out
+
+
+def unsaid_numbers(folder: Path, manifest: Manifest, slug: str) -> list[tuple[str, str]]:
+    """(where, numbers) for each beat of the clip that the transcript follows with numbers
+    written on screen that its line does not say."""
+    try:
+        timeline = presenter.clip_timeline(folder, manifest, slug)
+    except presenter.PresenterError:
+        return []
+    ((_, said),) = transcript.sections([timeline], transcript.screens_of(manifest))
+    beats = [b.key for b in timeline.beats if b.say]
+    return [(_ended(b), ", ".join(n)) for b, (_, _, n) in zip(beats, said, strict=True) if n]
 
 
 def measured_before(folder: Path) -> dict[str, dict]:
@@ -285,7 +279,7 @@ def measured_before(folder: Path) -> dict[str, dict]:
 def _flashes(video: Path, before: dict | None) -> tuple[str, list[tuple[float, str]]]:
     """The clip's fingerprint and its flash problems, measured again only if it changed."""
     try:
-        fingerprint = quick_digest(video)
+        fingerprint = f"{quick_digest(video)} {FLASH_RULE}"
         if before and before["file"] == fingerprint:
             return fingerprint, before["flashes"]
         return fingerprint, flash_problems(video)
@@ -294,7 +288,9 @@ def _flashes(video: Path, before: dict | None) -> tuple[str, list[tuple[float, s
         return "", [(0.0, f"{video.name} cannot be decoded ({reason}); render it again")]
 
 
-def _check_clip(folder: Path, entry, lang: str, report: Report, before: dict | None) -> None:
+def _check_clip(
+    folder: Path, manifest: Manifest, entry, report: Report, before: dict | None
+) -> None:
     tracks = entry.captions.get("vtt", {})
     if entry.voice not in ("", "silent"):
         for track in READING_SPEED:
@@ -306,12 +302,10 @@ def _check_clip(folder: Path, entry, lang: str, report: Report, before: dict | N
                 report.findings.append(
                     Finding("1.2.2 Captions", entry.slug, f"{track} at {start:.1f} s", problem)
                 )
-    for where, problem in contrast_problems(entry.screen):
+    for where, problem in contrast_problems(entry):
         report.findings.append(Finding("1.4.3 Contrast", entry.slug, where, problem))
-    for where, numbers in unsaid_numbers(entry, lang):
-        report.unsaid.append(
-            Finding("1.2.5 Audio description", entry.slug, where, ", ".join(numbers))
-        )
+    for where, numbers in unsaid_numbers(folder, manifest, entry.slug):
+        report.unsaid.append(Finding("1.2.5 Audio description", entry.slug, where, numbers))
     fingerprint, flashes = _flashes(folder / entry.file, before)
     if fingerprint:
         report.measured[entry.slug] = {"file": fingerprint, "flashes": flashes}

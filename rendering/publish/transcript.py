@@ -60,7 +60,8 @@ def unsaid(numbers: object, line: str) -> list[str]:
         return []
     try:
         said = {_value(n) for n in WRITTEN_NUMBER.findall(line)}
-        return [n for n in numbers if WRITTEN_NUMBER.fullmatch(str(n)) and _value(n) not in said]
+        written = [n for n in numbers if isinstance(n, str) and WRITTEN_NUMBER.fullmatch(n)]
+        return [n for n in written if _value(n) not in said]
     except ValueError:
         return []
 

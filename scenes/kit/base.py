@@ -51,7 +51,9 @@ class Play:
 class Watchers:
     """What a build calls as it goes: the pipeline reports progress, tests check layout."""
 
-    beat: tuple[BeatHook, ...] = ()  # at every beat boundary, and "<end>" at the end
+    # at every beat boundary (the stage shows how the beat before ended), and "<end>" at
+    # the end; also at the beat a build stops at (stop_at), which then never starts
+    beat: tuple[BeatHook, ...] = ()
     cue: tuple[BeatHook, ...] = ()  # after every cued play, with "beat@cue"
     play: tuple[Callable[[LessonScene], None], ...] = ()  # after every play and wait
 

@@ -133,5 +133,5 @@ def burned_caption(scene: LessonScene, line: str) -> VGroup:
         fill_opacity=0.8,
     )
     caption = VGroup(box, words).to_edge(DOWN, buff=0.15)
-    caption.set_z_index(100)
+    caption.set_z_index(theme.CAPTION_Z)
     return caption

@@ -29,6 +29,7 @@ from manim.utils.family import extract_mobject_family_members
 
 from lesson.palette import LARGE_TEXT_CONTRAST, TEXT_CONTRAST, contrast_ratio
 from lesson.speaker import WRITTEN_NUMBER
+from scenes.kit import theme
 
 TEXT_TYPES = (Text, MarkupText, MathTex, Tex, SingleStringMathTex, DecimalNumber)
 TEX_TYPES = (MathTex, Tex, SingleStringMathTex)
@@ -39,7 +40,6 @@ TEX_EM_PER_TEXT_EM = 0.747
 # its short side, the smallest the lesson is watched at.
 LARGE_PX = 24
 SEEN = 0.05  # a glyph or shape fainter than this is not on screen
-CAPTION_BAND_Z = 100  # burned-in captions sit at this z-index and above
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ def _inside(m: VMobject, point: np.ndarray) -> bool:
 class _Backdrop:
     """The filled shapes in the order Manim draws them, each with its box for a quick test."""
 
-    def __init__(self, drawn: list[Mobject], glyphs: set[int]):
+    def __init__(self, drawn: list[Mobject], glyphs: set[int], background):
         self.order = {id(m): i for i, m in enumerate(drawn)}
         self.shapes = [
             m
@@ -121,7 +121,7 @@ class _Backdrop:
         self.lo = np.array([b[0][:2] for b in boxes]).reshape(-1, 2)
         self.hi = np.array([b[1][:2] for b in boxes]).reshape(-1, 2)
         self.ranks = np.array([self.order[id(m)] for m in self.shapes], dtype=int)
-        self.background = np.array(config.background_color.to_rgb(), dtype=np.float64)
+        self.background = np.array(background.to_rgb(), dtype=np.float64)
 
     def behind(self, glyph: VMobject) -> np.ndarray:
         """The colour drawn at the glyph's centre before the glyph."""
@@ -144,12 +144,14 @@ class _Backdrop:
 
 def contrasts(scene) -> list[Contrast]:
     """Every text on screen with its contrast against what is behind it, as Manim would
-    draw the scene now; burned-in captions (their own band) aside."""
-    shown = [m for m in scene.mobjects if m.z_index < CAPTION_BAND_Z]
+    draw the scene now on its camera's background (a transparent clip's is the lesson's);
+    burned-in captions (their own band) aside."""
+    shown = [m for m in scene.mobjects if m.z_index < theme.CAPTION_Z]
     drawn = extract_mobject_family_members(shown, use_z_index=True, only_those_with_points=True)
     texts = texts_on(shown)
     glyphs_of = {id(t): [g for g in t.family_members_with_points()] for t in texts}
-    backdrop = _Backdrop(drawn, {id(g) for gs in glyphs_of.values() for g in gs})
+    glyphs = {id(g) for gs in glyphs_of.values() for g in gs}
+    backdrop = _Backdrop(drawn, glyphs, scene.camera.background_color)
     out = []
     for text in texts:
         worst = None
@@ -183,7 +185,7 @@ def shown_text(m: Mobject) -> str:
 def numbers_shown(scene) -> list[str]:
     """Every number written on screen now, as written, each once, in the order drawn.
     Formulas are left out: their TeX source does not read as they show (10^{-3})."""
-    shown = [m for m in scene.mobjects if m.z_index < CAPTION_BAND_Z]
+    shown = [m for m in scene.mobjects if m.z_index < theme.CAPTION_Z]
     out: dict[str, None] = {}
     for text in texts_on(shown):
         if isinstance(text, TEX_TYPES):

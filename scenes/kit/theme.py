@@ -32,6 +32,7 @@ LABEL_SIZE = 22
 SMALL_SIZE = 18
 CAPTION_SIZE = 24
 CAPTION_BAND = 0.8  # kept free at the bottom of the stage for burned-in captions
+CAPTION_Z = 100  # burned-in captions are drawn at this z-index, over the scene
 # Readability: no text smaller than MIN_TEXT_PX of em at a 480-pixel short side, i.e.
 # MIN_TEXT_PX / 480 of the frame's short side in every aspect and quality.
 MIN_TEXT_PX = 14

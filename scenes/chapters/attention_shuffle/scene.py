@@ -76,11 +76,6 @@ def bmatrix(rows) -> str:
     return rf"\begin{{bmatrix}} {body} \end{{bmatrix}}"
 
 
-def _luminance(color) -> float:
-    r, g, b = color.to_rgb()
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-
 @dataclass(frozen=True)
 class Layout:
     """Where the sentence, the attention pipeline and the boards go in one frame shape."""
@@ -692,9 +687,6 @@ class AttentionShuffle(LessonScene, layouts=LAYOUTS):
         for k, t in enumerate(order):
             grid.row_labels[k].set_color(self._color(t))
             grid.col_labels[k].set_color(self._color(t))
-        for cell, value in zip(grid.cells, np.asarray(matrix).ravel(), strict=True):
-            if isinstance(cell, VGroup) and _luminance(colormap(value, vmin, vmax)) > 0.55:
-                cell[1].set_color(theme.BACKGROUND)  # dark digits on a bright cell
         return grid
 
     def _row(self, token: int, values, digits: int) -> VGroup:
