@@ -30,7 +30,7 @@ from pe_math import Params
 from rendering.draw import motion
 from scenes.kit import theme
 from scenes.kit.base import UNWATCHED, LessonScene, Watchers
-from scenes.kit.on_screen import TEXT_TYPES, em_px, low_contrast
+from scenes.kit.on_screen import em_px, low_contrast, texts_on
 
 EDGE_TOLERANCE = 0.02  # scene units a glyph may touch past the frame edge
 OVERLAP_TOLERANCE = 0.01  # scene units² two texts' boxes may share (anti-aliasing, kerning)
@@ -82,22 +82,10 @@ class LayoutReport:
 
 
 def visible_texts(scene: LessonScene) -> list[Mobject]:
-    """Outermost text-like mobjects on stage that are not fully transparent."""
-    found: list[Mobject] = []
-
-    def walk(m: Mobject) -> None:
-        if isinstance(m, TEXT_TYPES):
-            if _visible(m):
-                found.append(m)
-            return
-        for sub in m.submobjects:
-            walk(sub)
-
-    for m in scene.mobjects:
-        if m.z_index >= theme.CAPTION_Z:  # a burned-in caption band, not scene content
-            continue
-        walk(m)
-    return found
+    """Outermost text-like mobjects on stage that are not fully transparent (a burned-in
+    caption band is not scene content)."""
+    shown = [m for m in scene.mobjects if m.z_index < theme.CAPTION_Z]
+    return [m for m in texts_on(shown) if _visible(m)]
 
 
 def words(mobs: list[Mobject]) -> list[str]:
