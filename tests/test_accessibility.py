@@ -122,7 +122,11 @@ def test_check_writes_the_report_beside_the_manifest_and_fails_on_missing_captio
     assert "checking tiny-a" in result.output and "(no problem found)" in result.output
     report = json.loads((folder / a11y.JSON_NAME).read_text(encoding="utf-8"))
     assert report["passed"] and report["findings"] == [] and report["not_judged"]
-    assert "2.3.1" in " ".join(report["checked"])
+    assert [(c["criterion"][:5], c["result"]) for c in report["checked"]] == [
+        ("1.2.2", "passed"),
+        ("1.4.3", "passed"),
+        ("2.3.1", "passed"),
+    ]
     assert "<h1>Accessibility report</h1>" in (folder / a11y.HTML_NAME).read_text("utf-8")
     assert {a11y.JSON_NAME, a11y.HTML_NAME} <= PAGES  # `clean` removes them with the pages
     # a narrated clip without its Chinese captions
@@ -137,6 +141,9 @@ def test_check_writes_the_report_beside_the_manifest_and_fails_on_missing_captio
     result = CliRunner().invoke(cli, [*args[:3], str(copy), *args[4:]])
     assert result.exit_code == 1
     assert "1.2.2 Captions: tiny-a zh: no captions" in result.output
+    checked = json.loads((moved / a11y.JSON_NAME).read_text(encoding="utf-8"))["checked"]
+    # the missing track, and the English cues timed for a silent clip, now read as speech
+    assert [c["result"] for c in checked] == ["2 problems", "passed", "passed"], result.output
     none = CliRunner().invoke(cli, ["check", "--output", str(root)])
     assert none.exit_code != 0 and "say what to check: --a11y" in none.output
     absent = CliRunner().invoke(cli, [*args, "tiny-b"])

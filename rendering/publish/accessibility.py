@@ -88,6 +88,11 @@ class Report:
     def passed(self) -> bool:
         return not self.findings
 
+    def result(self, checked: str) -> str:
+        """A checked criterion's result: "passed", or how many problems it has."""
+        n = sum(f.criterion.split()[0] == checked.split()[0] for f in self.findings)
+        return f"{n} problem{'s' if n != 1 else ''}" if n else "passed"
+
     def summary(self) -> str:
         """One line: how many clips were checked and how many problems were found."""
         clips = f"{self.clips} clip{'s' if self.clips != 1 else ''}"
@@ -221,10 +226,10 @@ def check(folder: Path, slugs: list[str] | None = None, progress=lambda slug: No
         _check_clip(folder, manifest, main[slug], report, earlier.get(slug))
     report.clips = len(chosen)
     report.checked = [
-        "1.4.3 Contrast (minimum): each text against what is behind it as each beat ends "
-        "(4.5:1, large text 3:1), and the palette's text colours on the background",
         "1.2.2 Captions (prerecorded): a track per language; beyond it, subtitle practice "
         "(reading speed, two lines, time on screen)",
+        "1.4.3 Contrast (minimum): each text against what is behind it as each beat ends "
+        "(4.5:1, large text 3:1), and the palette's text colours on the background",
         "2.3.1 Three flashes or below threshold, simplified: each ninth of every frame",
     ]
     return report
@@ -330,7 +335,7 @@ def texts(report: Report) -> dict[str, str]:
     """The report's files by name: a11y.json and a11y.html."""
     data = {
         "passed": report.passed,
-        "checked": report.checked,
+        "checked": [{"criterion": c, "result": report.result(c)} for c in report.checked],
         "findings": [asdict(f) for f in report.findings],
         "not_judged": list(report.not_judged),
         "shown_not_said": [asdict(f) for f in report.unsaid],
@@ -366,7 +371,9 @@ def _table(findings: list[Finding], last: str) -> str:
 def _page(report: Report) -> str:
     esc = html.escape
     found = _table(report.findings, "Problem") if report.findings else "<p>No problem found.</p>"
-    checked = "".join(f"<li>{esc(c)}</li>" for c in report.checked)
+    checked = "".join(
+        f"<li>{esc(c)}: <strong>{esc(report.result(c))}</strong></li>" for c in report.checked
+    )
     left = "".join(f"<li>{esc(c)}</li>" for c in report.not_judged)
     unsaid = (
         "<h2>Numbers on screen the narration does not say</h2>"
