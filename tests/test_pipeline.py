@@ -482,3 +482,19 @@ def test_a_render_ends_its_worker_server_with_it_and_a_cached_one_starts_none(
     result = render(out, "tiny")
     assert result.exit_code == 0, result.output
     assert "cached" in result.output
+
+
+def test_a_command_that_ends_holding_a_lock_ends_without_a_traceback():
+    """A failed render can end with one of its locks still held: the warm server's
+    resource tracker once unlinked it as leaked, and its finalizer printed a traceback."""
+    script = (
+        "from rendering.cli import end\n"
+        "from rendering.run import child\n"
+        "held = child.context().Lock()\n"
+        "child.warm_up()\n"
+        "end(1)\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 1 and run.stderr == "", run.stderr
