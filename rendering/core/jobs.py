@@ -26,6 +26,8 @@ class Job:
     transparent: bool = False
     burn_captions: bool = False
     narration: Narration | None = None  # the speech of every beat; None renders silent
+    # the colours drawn with, as (role, "#rrggbb") pairs; none: the default dark theme's
+    palette: tuple[tuple[str, str], ...] = ()
 
     @property
     def info(self) -> registry.SceneInfo:

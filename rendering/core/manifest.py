@@ -171,6 +171,7 @@ class ClipEntry(Recorded):
     # WCAG's contrast, "numbers": [as written, ...] not there as the beat before ended};
     # None when not recorded
     screen: dict[str, dict] | None = None
+    palette: dict[str, str] = field(default_factory=dict)  # its theme's; empty: the default
 
     def knobs(self) -> Params:
         """The knobs the clip was rendered at: its recorded fields, the rest at their

@@ -50,6 +50,7 @@ def key_parts(job: Job, knobs: Sequence[str] | None = None) -> dict[str, str]:
             job.transparent,
             job.burn_captions,
             settings.X264_PRESETS[job.quality],
+            *([list(job.palette)] if job.palette else []),  # the default theme's keys stay
         ]
     )
     return {

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from lesson import reads
+from lesson.palette import PALETTE
 from rendering.core import settings
 from rendering.core.jobs import Job
 from rendering.core.validate import Checked, InvalidOutput, check_image, check_joined, check_video
@@ -96,6 +97,7 @@ def draw(
     """
     from manim import tempconfig
 
+    from scenes.kit import theme
     from scenes.kit.base import UNWATCHED
 
     scene_cls = job.info.load()
@@ -106,6 +108,7 @@ def draw(
     logging.getLogger("manim").setLevel(logging.ERROR)
     with (
         tempconfig({**manim_config(job, work_dir / "manim", span), **(frame or {})}),
+        theme.drawn_in(dict(job.palette) or PALETTE),  # a process draws jobs of any theme
         reads.watching() as read,
     ):
         begun = time.perf_counter()

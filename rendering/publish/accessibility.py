@@ -26,7 +26,14 @@ from pathlib import Path
 import av
 import numpy as np
 
-from lesson.palette import PALETTE, TEXT_CONTRAST, contrast_ratio, luminance
+from lesson.palette import (
+    PALETTE,
+    TEXT_CONTRAST,
+    ThemeError,
+    contrast_ratio,
+    luminance,
+    palette_of,
+)
 from lesson.reads import PRELUDE
 from lesson.text_layout import MAX_LINES
 from rendering.core import formats
@@ -185,6 +192,14 @@ def flash_problems(video: Path) -> list[tuple[float, str]]:
 
 
 # ----------------------------------------------------------------- contrast
+def _palette(entry) -> dict[str, str]:
+    """The colours a clip was drawn in, as its record says (the default's if unreadable)."""
+    try:
+        return palette_of(entry.palette) if entry.palette else dict(PALETTE)
+    except ThemeError:
+        return dict(PALETTE)
+
+
 def palette_problems(palette: dict[str, str] = PALETTE) -> list[tuple[str, str]]:
     """(colour name, what is wrong) for each text colour under 4.5:1 on the background."""
     out = []
@@ -218,8 +233,10 @@ def check(folder: Path, slugs: list[str] | None = None, progress=lambda slug: No
         raise NothingToCheck(f"no {formats.MAIN} clips in {folder}; render them first")
     earlier = measured_before(folder)
     report = Report(measured={s: m for s, m in earlier.items() if s in main})
-    for name, problem in palette_problems():
-        report.findings.append(Finding("1.4.3 Contrast", "", name, problem))
+    palettes = {json.dumps(_palette(main[s]), sort_keys=True) for s in main}
+    for palette in sorted(palettes):
+        for name, problem in palette_problems(json.loads(palette)):
+            report.findings.append(Finding("1.4.3 Contrast", "", name, problem))
     chosen = slugs or sorted(main, key=lambda s: main[s].order)
     for slug in chosen:
         progress(slug)

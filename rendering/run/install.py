@@ -71,6 +71,7 @@ def install(job: Job, result: RenderResult, root: Path) -> Path:
         parts=result.parts,
         segments=recorded,
         screen=result.screen,
+        palette=dict(job.palette),
     )
     with Manifest.update(folder) as manifest:
         manifest.data.update({"lang": job.lang, "quality": job.quality, "aspect": job.aspect})

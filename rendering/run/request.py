@@ -13,7 +13,9 @@ from pathlib import Path
 
 from lesson import registry
 from lesson.fonts import FONT, missing_glyphs
+from lesson.palette import PALETTE, ThemeError, palette_of
 from pe_math import ParamError, Params, parse_assignment
+from pe_math.params import read_toml
 from rendering.core import settings
 from rendering.core.files import write_problem
 from rendering.core.jobs import Job
@@ -79,6 +81,14 @@ class JobOptions:
     def voices(self) -> dict[str, voices.VoiceSpec]:
         return voices.load_specs(self.config)
 
+    def palette(self) -> tuple[tuple[str, str], ...]:
+        """The colours [theme] asks for, as a Job takes them (none for the default)."""
+        try:
+            chosen = palette_of(read_toml(self.config).get("theme"))
+        except (ThemeError, ParamError) as exc:
+            raise RequestError(str(exc)) from None
+        return () if chosen == PALETTE else tuple(sorted(chosen.items()))
+
     def jobs(
         self,
         slugs: list[str],
@@ -92,7 +102,8 @@ class JobOptions:
         for slug in slugs:
             registry.check_catalogues(slug)
         speech = self.narrations(slugs, params, synthesize, advance)
-        return [self.job(s, params, speech[s]) for s in slugs]
+        palette = self.palette()
+        return [self.job(s, params, speech[s], palette=palette) for s in slugs]
 
     def narrations(
         self,

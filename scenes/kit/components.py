@@ -29,6 +29,7 @@ from manim import (
     VGroup,
     VMobject,
     always_redraw,
+    interpolate_color,
 )
 
 import pe_math as pm
@@ -69,6 +70,7 @@ class LiveNumber(DecimalNumber):
     _glyphs: ClassVar[dict[str, ThemeGlyph]] = {}
 
     def __init__(self, number: float = 0, **kwargs) -> None:
+        kwargs.setdefault("color", theme.FOREGROUND)  # Manim's own default is white
         super().__init__(number, mob_class=ThemeGlyph, **kwargs)
 
     def _string_to_mob(self, string: str, mob_class=None, **kwargs):
@@ -250,11 +252,12 @@ class BitRow(VGroup):
             sq, digit = self.bit_cell(k)
             on = bool(b)
             sq.set_fill(self.on_color if on else theme.BACKGROUND, opacity=0.9 if on else 0)
+            lit = interpolate_color(theme.BACKGROUND, self.on_color, 0.9)  # as it is drawn
             digit.become(
                 text(
                     "1" if on else "0",
                     size=theme.BODY_SIZE,
-                    color=theme.BACKGROUND if on else theme.MUTED,
+                    color=theme.ink_on(lit) if on else theme.MUTED,
                 ).move_to(sq)
             )
         return self

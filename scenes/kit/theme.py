@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 import numpy as np
 from manim import ManimColor, interpolate_color
 
@@ -22,6 +25,38 @@ VIOLET = ManimColor(PALETTE["violet"])
 PINK = ManimColor(PALETTE["pink"])
 TOKEN_COLORS = (WORD_A, WORD_C, WORD_B, VIOLET, PINK)
 SERIES_COLORS = (WORD_A, WORD_B, WORD_C, ACCENT, VIOLET, PINK)
+ROLES = {
+    "background": BACKGROUND,
+    "foreground": FOREGROUND,
+    "muted": MUTED,
+    "accent": ACCENT,
+    "word_a": WORD_A,
+    "word_b": WORD_B,
+    "word_c": WORD_C,
+    "positive": POSITIVE,
+    "negative": NEGATIVE,
+    "neutral": NEUTRAL,
+    "violet": VIOLET,
+    "pink": PINK,
+}
+
+
+@contextlib.contextmanager
+def drawn_in(palette: dict[str, str]) -> Iterator[None]:
+    """Draw in `palette` for a while, then in the default theme again."""
+    use(palette)
+    try:
+        yield
+    finally:
+        use(PALETTE)
+
+
+def use(palette: dict[str, str]) -> None:
+    """Draw in `palette` (lesson.palette.palette_of) from now on. Each colour above is
+    one object, held as it is by default arguments and chapter tables alike: its value
+    is rewritten in place, so every holder draws in the new palette."""
+    for role, colour in ROLES.items():
+        colour._internal_value = ManimColor(palette[role])._internal_value.copy()
 
 
 # Sizes in Text font-size units; the smallest stays legible at 854×480.

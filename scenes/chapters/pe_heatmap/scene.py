@@ -30,7 +30,6 @@ from manim import (
     FadeOut,
     Indicate,
     Line,
-    ManimColor,
     Mobject,
     Rectangle,
     ValueTracker,
@@ -67,7 +66,7 @@ GAP = 0.4
 SWEEP = 4.0  # seconds for the slowest hands to run through the text
 
 # Outline colours that stand out on the blue–orange heat map.
-DIM_COLORS = (theme.WORD_C, theme.ACCENT, ManimColor("#f7a8d8"), theme.WORD_A)
+DIM_COLORS = (theme.WORD_C, theme.ACCENT, theme.PINK, theme.WORD_A)
 
 
 @dataclass(frozen=True)
