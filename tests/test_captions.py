@@ -347,6 +347,14 @@ def test_a_cue_said_faster_than_it_is_read_stays_up_into_the_pause_after_it():
     # little as it needs, never over the cue before
     assert [c.start for c in kept] == [0.0, 2.0 - captions.LEAD, 3.5 - captions.LEAD, 4.2]
     assert [c.text for c in kept] == [c.text for c in said]
+    # a cue right after one with time to spare takes some of it, up to LEAD
+    pair = [captions.Cue(0.0, 2.0, "a" * 17), captions.Cue(2.0, 2.6, "b" * 17)]
+    shared = captions.readable(pair, 2.6, "en")
+    assert [(c.start, c.end) for c in shared] == [(0.0, 2.0 - captions.LEAD), (1.7, 2.6)]
+    # ... but not what the cue before needs to be read
+    pair = [captions.Cue(0.0, 1.1, "a" * 17), captions.Cue(1.1, 1.7, "b" * 17)]
+    shared = captions.readable(pair, 1.7, "en")
+    assert [(c.start, c.end) for c in shared] == [(0.0, 1.0), (1.0, 1.7)]
     # a short one stays SHORTEST at least
     assert captions.readable([captions.Cue(0.0, 0.3, "ok")], 9.0, "en")[0].end == 0.834
     # read in time already (Chinese at 9 a second, its line break no character)

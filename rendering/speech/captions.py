@@ -121,22 +121,31 @@ def reading_length(text: str, lang: str) -> int:
     return len(text.replace("\n", " " if lang == "en" else ""))
 
 
+def _reading_time(cue: Cue, lang: str) -> float:
+    return max(reading_length(cue.text, lang) / READING_SPEED[lang], SHORTEST)
+
+
 def readable(cues: list[Cue], duration: float, lang: str) -> list[Cue]:
     """`cues` (in order), each said faster than it can be read, or too short to be read,
     kept up a little longer into the pause after it: at most LINGER, and never past the
-    next cue or the clip; still short, it comes up at most LEAD before its words, never
-    over the cue before."""
+    next cue or the clip; still short, it comes up at most LEAD before its words, over
+    the cue before only as far as that one has time to spare."""
     out: list[Cue] = []
     for i, cue in enumerate(cues):
         following = cues[i + 1].start if i + 1 < len(cues) else duration
-        seconds = max(reading_length(cue.text, lang) / READING_SPEED[lang], SHORTEST)
+        seconds = _reading_time(cue, lang)
         # to the millisecond a caption file holds, rounded so that it is read in time
         # (less a hair, so that float noise in an exact sum adds no millisecond)
         read = math.ceil((cue.start + seconds) * 1e3 - 1e-6) / 1e3
         end = max(cue.end, min(read, cue.end + LINGER, following, duration))
         needed = math.floor((end - seconds) * 1e3 + 1e-6) / 1e3
-        before = out[-1].end if out else 0.0
+        before = 0.0
+        if out:  # the cue before ends where this one starts, once it has been read
+            spare = math.ceil((out[-1].start + _reading_time(out[-1], lang)) * 1e3 - 1e-6) / 1e3
+            before = min(out[-1].end, max(spare, needed))
         start = min(cue.start, max(needed, cue.start - LEAD, before))
+        if out and out[-1].end > start:
+            out[-1] = replace(out[-1], end=round(start, 3))
         out.append(replace(cue, start=round(start, 3), end=round(end, 3)))
     return out
 
