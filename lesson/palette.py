@@ -59,7 +59,7 @@ def palette_of(table: object) -> dict[str, str]:
     if not isinstance(table, dict):
         raise ThemeError('[theme] must be a table: name = "dark" or "light", and colours')
     name = table.get("name", "dark")
-    if name not in THEMES:
+    if not isinstance(name, str) or name not in THEMES:
         raise ThemeError(f"[theme] name = {name!r}: use one of {', '.join(THEMES)}")
     palette = dict(THEMES[name])
     for key, value in table.items():

@@ -114,17 +114,17 @@ def rules_text(meta: typing.Mapping[str, object]) -> str:
     return "; ".join(rules)
 
 
-def lesson_comments() -> tuple[list[tuple[str, list[str]]], dict[str, str], list[str]]:
+def lesson_comments() -> tuple[list[tuple[str, list[str]]], dict[str, str], dict[str, list[str]]]:
     """The default lesson.toml read as a person reads it: its sections in order with the
-    keys under each, each key's comment, and the comments above its tables."""
+    keys under each, each key's comment, and the comments above its tables (by table)."""
     sections: list[tuple[str, list[str]]] = [("", [])]
     comments: dict[str, str] = {}
-    tables: list[str] = []
+    tables: dict[str, list[str]] = {}
     block: list[str] = []
     for line in DEFAULT_TOML.read_text(encoding="utf-8").splitlines():
         heading = SECTION.match(line)
         if line.startswith("["):
-            tables += [*block, ""] if block else []
+            tables[line.strip()] = [*block, ""] if block else []
         elif heading:
             sections.append((heading.group(1).strip(), []))
         elif not tables and (key := KEY_LINE.match(line)) is not None:
@@ -164,8 +164,10 @@ def lesson_part() -> list[str]:
         ]
         out += ["", f"### {title}", ""]
         out += table(("key", "type", "default", "rule", "what it is"), rows)
+    out += ["", "### [theme]", "", *tables.pop("[theme]", [""])[:-1]]
     voices = tomllib.loads(DEFAULT_TOML.read_text(encoding="utf-8")).get("voice", {})
-    out += ["", "### [voice.&lt;lang&gt;] and [lexicon.&lt;lang&gt;]", "", *tables]
+    notes = [line for lines in tables.values() for line in lines]
+    out += ["", "### [voice.&lt;lang&gt;] and [lexicon.&lt;lang&gt;]", "", *notes]
     out += table(
         ("table", "engine", "voice", "speed"),
         [

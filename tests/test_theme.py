@@ -76,6 +76,14 @@ def _held_colours() -> list[tuple[str, ManimColor]]:
     return held
 
 
+def test_a_palette_drawn_in_gives_way_to_the_one_before_it():
+    with theme.drawn_in(LIGHT):
+        with theme.drawn_in({**LIGHT, "accent": "#7a5200"}):
+            assert theme.ACCENT.to_hex().lower() == "#7a5200"
+        assert theme.ACCENT.to_hex().lower() == LIGHT["accent"]
+    assert theme.ACCENT.to_hex().lower() == DARK["accent"]
+
+
 def test_every_colour_a_scene_holds_follows_the_theme(light):
     held = _held_colours()
     assert len(held) > 10
@@ -101,6 +109,9 @@ def test_the_options_read_the_theme_from_the_lesson_file(tmp_path):
     cfg.write_text('[theme]\nname = "pastel"\n', encoding="utf-8")
     with pytest.raises(RequestError, match=r"^\[theme\] name = 'pastel': use one of"):
         JobOptions(config=str(cfg)).palette()
+    cfg.write_text('[theme]\nname = ["light"]\n', encoding="utf-8")
+    with pytest.raises(RequestError, match=r"^\[theme\] name = \['light'\]: use one of"):
+        JobOptions(config=str(cfg)).palette()
 
 
 def test_a_chapter_built_in_the_light_theme_has_every_text_readable(light):
@@ -119,6 +130,7 @@ def theme_watch():
     return Watchers(play=(lambda scene: None,))
 
 
+@pytest.mark.render
 def test_a_clip_is_drawn_in_its_palette(tiny_scenes, tmp_path):
     folder = test_lesson.render_clips(tmp_path, ["tiny-a"], palette=tuple(sorted(LIGHT.items())))
     with av.open(str(folder / "tiny-a.mp4")) as container:

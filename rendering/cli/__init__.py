@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import multiprocessing.util
 import os
 import signal
 import sys
@@ -124,9 +125,14 @@ def end(code: int | str | None) -> None:
         if code is not None:
             print(code, file=sys.stderr)
         code = 0 if code is None else 1
-    child.stop()  # the warm worker server ends with the command
     if threading.active_count() > 1:
+        child.stop()  # the warm worker server ends with the command
         sys.exit(code)
+    # with no thread left to use them, the command's locks and queues let go while their
+    # tracker still runs: else it unlinks them as leaked, and their finalizers print a
+    # traceback as the process exits
+    multiprocessing.util._run_finalizers(0)
+    child.stop()
     atexit._run_exitfuncs()
     sys.stdout.flush()
     sys.stderr.flush()

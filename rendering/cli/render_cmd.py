@@ -247,6 +247,7 @@ def render_course(plan_file: Path, opts: JobOptions, run: Run) -> None:
     if not run.dry_run:
         preflight(output)
     # per set: a line may say the set's numbers (the same words are synthesised once)
+    palette = opts.palette()  # before any speech is made
     speech = {}
     for name, params in course.sets.items():
         for lang in course.langs:
@@ -258,7 +259,15 @@ def render_course(plan_file: Path, opts: JobOptions, run: Run) -> None:
     groups: list[tuple[list[Job], Path]] = []  # one per set: its jobs and its root
     for name, params in course.sets.items():
         set_jobs = [
-            opts.job(slug, params, speech[name, lang][slug], lang=lang, quality=q, aspect=aspect)
+            opts.job(
+                slug,
+                params,
+                speech[name, lang][slug],
+                lang=lang,
+                quality=q,
+                aspect=aspect,
+                palette=palette,
+            )
             for lang in course.langs
             for q in course.qualities
             for aspect in course.aspects

@@ -97,39 +97,40 @@ def draw(
     """
     from manim import tempconfig
 
-    from scenes.kit import theme
     from scenes.kit.base import UNWATCHED
 
     scene_cls = job.info.load()
     record, clock = _play_clock(report)
     screen, ended_beat = _screen_watch()
-    speech, sentences, pace, inputs = _timing(job, work_dir, frame, speech, pace, sentences, kept)
-    given = watchers or UNWATCHED
-    logging.getLogger("manim").setLevel(logging.ERROR)
-    with (
-        tempconfig({**manim_config(job, work_dir / "manim", span), **(frame or {})}),
-        theme.drawn_in(dict(job.palette) or PALETTE),  # a process draws jobs of any theme
-        reads.watching() as read,
-    ):
-        begun = time.perf_counter()
-        scene = scene_cls(
-            params=job.params,
-            lang=job.lang,
-            burn_captions=job.burn_captions,
-            speech=speech,
-            pace=pace,
-            sentences=sentences,
-            skip_beats=set(kept.reuse) if kept else None,
-            stop_at=kept.stop_at() if kept else None,
-            watchers=dataclasses.replace(
-                given, play=(*given.play, record), beat=(*given.beat, ended_beat)
-            ),
+    with drawn_in(job):
+        speech, sentences, pace, inputs = _timing(
+            job, work_dir, frame, speech, pace, sentences, kept
         )
-        scene.render()
-        writer = scene.renderer.file_writer
-        # only the artifact the plan has: the other path properties raise
-        produced = Path(writer.movie_file_path if job.format.moving else writer.image_file_path)
-        ended = scene.stopped or not scene.cut_short
+        given = watchers or UNWATCHED
+        logging.getLogger("manim").setLevel(logging.ERROR)
+        with (
+            tempconfig({**manim_config(job, work_dir / "manim", span), **(frame or {})}),
+            reads.watching() as read,
+        ):
+            begun = time.perf_counter()
+            scene = scene_cls(
+                params=job.params,
+                lang=job.lang,
+                burn_captions=job.burn_captions,
+                speech=speech,
+                pace=pace,
+                sentences=sentences,
+                skip_beats=set(kept.reuse) if kept else None,
+                stop_at=kept.stop_at() if kept else None,
+                watchers=dataclasses.replace(
+                    given, play=(*given.play, record), beat=(*given.beat, ended_beat)
+                ),
+            )
+            scene.render()
+            writer = scene.renderer.file_writer
+            # only the artifact the plan has: the other path properties raise
+            produced = Path(writer.movie_file_path if job.format.moving else writer.image_file_path)
+            ended = scene.stopped or not scene.cut_short
     return Drawn(
         produced,
         [(k, round(t, 3)) for k, t in scene.beats],
@@ -144,6 +145,13 @@ def draw(
         inputs or {},
         screen,
     )
+
+
+def drawn_in(job: Job):
+    """The job's colours while it is built or drawn: a process draws jobs of any theme."""
+    from scenes.kit import theme
+
+    return theme.drawn_in(dict(job.palette) or PALETTE)
 
 
 def _screen_watch() -> tuple[dict[str, dict], Callable[[Any, str], None]]:
@@ -405,7 +413,7 @@ def animation_times(job: Job, work_dir: Path) -> dict[str, float]:
     """How long each beat lasts without speech: the scene built with animations skipped."""
     from manim import tempconfig
 
-    with tempconfig({**manim_config(job, work_dir / "manim"), "dry_run": True}):
+    with tempconfig({**manim_config(job, work_dir / "manim"), "dry_run": True}), drawn_in(job):
         scene = job.info.load()(params=job.params, lang=job.lang, skip_animations=True)
         scene.render()
         end = float(scene.renderer.time)

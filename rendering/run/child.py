@@ -44,11 +44,8 @@ def warm_up() -> None:
 def stop(wait: float = 2.0) -> None:
     """End the server, and the resource tracker it shares, with the command. Left alone,
     each would outlive it as an orphan until it noticed that nobody holds its pipe."""
-    from multiprocessing import forkserver, resource_tracker, util
+    from multiprocessing import forkserver, resource_tracker
 
-    # the command's own locks and queues let go first, while their tracker still runs:
-    # else it unlinks them as leaked, and their finalizers at exit print a traceback
-    util._run_finalizers(0)
     server = forkserver._forkserver  # the module's one server, as ensure_running starts it
     if server._forkserver_pid is not None:
         with contextlib.suppress(ProcessLookupError):

@@ -101,8 +101,8 @@ class JobOptions:
         settings.check_format(self.fmt, self.transparent)
         for slug in slugs:
             registry.check_catalogues(slug)
+        palette = self.palette()  # before any speech is made
         speech = self.narrations(slugs, params, synthesize, advance)
-        palette = self.palette()
         return [self.job(s, params, speech[s], palette=palette) for s in slugs]
 
     def narrations(

@@ -139,12 +139,13 @@ def readable(cues: list[Cue], duration: float, lang: str) -> list[Cue]:
         read = math.ceil((cue.start + seconds) * 1e3 - 1e-6) / 1e3
         end = max(cue.end, min(read, cue.end + LINGER, following, duration))
         needed = math.floor((end - seconds) * 1e3 + 1e-6) / 1e3
-        before = 0.0
+        before = spare = 0.0
         if out:  # the cue before ends where this one starts, once it has been read
             spare = math.ceil((out[-1].start + _reading_time(out[-1], lang)) * 1e3 - 1e-6) / 1e3
+            spare = min(out[-1].end, spare)
             before = min(out[-1].end, max(spare, needed))
         start = min(cue.start, max(needed, cue.start - LEAD, before))
-        if out and out[-1].end > start:
+        if out and spare <= start < out[-1].end:  # never below its reading time
             out[-1] = replace(out[-1], end=round(start, 3))
         out.append(replace(cue, start=round(start, 3), end=round(end, 3)))
     return out

@@ -11,44 +11,27 @@ from manim import ManimColor, interpolate_color
 from lesson.fonts import FONT  # noqa: F401  (the theme names the one face)
 from lesson.palette import PALETTE, contrast_ratio
 
-BACKGROUND = ManimColor(PALETTE["background"])
-FOREGROUND = ManimColor(PALETTE["foreground"])
-MUTED = ManimColor(PALETTE["muted"])
-ACCENT = ManimColor(PALETTE["accent"])
-WORD_A = ManimColor(PALETTE["word_a"])
-WORD_B = ManimColor(PALETTE["word_b"])
-WORD_C = ManimColor(PALETTE["word_c"])
-POSITIVE = ManimColor(PALETTE["positive"])
-NEGATIVE = ManimColor(PALETTE["negative"])
-NEUTRAL = ManimColor(PALETTE["neutral"])
-VIOLET = ManimColor(PALETTE["violet"])
-PINK = ManimColor(PALETTE["pink"])
+# each role's one colour object (use() rewrites its value for another theme)
+ROLES = {role: ManimColor(colour) for role, colour in PALETTE.items()}
+BACKGROUND, FOREGROUND, MUTED, ACCENT = (
+    ROLES[r] for r in ("background", "foreground", "muted", "accent")
+)
+WORD_A, WORD_B, WORD_C = ROLES["word_a"], ROLES["word_b"], ROLES["word_c"]
+POSITIVE, NEGATIVE, NEUTRAL = ROLES["positive"], ROLES["negative"], ROLES["neutral"]
+VIOLET, PINK = ROLES["violet"], ROLES["pink"]
 TOKEN_COLORS = (WORD_A, WORD_C, WORD_B, VIOLET, PINK)
 SERIES_COLORS = (WORD_A, WORD_B, WORD_C, ACCENT, VIOLET, PINK)
-ROLES = {
-    "background": BACKGROUND,
-    "foreground": FOREGROUND,
-    "muted": MUTED,
-    "accent": ACCENT,
-    "word_a": WORD_A,
-    "word_b": WORD_B,
-    "word_c": WORD_C,
-    "positive": POSITIVE,
-    "negative": NEGATIVE,
-    "neutral": NEUTRAL,
-    "violet": VIOLET,
-    "pink": PINK,
-}
 
 
 @contextlib.contextmanager
 def drawn_in(palette: dict[str, str]) -> Iterator[None]:
-    """Draw in `palette` for a while, then in the default theme again."""
+    """Draw in `palette` for a while, then in the colours before it again."""
+    before = {role: colour.to_hex() for role, colour in ROLES.items()}
     use(palette)
     try:
         yield
     finally:
-        use(PALETTE)
+        use(before)
 
 
 def use(palette: dict[str, str]) -> None:
