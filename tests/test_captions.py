@@ -351,6 +351,10 @@ def test_a_cue_said_faster_than_it_is_read_stays_up_into_the_pause_after_it():
     pair = [captions.Cue(0.0, 2.0, "a" * 17), captions.Cue(2.0, 2.6, "b" * 17)]
     shared = captions.readable(pair, 2.6, "en")
     assert [(c.start, c.end) for c in shared] == [(0.0, 2.0 - captions.LEAD), (1.7, 2.6)]
+    # a cue with no time before it holds the next one back, as far as that one can spare
+    pair = [captions.Cue(0.0, 1.0, "a" * 18), captions.Cue(1.0, 3.0, "b" * 17)]
+    shared = captions.readable(pair, 3.0, "en")
+    assert [(c.start, c.end) for c in shared] == [(0.0, 1.059), (1.059, 3.0)]
     # ... but not what the cue before needs to be read
     pair = [captions.Cue(0.0, 1.1, "a" * 17), captions.Cue(1.1, 1.7, "b" * 17)]
     shared = captions.readable(pair, 1.7, "en")

@@ -45,6 +45,9 @@ LINGER = 0.6
 # ... and if that is not enough, may come up this early before its words, into the pause
 # before it (never over the cue before)
 LEAD = 0.3
+# ... and the first cue, with no pause before it, may hold the next one back this long,
+# as far as that one has time to spare
+LAG = 0.2
 _EPS = 1e-6
 
 
@@ -129,10 +132,15 @@ def readable(cues: list[Cue], duration: float, lang: str) -> list[Cue]:
     """`cues` (in order), each said faster than it can be read, or too short to be read,
     kept up a little longer into the pause after it: at most LINGER, and never past the
     next cue or the clip; still short, it comes up at most LEAD before its words, over
-    the cue before only as far as that one has time to spare."""
+    the cue before only as far as that one has time to spare, or holds the next one back
+    at most LAG, as far as that one has time to spare."""
     out: list[Cue] = []
     for i, cue in enumerate(cues):
-        following = cues[i + 1].start if i + 1 < len(cues) else duration
+        following = duration
+        if i + 1 < len(cues):
+            after = cues[i + 1]
+            room = after.end - after.start - _reading_time(after, lang)
+            following = after.start + max(0.0, min(LAG, room))
         seconds = _reading_time(cue, lang)
         # to the millisecond a caption file holds, rounded so that it is read in time
         # (less a hair, so that float noise in an exact sum adds no millisecond)
@@ -145,6 +153,8 @@ def readable(cues: list[Cue], duration: float, lang: str) -> list[Cue]:
             spare = min(out[-1].end, spare)
             before = min(out[-1].end, max(spare, needed))
         start = min(cue.start, max(needed, cue.start - LEAD, before))
+        if out and out[-1].end > cue.start:  # the cue before holds this one back
+            start = out[-1].end
         if out and spare <= start < out[-1].end:  # never below its reading time
             out[-1] = replace(out[-1], end=round(start, 3))
         out.append(replace(cue, start=round(start, 3), end=round(end, 3)))
