@@ -45,8 +45,8 @@ LINGER = 0.6
 # ... and if that is not enough, may come up this early before its words, into the pause
 # before it (never over the cue before)
 LEAD = 0.3
-# ... and the first cue, with no pause before it, may hold the next one back this long,
-# as far as that one has time to spare
+# ... or hold the next cue back this long, as far as that one has time to spare (the
+# first cue has no pause before it to come up in)
 LAG = 0.2
 _EPS = 1e-6
 
