@@ -82,7 +82,7 @@ def cues_for(
     lines = [(key, start, narration_line(lang, slug, key, params)) for key, start in beats]
     if spoken:
         return spoken_cues(lines, spoken, duration, lang)
-    return timed_cues(lines, duration, lang)
+    return readable(timed_cues(lines, duration, lang), duration, lang)
 
 
 def spoken_cues(
