@@ -18,6 +18,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
+from lesson.palette import LIGHT
 from pe_math import Params
 from rendering.cli import cli
 from rendering.core import settings
@@ -30,6 +31,7 @@ from tests.test_presenter import SLUGS, tiny_scenes_for_module
 
 pytestmark = pytest.mark.render
 
+LIGHT_JOB = tuple(sorted(LIGHT.items()))
 AXE = Path(__file__).resolve().parent / "js" / "node_modules" / "axe-core" / "axe.min.js"
 LEVELS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 
@@ -67,6 +69,8 @@ def pages(tmp_path_factory):
             z.extractall(folder / "package")
         ready, _ = chooser.available(["en", "zh"], voices.load_specs())
         chooser.write_page(folder / "voices", "位置编码。", [(v, 1.0) for v in ready])
+        light = render_clips(folder / "light", SLUGS, lang="zh", palette=LIGHT_JOB)
+        gallery.write(light)  # the gallery and transcript in the clips' light palette
         yield (
             folder,
             [
@@ -79,6 +83,8 @@ def pages(tmp_path_factory):
                 "en/explore.html",
                 f"package/{scorm.PLAYER}",
                 "voices/voices.html",
+                f"light/zh/{light.name}/index.html",
+                f"light/zh/{light.name}/transcript.html",
             ],
         )
 
@@ -124,6 +130,7 @@ def test_axe_finds_no_violation_on_any_page(pages):
     planted = found.pop("planted.html", [])
     assert {v["id"] for v in planted} >= {"html-has-lang", "image-alt", "button-name"}
     assert found == {}, json.dumps(found, indent=1, ensure_ascii=False)
+    assert "color-scheme: light" in (folder / names[-1]).read_text(encoding="utf-8")
 
 
 @browser_test
@@ -137,7 +144,9 @@ def test_the_keyboard_reaches_every_control_of_every_page(pages):
             controls = browser.execute_script(CONTROLS)
             # the report and transcript are only read; the presenter is worked by its keys
             keyless = (accessibility.HTML_NAME, "transcript.html", "present.html")
-            assert bool(controls) != (name.split("?")[0] in keyless), f"{name}: {controls}"
+            assert bool(controls) != (Path(name.split("?")[0]).name in keyless), (
+                f"{name}: {controls}"
+            )
             browser.find_element(By.TAG_NAME, "body").click()
             reached = set()
             # a player's own buttons take several presses each

@@ -34,6 +34,7 @@ from rendering.publish.web import (
     head,
     human_bytes,
     lesson_sources,
+    page_colors,
     video_sources,
 )
 
@@ -105,7 +106,7 @@ table { border-collapse: collapse; font-size: .85rem; }
 td, th { padding: .1rem .6rem .1rem 0; text-align: left; vertical-align: top; }
 th { color: var(--muted); font-weight: normal; }
 code, pre { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .8rem; }
-pre { background: #0b0d12; border: 1px solid var(--line); border-radius: 6px; padding: .6rem;
+pre { background: var(--card); border: 1px solid var(--line); border-radius: 6px; padding: .6rem;
   overflow-x: auto; white-space: pre; margin: .4rem 0; }
 button { background: var(--line); color: var(--fg); border: 0; border-radius: 4px;
   padding: .2rem .7rem; cursor: pointer; }
@@ -320,7 +321,7 @@ def render_html(manifest: Manifest) -> str:
     clips = {s: v for s, v in clips.items() if v}
     order = sorted(clips, key=lambda s: (min(e.order for e in clips[s].values()), s))
     parts = [
-        head(lang, f"pe-explainer · {lang} · {folder.name}"),
+        head(lang, f"pe-explainer · {lang} · {folder.name}", **page_colors(manifest)),
         f"<style>{CSS}</style></head><body>",
         f"<h1>pe-explainer · {escape(folder.name)}</h1>",
         f'<p class="meta">{escape(LANG_LABELS.get(lang, lang))} · {escape(str(data.get("quality", "")))}'

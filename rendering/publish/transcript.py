@@ -17,7 +17,7 @@ from rendering.core import formats
 from rendering.core.files import atomic_write_text
 from rendering.core.manifest import Manifest
 from rendering.publish.presenter import LESSON, Timeline, manifest_lang, timelines
-from rendering.publish.web import clock, head, plain_text
+from rendering.publish.web import clock, head, page_colors, plain_text
 
 MARKDOWN = "transcript.md"
 HTML = "transcript.html"
@@ -101,7 +101,7 @@ def markdown(title: str, parts: list[tuple[str, list[Said]]], ui: dict) -> str:
     return "\n".join(lines)
 
 
-def html(lang: str, title: str, parts: list[tuple[str, list[Said]]], ui: dict) -> str:
+def html(lang: str, title: str, parts: list[tuple[str, list[Said]]], ui: dict, colors: dict) -> str:
     body = [f"<h1>{escape(plain_text(title))}</h1>"]
     for chapter, said in parts:
         body.append(f"<section><h2>{escape(plain_text(chapter))}</h2>")
@@ -118,7 +118,7 @@ def html(lang: str, title: str, parts: list[tuple[str, list[Said]]], ui: dict) -
         body.append(f"<p>{escape(ui['none'])}</p>")
     return "\n".join(
         [
-            head(lang, title),
+            head(lang, title, **colors),
             f"<style>{CSS}</style></head><body><main>",
             *body,
             "</main></body></html>",
@@ -143,7 +143,7 @@ def pages(lang: str, chosen: list[Timeline], manifest: Manifest) -> tuple[str, s
     ui = UI[lang]
     title = f"{lookup(lang, 'lesson-intro', 'title')} · {ui['title']}"
     parts = sections(chosen, screens_of(manifest))
-    return markdown(title, parts, ui), html(lang, title, parts, ui)
+    return markdown(title, parts, ui), html(lang, title, parts, ui, page_colors(manifest))
 
 
 def write(folder: Path, manifest: Manifest | None = None) -> tuple[Path, Path]:

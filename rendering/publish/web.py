@@ -13,7 +13,7 @@ import re
 from html import escape
 from importlib import resources
 
-from lesson.palette import PALETTE
+from lesson.palette import COLOUR, PALETTE, ThemeError, luminance, palette_of, rgb_of
 from rendering.core import formats
 from rendering.core.manifest import ClipEntry
 
@@ -38,13 +38,44 @@ COLORS = {
 }
 
 
+# what the pages draw alone, on a light background
+LIGHT_PAGE = {"card": "#f1efe9", "blue": "#0b6c96", "q": "#b0306f"}
+
+
 def root_css(**colors: str) -> str:
     """The :root rule with every custom property; `colors` replaces some (bg="#000")."""
     unknown = colors.keys() - COLORS.keys()
     if unknown:
         raise ValueError(f"no page colour named {', '.join(sorted(unknown))}")
-    props = " ".join(f"--{name}: {value};" for name, value in (COLORS | colors).items())
-    return f":root {{ color-scheme: dark; {props} }}"
+    chosen = COLORS | colors
+    scheme = "light" if _light(chosen["bg"]) else "dark"
+    props = " ".join(f"--{name}: {value};" for name, value in chosen.items())
+    return f":root {{ color-scheme: {scheme}; {props} }}"
+
+
+def page_colors(manifest) -> dict[str, str]:
+    """The page colours for a folder whose clips share one palette other than the
+    default (for head's `colors`); none when they do not."""
+    kinds = {
+        str(sorted(entry.palette.items())) if isinstance(entry.palette, dict) else "?"
+        for variants in manifest.entries().values()
+        for entry in variants.values()
+    }
+    entry = next((e for v in manifest.entries().values() for e in v.values()), None)
+    if len(kinds) != 1 or entry is None or not entry.palette:
+        return {}
+    try:
+        palette = palette_of(entry.palette)
+    except ThemeError:
+        return {}
+    roles = {"bg": "background", "fg": "foreground", "muted": "muted", "accent": "accent"}
+    colors = {name: palette[role] for name, role in roles.items()} | {"line": palette["neutral"]}
+    return colors | (LIGHT_PAGE if _light(palette["background"]) else {})
+
+
+def _light(colour: str) -> bool:
+    """Whether a "#rrggbb" background is light (any other CSS colour counts as dark)."""
+    return bool(COLOUR.fullmatch(colour)) and float(luminance(rgb_of(colour))) > 0.5
 
 
 def plain_text(text: str) -> str:
