@@ -70,7 +70,10 @@ def pages(tmp_path_factory):
         ready, _ = chooser.available(["en", "zh"], voices.load_specs())
         chooser.write_page(folder / "voices", "位置编码。", [(v, 1.0) for v in ready])
         light = render_clips(folder / "light", SLUGS, lang="zh", palette=LIGHT_JOB)
-        gallery.write(light)  # the gallery and transcript in the clips' light palette
+        gallery.write(light)  # the gallery, transcript and player in the clips' light palette
+        lesson.build(light, SLUGS)
+        with zipfile.ZipFile(scorm.build(light, "scorm12", tmp_path_factory.mktemp("p"))) as z:
+            z.extractall(folder / "light-package")
         yield (
             folder,
             [
@@ -85,6 +88,7 @@ def pages(tmp_path_factory):
                 "voices/voices.html",
                 f"light/zh/{light.name}/index.html",
                 f"light/zh/{light.name}/transcript.html",
+                f"light-package/{scorm.PLAYER}",
             ],
         )
 
@@ -130,7 +134,8 @@ def test_axe_finds_no_violation_on_any_page(pages):
     planted = found.pop("planted.html", [])
     assert {v["id"] for v in planted} >= {"html-has-lang", "image-alt", "button-name"}
     assert found == {}, json.dumps(found, indent=1, ensure_ascii=False)
-    assert "color-scheme: light" in (folder / names[-1]).read_text(encoding="utf-8")
+    for light in names[-3:]:
+        assert "color-scheme: light" in (folder / light).read_text(encoding="utf-8"), light
 
 
 @browser_test

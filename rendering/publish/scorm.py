@@ -168,7 +168,7 @@ def build(folder: Path, fmt: str, out_dir: Path, slug: str | None = None) -> Pat
         )
     shown = {c["slug"] for c in contents.chapters}
     asked = {k: v for k, v in presenter.chapter_questions(manifest).items() if k in shown}
-    player = player_html(folder, contents, lang, fmt, asked)
+    player = player_html(folder, contents, lang, fmt, asked, web.page_colors(manifest))
     _, text = transcript.pages(
         lang, [presenter.timeline(folder, slug or presenter.LESSON, manifest)], manifest
     )
@@ -246,7 +246,10 @@ def add_media(z: zipfile.ZipFile, folder: Path, name: str) -> None:
             shutil.copyfileobj(src, dst, 1 << 20)
 
 
-def player_html(folder: Path, contents: Contents, lang: str, fmt: str, asked: dict) -> str:
+def player_html(
+    folder: Path, contents: Contents, lang: str, fmt: str, asked: dict, colors: dict
+) -> str:
+    """The package's page: the video, its chapters and questions, in the clips' colours."""
     data = {
         "version": "1.2" if fmt == "scorm12" else "2004",
         "lang": lang,
@@ -268,7 +271,7 @@ def player_html(folder: Path, contents: Contents, lang: str, fmt: str, asked: di
     }
     return (
         web.template(TEMPLATE)
-        .replace("{{head}}", web.head(lang, contents.title))
+        .replace("{{head}}", web.head(lang, contents.title, **colors))
         .replace("/*DATA*/null", web.json_for_script(data))
     )
 
