@@ -272,3 +272,18 @@ def test_a_pdf_deck_prints_the_commands_line_and_nothing_from_pikepdf(media, tmp
     assert run.stderr == ""
     with pikepdf.open(deck) as pdf:
         assert len(pdf.pages) == 3
+
+
+def test_the_title_slide_takes_the_clips_palette(tmp_path):
+    from pptx import Presentation
+
+    from lesson.palette import DARK, LIGHT
+    from rendering.publish.pptx_deck import Deck
+
+    for palette in (DARK, LIGHT):
+        deck = Deck((9144000, 5143500), "A title", "a line", palette)
+        deck.save(tmp_path / "deck.pptx")
+        (title,) = Presentation(str(tmp_path / "deck.pptx")).slides
+        assert str(title.background.fill.fore_color.rgb) == palette["background"][1:].upper()
+        run = title.shapes.title.text_frame.paragraphs[0].runs[0]
+        assert str(run.font.color.rgb) == palette["foreground"][1:].upper()

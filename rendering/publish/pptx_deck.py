@@ -43,18 +43,18 @@ def _notes(slide, text: str) -> None:
     slide.notes_slide.notes_text_frame.text = text
 
 
-def _colour(name: str):
+def _colour(palette: dict[str, str], name: str):
     from pptx.dml.color import RGBColor
 
-    return RGBColor.from_string(PALETTE[name].lstrip("#"))
+    return RGBColor.from_string(palette[name].lstrip("#"))
 
 
-def _title(prs, title: str, subtitle: str) -> None:
+def _title(prs, title: str, subtitle: str, palette: dict[str, str]) -> None:
     """The title layout's two boxes in the lesson's colours, laid out for the slide's
     shape: across its middle five sixths, the title above the centre, the subtitle below."""
     slide = prs.slides.add_slide(prs.slide_layouts[0])
     slide.background.fill.solid()
-    slide.background.fill.fore_color.rgb = _colour("background")
+    slide.background.fill.fore_color.rgb = _colour(palette, "background")
     w, h = prs.slide_width, prs.slide_height
     for box, text, top, height, colour in (
         (slide.shapes.title, title, 0.28, 0.22, "foreground"),
@@ -65,20 +65,22 @@ def _title(prs, title: str, subtitle: str) -> None:
         box.text = text
         for paragraph in box.text_frame.paragraphs:
             for run in paragraph.runs:
-                run.font.color.rgb = _colour(colour)
+                run.font.color.rgb = _colour(palette, colour)
     _notes(slide, subtitle)
 
 
 class Deck:
     """A presentation being filled; `save` writes it whole or not at all."""
 
-    def __init__(self, size: tuple[int, int], title: str, subtitle: str) -> None:
+    def __init__(
+        self, size: tuple[int, int], title: str, subtitle: str, palette: dict[str, str] = PALETTE
+    ) -> None:
         from pptx import Presentation
 
         self.prs = Presentation()
         self.prs.slide_width, self.prs.slide_height = size
         self.prs.core_properties.title = title
-        _title(self.prs, title, subtitle)
+        _title(self.prs, title, subtitle, palette)
 
     def still(self, img: Image.Image, notes: str) -> None:
         slide = _blank(self.prs)

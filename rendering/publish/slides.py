@@ -189,16 +189,18 @@ def _write_pptx(
     from lesson.catalogue import lookup
     from rendering.core.manifest import Manifest
     from rendering.publish.pptx_deck import PER, Deck, slide_size
+    from rendering.publish.web import clips_palette
 
     if per not in PER:
         raise SlidesError(f"unknown --per {per!r}; use one of {', '.join(PER)}")
-    lang = manifest_lang(folder, Manifest.load(folder))
+    manifest = Manifest.load(folder)
+    lang = manifest_lang(folder, manifest)
     course = lookup(lang, "lesson-intro", "title")
     if tl.id == LESSON:
         title, subtitle = course, lookup(lang, "lesson-intro", "ui.subtitle")
     else:
         title, subtitle = tl.title, course
-    deck = Deck(slide_size(tl.width, tl.height), title, subtitle)
+    deck = Deck(slide_size(tl.width, tl.height), title, subtitle, clips_palette(manifest))
     if per == "beat":
         for s, img in zip(slides, images, strict=True):
             deck.still(img, s.notes)

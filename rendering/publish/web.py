@@ -53,9 +53,8 @@ def root_css(**colors: str) -> str:
     return f":root {{ color-scheme: {scheme}; {props} }}"
 
 
-def page_colors(manifest) -> dict[str, str]:
-    """The page colours for a folder whose clips share one palette other than the
-    default (for head's `colors`); none when they do not."""
+def clips_palette(manifest) -> dict[str, str]:
+    """The palette a folder's clips were all drawn in; the default when they differ."""
     kinds = {
         str(sorted(entry.palette.items())) if isinstance(entry.palette, dict) else "?"
         for variants in manifest.entries().values()
@@ -63,10 +62,18 @@ def page_colors(manifest) -> dict[str, str]:
     }
     entry = next((e for v in manifest.entries().values() for e in v.values()), None)
     if len(kinds) != 1 or entry is None or not entry.palette:
-        return {}
+        return dict(PALETTE)
     try:
-        palette = palette_of(entry.palette)
+        return palette_of(entry.palette)
     except ThemeError:
+        return dict(PALETTE)
+
+
+def page_colors(manifest) -> dict[str, str]:
+    """The page colours for a folder whose clips share one palette other than the
+    default (for head's `colors`); none when they do not."""
+    palette = clips_palette(manifest)
+    if palette == PALETTE:
         return {}
     roles = {"bg": "background", "fg": "foreground", "muted": "muted", "accent": "accent"}
     colors = {name: palette[role] for name, role in roles.items()} | {"line": palette["neutral"]}
