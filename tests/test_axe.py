@@ -22,7 +22,8 @@ from lesson.palette import LIGHT
 from pe_math import Params
 from rendering.cli import cli
 from rendering.core import settings
-from rendering.publish import accessibility, explorer, gallery, lesson, presenter, scorm
+from rendering.core.manifest import Manifest
+from rendering.publish import accessibility, explorer, gallery, lesson, presenter, scorm, web
 from rendering.publish import transcript as transcripts
 from rendering.speech import chooser, voices
 from tests.browser_tools import WAIT, browser_test, chromium, static_server
@@ -71,6 +72,7 @@ def pages(tmp_path_factory):
         chooser.write_page(folder / "voices", "位置编码。", [(v, 1.0) for v in ready])
         light = render_clips(folder / "light", SLUGS, lang="zh", palette=LIGHT_JOB)
         gallery.write(light)  # the gallery, transcript and player in the clips' light palette
+        explorer.write(light, Params(), "zh", web.page_colors(Manifest.load(light)))
         lesson.build(light, SLUGS)
         with zipfile.ZipFile(scorm.build(light, "scorm12", tmp_path_factory.mktemp("p"))) as z:
             z.extractall(folder / "light-package")
@@ -88,6 +90,7 @@ def pages(tmp_path_factory):
                 "voices/voices.html",
                 f"light/zh/{light.name}/index.html",
                 f"light/zh/{light.name}/transcript.html",
+                f"light/zh/{light.name}/explore.html",
                 f"light-package/{scorm.PLAYER}",
             ],
         )
@@ -134,7 +137,7 @@ def test_axe_finds_no_violation_on_any_page(pages):
     planted = found.pop("planted.html", [])
     assert {v["id"] for v in planted} >= {"html-has-lang", "image-alt", "button-name"}
     assert found == {}, json.dumps(found, indent=1, ensure_ascii=False)
-    for light in names[-3:]:
+    for light in names[-4:]:
         assert "color-scheme: light" in (folder / light).read_text(encoding="utf-8"), light
 
 

@@ -33,6 +33,7 @@ comes with it. The page's words, in Chinese and English, are inlined beside the 
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from importlib import resources
@@ -313,24 +314,25 @@ def data_text(data: dict) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
-def render_html(data: dict, lang: str = "en") -> str:
+def render_html(data: dict, lang: str = "en", colors: dict | None = None) -> str:
     lang = lang if lang in UI else "en"
     return (
         web.template(TEMPLATE)
-        .replace("{{head}}", web.head(lang, UI[lang]["title"]))
+        .replace("{{head}}", web.head(lang, UI[lang]["title"], **(colors or {})))
         .replace("/*UI*/null", web.json_for_script({"lang": lang, "ui": UI}))
         .replace("/*DATA*/null", web.json_for_script(data))
     )
 
 
-def write(folder: Path, params: Params, lang: str = "en") -> Written:
+def write(folder: Path, params: Params, lang: str = "en", colors: dict | None = None) -> Written:
     """(Re)write FOLDER/explore.json and FOLDER/explore.html from pe_math at PARAMS, unless
-    both were written from the same knobs, language and code (every render ends here)."""
+    both were written from the same knobs, language, page colours (web.page_colors) and
+    code (every render ends here)."""
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise ExplorerError(f"{folder} is a file, not a folder; pass an output folder")
     page_file, data_file, key_file = folder / NAME, folder / DATA_NAME, folder / KEY_NAME
-    key = inputs_key(params, lang)
+    key = inputs_key(params, lang, colors or {})
     r = ranges(params)
     combos = len(r.d_models) * len(r.bases) * len(LAYOUTS)
     try:
@@ -341,7 +343,7 @@ def write(folder: Path, params: Params, lang: str = "en") -> Written:
         pass  # not written yet, or in part: write it all
     data = build(params)
     text = data_text(data)
-    page = render_html(data, lang)
+    page = render_html(data, lang, colors)
     key_file.unlink(missing_ok=True)  # until both files are whole again
     atomic_write_text(data_file, text)  # a failed write is the caller's one line
     atomic_write_text(page_file, page)
@@ -357,11 +359,13 @@ def write(folder: Path, params: Params, lang: str = "en") -> Written:
     )
 
 
-def inputs_key(params: Params, lang: str) -> str:
-    """What the explorer's two files are made from: the knobs, the language and its code."""
+def inputs_key(params: Params, lang: str, colors: dict | None = None) -> str:
+    """What the explorer's two files are made from: the knobs, the language, the page
+    colours and its code."""
     template = resources.files(web.__package__).joinpath("templates", TEMPLATE)
     code = keys.hash_of(keys.sources(__name__, extra_files=(Path(str(template)),)))
-    return f"{params.digest()}-{lang}-{code}"
+    shade = hashlib.sha256(json.dumps(colors or {}, sort_keys=True).encode()).hexdigest()[:8]
+    return f"{params.digest()}-{lang}-{shade}-{code}"
 
 
 def report(w: Written) -> str:

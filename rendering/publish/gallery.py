@@ -368,7 +368,8 @@ def publish(jobs: list, root: Path, console: Console) -> None:
     for folder, folder_jobs in by_folder(jobs, root).items():
         if folder.exists():
             try:
-                written = explorer.write(folder, folder_jobs[0].params, folder_jobs[0].lang)
+                colors = page_colors(Manifest.load(folder))
+                written = explorer.write(folder, folder_jobs[0].params, folder_jobs[0].lang, colors)
             except explorer.ExplorerError as exc:
                 print(f"error: explorer: {exc}", file=sys.stderr)
             else:

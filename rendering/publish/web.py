@@ -34,12 +34,13 @@ COLORS = {
     "accent": PALETTE["accent"],
     "line": PALETTE["neutral"],
     "blue": "#58a6ff",
+    "hot": "#ff8c42",
     "q": "#f778ba",
 }
 
 
 # what the pages draw alone, on a light background
-LIGHT_PAGE = {"card": "#f1efe9", "blue": "#0b6c96", "q": "#b0306f"}
+LIGHT_PAGE = {"card": "#f1efe9", "blue": "#0b6c96", "hot": "#a34c08", "q": "#b0306f"}
 
 
 def root_css(**colors: str) -> str:
