@@ -355,6 +355,14 @@ def test_a_cue_said_faster_than_it_is_read_stays_up_into_the_pause_after_it():
     pair = [captions.Cue(0.0, 1.0, "a" * 18), captions.Cue(1.0, 3.0, "b" * 17)]
     shared = captions.readable(pair, 3.0, "en")
     assert [(c.start, c.end) for c in shared] == [(0.0, 1.059), (1.059, 3.0)]
+    # ... counting the pause after it that it can stay into, and then reads in full
+    three = [
+        captions.Cue(0.0, 2.41, "x" * 41),
+        captions.Cue(2.41, 5.28, "y" * 53),
+        captions.Cue(5.6, 9.0, "z" * 20),
+    ]
+    chained = captions.readable(three, 9.0, "en")
+    assert [(c.start, c.end) for c in chained[:2]] == [(0.0, 2.412), (2.412, 5.53)]
     # ... but not what the cue before needs to be read
     pair = [captions.Cue(0.0, 1.1, "a" * 17), captions.Cue(1.1, 1.7, "b" * 17)]
     shared = captions.readable(pair, 1.7, "en")

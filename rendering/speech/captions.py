@@ -139,12 +139,15 @@ def readable(cues: list[Cue], duration: float, lang: str) -> list[Cue]:
         following = duration
         if i + 1 < len(cues):
             after = cues[i + 1]
-            room = after.end - after.start - _reading_time(after, lang)
+            # what the next cue could hold: its words and the pause after, up to LINGER
+            last = min(after.end + LINGER, cues[i + 2].start if i + 2 < len(cues) else duration)
+            room = max(after.end, last) - after.start - _reading_time(after, lang)
             following = after.start + max(0.0, min(LAG, room))
         seconds = _reading_time(cue, lang)
+        held = out[-1].end if out and out[-1].end > cue.start else cue.start
         # to the millisecond a caption file holds, rounded so that it is read in time
         # (less a hair, so that float noise in an exact sum adds no millisecond)
-        read = math.ceil((cue.start + seconds) * 1e3 - 1e-6) / 1e3
+        read = math.ceil((held + seconds) * 1e3 - 1e-6) / 1e3
         end = max(cue.end, min(read, cue.end + LINGER, following, duration))
         needed = math.floor((end - seconds) * 1e3 + 1e-6) / 1e3
         before = spare = 0.0
@@ -153,8 +156,8 @@ def readable(cues: list[Cue], duration: float, lang: str) -> list[Cue]:
             spare = min(out[-1].end, spare)
             before = min(out[-1].end, max(spare, needed))
         start = min(cue.start, max(needed, cue.start - LEAD, before))
-        if out and out[-1].end > cue.start:  # the cue before holds this one back
-            start = out[-1].end
+        if held > cue.start:  # the cue before holds this one back
+            start = held
         if out and spare <= start < out[-1].end:  # never below its reading time
             out[-1] = replace(out[-1], end=round(start, 3))
         out.append(replace(cue, start=round(start, 3), end=round(end, 3)))
