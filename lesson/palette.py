@@ -73,6 +73,15 @@ def palette_of(table: object) -> dict[str, str]:
     return palette
 
 
+def recorded(colours: object) -> dict[str, str]:
+    """The palette a clip's record holds (ClipEntry.palette): the default's when it holds
+    none or one that is not a palette."""
+    try:
+        return palette_of(colours) if colours else dict(PALETTE)
+    except ThemeError:
+        return dict(PALETTE)
+
+
 TEXT_CONTRAST = 4.5  # WCAG 1.4.3: text against what is behind it
 LARGE_TEXT_CONTRAST = 3.0  # ... when the text is large
 

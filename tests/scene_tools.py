@@ -30,7 +30,7 @@ from pe_math import Params
 from rendering.draw import motion
 from scenes.kit import theme
 from scenes.kit.base import UNWATCHED, LessonScene, Watchers
-from scenes.kit.on_screen import em_px, low_contrast, texts_on
+from scenes.kit.on_screen import em_px, low_contrast, scene_content, texts_on
 
 EDGE_TOLERANCE = 0.02  # scene units a glyph may touch past the frame edge
 OVERLAP_TOLERANCE = 0.01  # scene units² two texts' boxes may share (anti-aliasing, kerning)
@@ -84,8 +84,7 @@ class LayoutReport:
 def visible_texts(scene: LessonScene) -> list[Mobject]:
     """Outermost text-like mobjects on stage that are not fully transparent (a burned-in
     caption band is not scene content)."""
-    shown = [m for m in scene.mobjects if m.z_index < theme.CAPTION_Z]
-    return [m for m in texts_on(shown) if _visible(m)]
+    return [m for m in texts_on(scene_content(scene)) if _visible(m)]
 
 
 def words(mobs: list[Mobject]) -> list[str]:

@@ -26,14 +26,7 @@ from pathlib import Path
 import av
 import numpy as np
 
-from lesson.palette import (
-    PALETTE,
-    TEXT_CONTRAST,
-    ThemeError,
-    contrast_ratio,
-    luminance,
-    palette_of,
-)
+from lesson.palette import PALETTE, TEXT_CONTRAST, contrast_ratio, luminance, recorded
 from lesson.reads import PRELUDE
 from lesson.text_layout import MAX_LINES
 from rendering.core import formats
@@ -54,6 +47,13 @@ GRID = 3  # areas per side: each a ninth of the frame, near the guideline's fiel
 SAMPLE = (96, 54)
 # measured flashes are kept for a clip while its file and this rule are unchanged
 FLASH_RULE = f"{FLASH_CHANGE:g}/{FLASH_DARK:g}/{MOST_CHANGES}/{GRID}/{SAMPLE[0]}x{SAMPLE[1]}"
+CHECKED = (
+    "1.2.2 Captions (prerecorded): a track per language; beyond it, subtitle practice "
+    "(reading speed, two lines, time on screen)",
+    "1.4.3 Contrast (minimum): each text against what is behind it as each beat ends "
+    "(4.5:1, large text 3:1), and the palette's text colours on the background",
+    "2.3.1 Three flashes or below threshold, simplified: each ninth of every frame",
+)
 SURFACES = ("background", "neutral")  # the palette's fills, not text
 NOT_JUDGED = (
     "whether the narration says everything the picture shows that matters (audio "
@@ -80,7 +80,7 @@ class Finding:
 
 @dataclass
 class Report:
-    checked: list[str] = field(default_factory=list)
+    checked: tuple[str, ...] = CHECKED
     findings: list[Finding] = field(default_factory=list)
     not_judged: tuple[str, ...] = NOT_JUDGED
     # numbers written on screen during a beat that its narration does not say (problem:
@@ -192,14 +192,6 @@ def flash_problems(video: Path) -> list[tuple[float, str]]:
 
 
 # ----------------------------------------------------------------- contrast
-def _palette(entry) -> dict[str, str]:
-    """The colours a clip was drawn in, as its record says (the default's if unreadable)."""
-    try:
-        return palette_of(entry.palette) if entry.palette else dict(PALETTE)
-    except ThemeError:
-        return dict(PALETTE)
-
-
 def palette_problems(palette: dict[str, str] = PALETTE) -> list[tuple[str, str]]:
     """(colour name, what is wrong) for each text colour under 4.5:1 on the background."""
     out = []
@@ -233,7 +225,7 @@ def check(folder: Path, slugs: list[str] | None = None, progress=lambda slug: No
         raise NothingToCheck(f"no {formats.MAIN} clips in {folder}; render them first")
     earlier = measured_before(folder)
     report = Report(measured={s: m for s, m in earlier.items() if s in main})
-    palettes = {json.dumps(_palette(main[s]), sort_keys=True) for s in main}
+    palettes = {json.dumps(recorded(main[s].palette), sort_keys=True) for s in main}
     for palette in sorted(palettes):
         for name, problem in palette_problems(json.loads(palette)):
             report.findings.append(Finding("1.4.3 Contrast", "", name, problem))
@@ -242,13 +234,6 @@ def check(folder: Path, slugs: list[str] | None = None, progress=lambda slug: No
         progress(slug)
         _check_clip(folder, manifest, main[slug], report, earlier.get(slug))
     report.clips = len(chosen)
-    report.checked = [
-        "1.2.2 Captions (prerecorded): a track per language; beyond it, subtitle practice "
-        "(reading speed, two lines, time on screen)",
-        "1.4.3 Contrast (minimum): each text against what is behind it as each beat ends "
-        "(4.5:1, large text 3:1), and the palette's text colours on the background",
-        "2.3.1 Three flashes or below threshold, simplified: each ninth of every frame",
-    ]
     return report
 
 
@@ -272,14 +257,14 @@ def contrast_problems(entry) -> list[tuple[str, str]]:
     return out
 
 
-def unsaid_numbers(folder: Path, manifest: Manifest, slug: str) -> list[tuple[str, str]]:
+def unsaid_numbers(folder: Path, manifest: Manifest, entry) -> list[tuple[str, str]]:
     """(where, numbers) for each beat of the clip that the transcript follows with numbers
     written on screen that its line does not say."""
     try:
-        timeline = presenter.clip_timeline(folder, manifest, slug)
+        timeline = presenter.clip_timeline(folder, manifest, entry.slug)
     except presenter.PresenterError:
         return []
-    ((_, said),) = transcript.sections([timeline], transcript.screens_of(manifest))
+    ((_, said),) = transcript.sections([timeline], {entry.slug: entry.screen})
     beats = [b.key for b in timeline.beats if b.say]
     return [(_ended(b), ", ".join(n)) for b, (_, _, n) in zip(beats, said, strict=True) if n]
 
@@ -326,7 +311,7 @@ def _check_clip(
                 )
     for where, problem in contrast_problems(entry):
         report.findings.append(Finding("1.4.3 Contrast", entry.slug, where, problem))
-    for where, numbers in unsaid_numbers(folder, manifest, entry.slug):
+    for where, numbers in unsaid_numbers(folder, manifest, entry):
         report.unsaid.append(Finding("1.2.5 Audio description", entry.slug, where, numbers))
     fingerprint, flashes = _flashes(folder / entry.file, before)
     if fingerprint:

@@ -366,9 +366,10 @@ def write(folder: Path) -> Path:
 def publish(jobs: list, root: Path, console: Console) -> None:
     """After a run: write each output folder's explorer and gallery; report their sizes."""
     for folder, folder_jobs in by_folder(jobs, root).items():
+        manifest = Manifest.load(folder)  # the pages below write beside it, not into it
         if folder.exists():
             try:
-                colors = page_colors(Manifest.load(folder))
+                colors = page_colors(manifest)
                 written = explorer.write(folder, folder_jobs[0].params, folder_jobs[0].lang, colors)
             except explorer.ExplorerError as exc:
                 print(f"error: explorer: {exc}", file=sys.stderr)
@@ -380,7 +381,6 @@ def publish(jobs: list, root: Path, console: Console) -> None:
             console.print(f"gallery: {write(folder)}")
             if said:
                 console.print(f"a11y: {said}")
-        manifest = Manifest.load(folder)
         gif_entries = [
             e
             for job in folder_jobs

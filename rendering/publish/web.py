@@ -13,7 +13,7 @@ import re
 from html import escape
 from importlib import resources
 
-from lesson.palette import COLOUR, PALETTE, ThemeError, luminance, palette_of, rgb_of
+from lesson.palette import COLOUR, PALETTE, luminance, recorded, rgb_of
 from rendering.core import formats
 from rendering.core.manifest import ClipEntry
 
@@ -57,17 +57,11 @@ def root_css(**colors: str) -> str:
 def clips_palette(manifest) -> dict[str, str]:
     """The palette a folder's clips were all drawn in; the default when they differ."""
     kinds = {
-        str(sorted(entry.palette.items())) if isinstance(entry.palette, dict) else "?"
+        tuple(sorted(recorded(entry.palette).items()))
         for variants in manifest.entries().values()
         for entry in variants.values()
     }
-    entry = next((e for v in manifest.entries().values() for e in v.values()), None)
-    if len(kinds) != 1 or entry is None or not entry.palette:
-        return dict(PALETTE)
-    try:
-        return palette_of(entry.palette)
-    except ThemeError:
-        return dict(PALETTE)
+    return dict(kinds.pop()) if len(kinds) == 1 else dict(PALETTE)
 
 
 def page_colors(manifest) -> dict[str, str]:

@@ -8,8 +8,9 @@ character, but a run of Latin letters or digits ("sin", "2π/ω") is never split
 line never starts with closing punctuation. Each cue gets a share of its beat that
 grows with its text; a short cue borrows time from its neighbours up to MIN_CUE, and
 one still shorter than MERGE_BELOW is merged with a neighbour when the text fits.
-Cues timed by speech sit on the sentence they show, and one said faster than it can be
-read stays up a little into the pause after it.
+Cues timed by speech sit on the sentence they show. A cue too fast or too brief to be
+read (either track) stays up a little into the pause after it, comes up a little early,
+or takes time its neighbours can spare (`readable`).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ SHORTEST = 5 / 6  # seconds a cue stays at least, or it is gone before it is rea
 # read at READING_SPEED and has stayed SHORTEST (never past the next cue)
 LINGER = 0.6
 # ... and if that is not enough, may come up this early before its words, into the pause
-# before it (never over the cue before)
+# before it or over the cue before as far as that one has time to spare
 LEAD = 0.3
 # ... or hold the next cue back this long, as far as that one has time to spare (the
 # first cue has no pause before it to come up in)
@@ -128,6 +129,14 @@ def _reading_time(cue: Cue, lang: str) -> float:
     return max(reading_length(cue.text, lang) / READING_SPEED[lang], SHORTEST)
 
 
+def _ms(seconds: float, up: bool) -> float:
+    """To the millisecond a caption file holds, rounded up (or down) so that a cue is
+    read in time (less a hair, so that float noise in an exact sum moves no millisecond)."""
+    if up:
+        return math.ceil(seconds * 1e3 - 1e-6) / 1e3
+    return math.floor(seconds * 1e3 + 1e-6) / 1e3
+
+
 def readable(cues: list[Cue], duration: float, lang: str) -> list[Cue]:
     """`cues` (in order), each said faster than it can be read, or too short to be read,
     kept up a little longer into the pause after it: at most LINGER, and never past the
@@ -145,15 +154,12 @@ def readable(cues: list[Cue], duration: float, lang: str) -> list[Cue]:
             following = after.start + max(0.0, min(LAG, room))
         seconds = _reading_time(cue, lang)
         held = out[-1].end if out and out[-1].end > cue.start else cue.start
-        # to the millisecond a caption file holds, rounded so that it is read in time
-        # (less a hair, so that float noise in an exact sum adds no millisecond)
-        read = math.ceil((held + seconds) * 1e3 - 1e-6) / 1e3
+        read = _ms(held + seconds, up=True)
         end = max(cue.end, min(read, cue.end + LINGER, following, duration))
-        needed = math.floor((end - seconds) * 1e3 + 1e-6) / 1e3
+        needed = _ms(end - seconds, up=False)
         before = spare = 0.0
         if out:  # the cue before ends where this one starts, once it has been read
-            spare = math.ceil((out[-1].start + _reading_time(out[-1], lang)) * 1e3 - 1e-6) / 1e3
-            spare = min(out[-1].end, spare)
+            spare = min(out[-1].end, _ms(out[-1].start + _reading_time(out[-1], lang), up=True))
             before = min(out[-1].end, max(spare, needed))
         start = min(cue.start, max(needed, cue.start - LEAD, before))
         if held > cue.start:  # the cue before holds this one back

@@ -57,9 +57,16 @@ class Contrast:
 
 
 def text_of(m: Mobject) -> str:
+    """A text as it reads on screen (a live number with its decimal places); a formula's
+    TeX source."""
     if isinstance(m, DecimalNumber):
-        return f"{m.get_value():g}"
+        return f"{m.get_value():.{m.num_decimal_places}f}".replace("-", "−")
     return getattr(m, "original_text", None) or getattr(m, "tex_string", "") or type(m).__name__
+
+
+def scene_content(scene) -> list[Mobject]:
+    """The scene's mobjects but a burned-in caption band (drawn over it, not part of it)."""
+    return [m for m in scene.mobjects if m.z_index < theme.CAPTION_Z]
 
 
 def em_px(m: Mobject) -> float:
@@ -146,7 +153,7 @@ def contrasts(scene) -> list[Contrast]:
     """Every text on screen with its contrast against what is behind it, as Manim would
     draw the scene now on its camera's background (a transparent clip's is the lesson's);
     burned-in captions (their own band) aside."""
-    shown = [m for m in scene.mobjects if m.z_index < theme.CAPTION_Z]
+    shown = scene_content(scene)
     drawn = extract_mobject_family_members(shown, use_z_index=True, only_those_with_points=True)
     texts = texts_on(shown)
     glyphs_of = {id(t): [g for g in t.family_members_with_points()] for t in texts}
@@ -175,23 +182,15 @@ def low_contrast(scene) -> list[Contrast]:
     return [c for c in contrasts(scene) if c.low]
 
 
-def shown_text(m: Mobject) -> str:
-    """A text as it reads on screen (a live number with its decimal places)."""
-    if isinstance(m, DecimalNumber):
-        return f"{m.get_value():.{m.num_decimal_places}f}".replace("-", "−")
-    return text_of(m)
-
-
 def numbers_shown(scene) -> list[str]:
     """Every number written on screen now, as written, each once, in the order drawn.
     Formulas are left out: their TeX source does not read as they show (10^{-3})."""
-    shown = [m for m in scene.mobjects if m.z_index < theme.CAPTION_Z]
     out: dict[str, None] = {}
-    for text in texts_on(shown):
+    for text in texts_on(scene_content(scene)):
         if isinstance(text, TEX_TYPES):
             continue
         if any(g.get_fill_opacity() > SEEN for g in text.family_members_with_points()):
-            out.update(dict.fromkeys(WRITTEN_NUMBER.findall(shown_text(text))))
+            out.update(dict.fromkeys(WRITTEN_NUMBER.findall(text_of(text))))
     return list(out)
 
 
