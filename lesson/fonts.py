@@ -25,6 +25,24 @@ def _charset(font: str) -> frozenset[int] | None:
     return frozenset(points)
 
 
+@functools.cache
+def installed(font: str) -> bool:
+    """Whether fontconfig has a face of this family (it would otherwise stand in another);
+    True when it cannot be asked."""
+    try:
+        families = subprocess.run(
+            ["fc-list", "--format=%{family}\\n"], capture_output=True, text=True, check=True
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return True
+    wanted = font.strip().casefold()
+    return any(
+        wanted == name.strip().casefold()
+        for line in families.splitlines()
+        for name in line.split(",")
+    )
+
+
 def missing_glyphs(text: str, font: str = FONT) -> list[str]:
     """Characters of `text` the font has no glyph for (they would render as boxes)."""
     covered = _charset(font)

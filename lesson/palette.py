@@ -63,7 +63,7 @@ def palette_of(table: object) -> dict[str, str]:
         raise ThemeError(f"[theme] name = {name!r}: use one of {', '.join(THEMES)}")
     palette = dict(THEMES[name])
     for key, value in table.items():
-        if key == "name":
+        if key in ("name", "font"):  # the font is lesson.brand's
             continue
         if key not in palette:
             raise ThemeError(f"[theme] {key}: no such colour; the colours are {', '.join(palette)}")

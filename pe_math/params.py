@@ -178,6 +178,7 @@ class Params:
             values.pop("voice", None)  # the narration's tables, read by the pipeline
             values.pop("lexicon", None)
             values.pop("theme", None)  # the look, read by the pipeline (lesson.palette)
+            values.pop("brand", None)  # ... and the brand (lesson.brand)
         for key, raw in (overrides or {}).items():
             values[key] = _parse_override(raw, key) if isinstance(raw, str) else raw
         unknown = [k for k in values if k not in _hints()]

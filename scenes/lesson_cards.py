@@ -5,7 +5,9 @@ Render alone with `manim -ql scenes/lesson_cards.py LessonIntro` (or LessonOutro
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from manim import (
     DOWN,
@@ -21,8 +23,32 @@ from manim import (
 
 from lesson import registry
 from pe_math import Params
-from scenes.kit import theme
+from scenes.kit import brand, theme
 from scenes.kit.base import LessonScene
+
+
+class CardScene(LessonScene):
+    """A card of the lesson's own, which a brand may sign."""
+
+    def one_or_more_lines(self, words: str, size: float, color=theme.FOREGROUND) -> list:
+        """`words` as one line, and (when wider than the stage) as centred lines that fit."""
+        one = self.words.text(words, size=size, color=color)
+        if one.width <= self.stage.width():
+            return [one]
+        return [one, self.words.lines(words, self.stage.width(), size, color, align=ORIGIN)]
+
+    def roomiest(self, ways: list, card: Callable[[Any], VGroup]) -> Any:
+        """Of `ways` to set a card's words, the one whose `card` fits the stage at the
+        largest scale (the first of equals)."""
+        return max(ways, key=lambda way: self.stage.fit_factor(card(way)))
+
+    def brand_name(self) -> list:
+        """The brand's name as a line for the card's foot (none without one)."""
+        name = brand.LOOK.get("name")
+        if not name:
+            return []
+        width = self.stage.width()
+        return [self.words.lines(name, width, theme.LABEL_SIZE, theme.ACCENT, align=ORIGIN)]
 
 
 @dataclass(frozen=True)
@@ -42,7 +68,7 @@ ROW_GAP = 0.2
 ROOMY_ROWS = {"wide": 6, "tall": 12, "square": 6}
 
 
-class LessonIntro(LessonScene):
+class LessonIntro(CardScene):
     """Title, one line on what the lesson is about, and the numbered list of chapters."""
 
     slug = "lesson-intro"
@@ -54,12 +80,25 @@ class LessonIntro(LessonScene):
 
     def construct(self) -> None:
         self.beat("welcome")
-        title = self.words.text(self.words.ui("heading"), size=theme.TITLE_SIZE)
-        subtitle = self.words.label("subtitle", color=theme.MUTED)
-        head = VGroup(title, subtitle).arrange(DOWN, buff=0.35)
         stops = self.chapter_list(registry.lesson_chapters())
         note = self.words.label("count", size=theme.LABEL_SIZE, color=theme.MUTED, n=len(stops))
-        card = VGroup(head, stops, note).arrange(DOWN, buff=0.45)
+        names = self.brand_name()
+
+        def card(way) -> VGroup:
+            head = VGroup(*way).arrange(DOWN, buff=0.35)
+            return VGroup(head, stops, note, *names).arrange(DOWN, buff=0.45)
+
+        ways = [
+            (title, subtitle)
+            for title in self.one_or_more_lines(
+                brand.words("title", self.words.ui("heading")), theme.TITLE_SIZE
+            )
+            for subtitle in self.one_or_more_lines(
+                brand.words("subtitle", self.words.ui("subtitle")), theme.BODY_SIZE, theme.MUTED
+            )
+        ]
+        title, subtitle = self.roomiest(ways, card)
+        card = card((title, subtitle))
         # laid out whole first, so it sits centred in any frame
         self.stage.fit(card).move_to(ORIGIN)
         self.play(Write(title), FadeIn(subtitle, shift=0.2 * UP), run_time=theme.NORMAL)
@@ -69,6 +108,7 @@ class LessonIntro(LessonScene):
         self.play(
             LaggedStart(*[FadeIn(s, shift=0.2 * RIGHT) for s in stops], lag_ratio=0.15),
             FadeIn(note),
+            *[FadeIn(name) for name in names],
             run_time=theme.NORMAL * 2,
         )
         self.wait(theme.LONG)  # the card stays: its last frame is the lesson's poster
@@ -101,7 +141,7 @@ class LessonOutroNumbers:
     """Every number LessonOutro shows, computed by pe_math (JSON-ready)."""
 
 
-class LessonOutro(LessonScene):
+class LessonOutro(CardScene):
     """The closing line, after the recap chapter has gathered what to remember."""
 
     slug = "lesson-outro"
@@ -113,11 +153,22 @@ class LessonOutro(LessonScene):
 
     def construct(self) -> None:
         self.beat("end")
-        thanks = self.words.label("thanks", size=theme.TITLE_SIZE)
         hint = self.words.lines(
-            self.words.ui("try_it"), self.stage.width(), size=theme.LABEL_SIZE, color=theme.MUTED
+            self.words.ui("try_it"), self.stage.width(), theme.LABEL_SIZE, theme.MUTED, align=ORIGIN
         )
-        closing = VGroup(thanks, hint).arrange(DOWN, buff=0.4)
+        names = self.brand_name()
+
+        def card(thanks) -> VGroup:
+            return VGroup(thanks, hint, *names).arrange(DOWN, buff=0.4)
+
+        closing = brand.words("closing", self.words.ui("thanks"))
+        thanks = self.roomiest(self.one_or_more_lines(closing, theme.TITLE_SIZE), card)
+        closing = card(thanks)
         self.stage.fit(closing)
-        self.play(Write(thanks), FadeIn(hint, shift=0.2 * UP), run_time=theme.NORMAL)
+        self.play(
+            Write(thanks),
+            FadeIn(hint, shift=0.2 * UP),
+            *[FadeIn(name) for name in names],
+            run_time=theme.NORMAL,
+        )
         self.wait(theme.LONG)  # ends on the closing line, which is also the clip's poster

@@ -165,6 +165,7 @@ def lesson_part() -> list[str]:
         out += ["", f"### {title}", ""]
         out += table(("key", "type", "default", "rule", "what it is"), rows)
     out += ["", "### [theme]", "", *tables.pop("[theme]", [""])[:-1]]
+    out += ["", "### [brand]", "", *tables.pop("[brand]", [""])[:-1]]
     voices = tomllib.loads(DEFAULT_TOML.read_text(encoding="utf-8")).get("voice", {})
     notes = [line for lines in tables.values() for line in lines]
     out += ["", "### [voice.&lt;lang&gt;] and [lexicon.&lt;lang&gt;]", "", *notes]

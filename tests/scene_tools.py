@@ -30,7 +30,7 @@ from pe_math import Params
 from rendering.draw import motion
 from scenes.kit import theme
 from scenes.kit.base import UNWATCHED, LessonScene, Watchers
-from scenes.kit.on_screen import em_px, low_contrast, scene_content, texts_on
+from scenes.kit.on_screen import em_px, in_logo_corner, low_contrast, scene_content, texts_on
 
 EDGE_TOLERANCE = 0.02  # scene units a glyph may touch past the frame edge
 OVERLAP_TOLERANCE = 0.01  # scene units² two texts' boxes may share (anti-aliasing, kerning)
@@ -155,6 +155,8 @@ def check_layout(scene: LessonScene, beat: str, report: LayoutReport) -> None:
             )
     for low in low_contrast(scene):
         report.problems.append(f"[{beat}] {low}")
+    for shown in in_logo_corner(scene):
+        report.problems.append(f"[{beat}] {shown} is in the corner kept for a logo")
     report.words_at_start[beat] = words(texts)
     report.values_at_start[beat] = [m.get_value() for m in texts if isinstance(m, DecimalNumber)]
     boxes = [_box(m) for m in texts]
@@ -239,6 +241,9 @@ def _build(
     settings = {
         "dry_run": True,
         "quality": "low_quality",
+        # ... which sets its own pixel size: the frame's shape is kept
+        "pixel_width": config.pixel_width,
+        "pixel_height": config.pixel_height,
         "disable_caching": True,
         "progress_bar": "none",
         "verbosity": "WARNING",

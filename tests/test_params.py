@@ -14,8 +14,8 @@ from pe_math.params import DEFAULT_TOML, lesson_file
 def test_dataclass_defaults_equal_lesson_toml():
     assert Params.load() == Params()
     on_disk = tomllib.loads(DEFAULT_TOML.read_text(encoding="utf-8"))
-    # [voice] and [lexicon]: the narration's tables; [theme]: the colours
-    assert set(on_disk) - {"voice", "lexicon", "theme"} == set(Params().as_dict())
+    # [voice] and [lexicon]: the narration's tables; [theme] and [brand]: the look
+    assert set(on_disk) - {"voice", "lexicon", "theme", "brand"} == set(Params().as_dict())
 
 
 def test_a_lesson_toml_in_the_current_folder_is_read_instead_of_the_default(tmp_path, monkeypatch):

@@ -248,6 +248,7 @@ def render_course(plan_file: Path, opts: JobOptions, run: Run) -> None:
         preflight(output)
     # per set: a line may say the set's numbers (the same words are synthesised once)
     palette = opts.palette()  # before any speech is made
+    looks = {lang: dataclasses.replace(opts, lang=lang).look(course.slugs) for lang in course.langs}
     speech = {}
     for name, params in course.sets.items():
         for lang in course.langs:
@@ -267,6 +268,7 @@ def render_course(plan_file: Path, opts: JobOptions, run: Run) -> None:
                 quality=q,
                 aspect=aspect,
                 palette=palette,
+                look=looks[lang],
             )
             for lang in course.langs
             for q in course.qualities

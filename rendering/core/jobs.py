@@ -28,6 +28,8 @@ class Job:
     narration: Narration | None = None  # the speech of every beat; None renders silent
     # the colours drawn with, as (role, "#rrggbb") pairs; none: the default dark theme's
     palette: tuple[tuple[str, str], ...] = ()
+    # the brand and font drawn with (lesson.brand.Look); none: the lesson's own
+    look: tuple[tuple[str, str], ...] = ()
 
     @property
     def info(self) -> registry.SceneInfo:

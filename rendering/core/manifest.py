@@ -172,6 +172,7 @@ class ClipEntry(Recorded):
     # None when not recorded
     screen: dict[str, dict] | None = None
     palette: dict[str, str] = field(default_factory=dict)  # its theme's; empty: the default
+    look: dict[str, str] = field(default_factory=dict)  # its brand and font (lesson.brand)
 
     def knobs(self) -> Params:
         """The knobs the clip was rendered at: its recorded fields, the rest at their

@@ -12,7 +12,7 @@ import json
 import pkgutil
 from collections.abc import Sequence
 
-from lesson import registry
+from lesson import brand, registry
 from rendering.core import keys, settings
 from rendering.core.jobs import Job
 
@@ -51,6 +51,7 @@ def key_parts(job: Job, knobs: Sequence[str] | None = None) -> dict[str, str]:
             job.burn_captions,
             settings.X264_PRESETS[job.quality],
             *([list(job.palette)] if job.palette else []),  # the default theme's keys stay
+            *([drawn] if (drawn := _look_drawn(job)) else []),
         ]
     )
     return {
@@ -62,6 +63,13 @@ def key_parts(job: Job, knobs: Sequence[str] | None = None) -> dict[str, str]:
         "machine": keys.machine(),
         "speech": job.narration.digest() if job.narration else "silent",
     }
+
+
+def _look_drawn(job: Job) -> list[list[str]]:
+    """The parts of the job's look its clip draws: the cards' words only on the cards."""
+    cards = job.info in registry.CARDS
+    # the logo counts by its digest, wherever the file is
+    return [[f, v] for f, v in job.look if f != "logo" and (cards or not brand.card_only(f))]
 
 
 def key(job: Job, knobs: Sequence[str] | None = None) -> str:

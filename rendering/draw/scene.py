@@ -7,10 +7,11 @@ folder and validates the result before anything is handed back.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -147,11 +148,14 @@ def draw(
     )
 
 
-def drawn_in(job: Job):
-    """The job's colours while it is built or drawn: a process draws jobs of any theme."""
-    from scenes.kit import theme
+@contextlib.contextmanager
+def drawn_in(job: Job) -> Iterator[None]:
+    """The job's colours, brand and font while it is built or drawn: a process draws jobs
+    of any look."""
+    from scenes.kit import brand, theme
 
-    return theme.drawn_in(dict(job.palette) or PALETTE)
+    with theme.drawn_in(dict(job.palette) or PALETTE), brand.worn(dict(job.look)):
+        yield
 
 
 def _screen_watch() -> tuple[dict[str, dict], Callable[[Any, str], None]]:

@@ -1,5 +1,6 @@
 """PowerPoint decks (python-pptx): a title slide, then one slide per beat with its still, or
-one per chapter with its clip embedded; the narration goes into the speaker notes.
+one per chapter with its clip embedded; the narration goes into the speaker notes. The
+title slide carries the brand's words, name and logo when the clips were drawn with one.
 
 The slide has the video's shape (16:9, 9:16 or 1:1) and the picture fills it. Each
 still carries its narration as alternative text, so a screen reader in PowerPoint
@@ -8,6 +9,7 @@ reads what the voice says.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import mimetypes
 from pathlib import Path
@@ -19,6 +21,7 @@ from rendering.core.files import atomic_write
 
 LONG_SIDE_EMU = 12_192_000  # 13.333 in: PowerPoint's own 16:9 width
 PER = ("beat", "chapter")
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 def slide_size(width: int, height: int) -> tuple[int, int]:
@@ -49,9 +52,10 @@ def _colour(palette: dict[str, str], name: str):
     return RGBColor.from_string(palette[name].lstrip("#"))
 
 
-def _title(prs, title: str, subtitle: str, palette: dict[str, str]) -> None:
+def _title(prs, title: str, subtitle: str, palette: dict[str, str], brand: dict[str, str]) -> None:
     """The title layout's two boxes in the lesson's colours, laid out for the slide's
-    shape: across its middle five sixths, the title above the centre, the subtitle below."""
+    shape: across its middle five sixths, the title above the centre, the subtitle below
+    (with the brand's name under it); the brand's logo in the top right corner."""
     slide = prs.slides.add_slide(prs.slide_layouts[0])
     slide.background.fill.solid()
     slide.background.fill.fore_color.rgb = _colour(palette, "background")
@@ -66,21 +70,50 @@ def _title(prs, title: str, subtitle: str, palette: dict[str, str]) -> None:
         for paragraph in box.text_frame.paragraphs:
             for run in paragraph.runs:
                 run.font.color.rgb = _colour(palette, colour)
+    if brand.get("name"):
+        line = slide.placeholders[1].text_frame.add_paragraph()
+        line.text = brand["name"]
+        line.runs[0].font.color.rgb = _colour(palette, "accent")
+    logo = _logo_png(brand)
+    if logo is not None:
+        height = h // 10
+        picture = slide.shapes.add_picture(logo, 0, h // 24, height=height)
+        picture.left = w - h // 24 - picture.width
+        picture._element.nvPicPr.cNvPr.set("descr", brand.get("name", "logo"))
     _notes(slide, subtitle)
+
+
+def _logo_png(brand: dict[str, str]) -> io.BytesIO | None:
+    """The brand's logo when it is a PNG still as the clips drew it (PowerPoint takes no
+    SVG), else None."""
+    try:
+        data = Path(brand["logo"]).read_bytes() if brand.get("logo") else b""
+    except OSError:
+        return None
+    if not data.startswith(PNG_SIGNATURE):
+        return None
+    if hashlib.sha256(data).hexdigest()[:16] != brand.get("logo_digest"):
+        return None
+    return io.BytesIO(data)
 
 
 class Deck:
     """A presentation being filled; `save` writes it whole or not at all."""
 
     def __init__(
-        self, size: tuple[int, int], title: str, subtitle: str, palette: dict[str, str] = PALETTE
+        self,
+        size: tuple[int, int],
+        title: str,
+        subtitle: str,
+        palette: dict[str, str] = PALETTE,
+        brand: dict[str, str] | None = None,
     ) -> None:
         from pptx import Presentation
 
         self.prs = Presentation()
         self.prs.slide_width, self.prs.slide_height = size
         self.prs.core_properties.title = title
-        _title(self.prs, title, subtitle, palette)
+        _title(self.prs, title, subtitle, palette, brand or {})
 
     def still(self, img: Image.Image, notes: str) -> None:
         slide = _blank(self.prs)

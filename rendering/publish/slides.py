@@ -189,18 +189,20 @@ def _write_pptx(
     from lesson.catalogue import lookup
     from rendering.core.manifest import Manifest
     from rendering.publish.pptx_deck import PER, Deck, slide_size
-    from rendering.publish.web import clips_palette
+    from rendering.publish.web import clips_brand, clips_palette
 
     if per not in PER:
         raise SlidesError(f"unknown --per {per!r}; use one of {', '.join(PER)}")
     manifest = Manifest.load(folder)
     lang = manifest_lang(folder, manifest)
-    course = lookup(lang, "lesson-intro", "title")
+    brand = clips_brand(manifest)
+    course = brand.get("title") or lookup(lang, "lesson-intro", "title")
     if tl.id == LESSON:
-        title, subtitle = course, lookup(lang, "lesson-intro", "ui.subtitle")
+        title = course
+        subtitle = brand.get("subtitle") or lookup(lang, "lesson-intro", "ui.subtitle")
     else:
         title, subtitle = tl.title, course
-    deck = Deck(slide_size(tl.width, tl.height), title, subtitle, clips_palette(manifest))
+    deck = Deck(slide_size(tl.width, tl.height), title, subtitle, clips_palette(manifest), brand)
     if per == "beat":
         for s, img in zip(slides, images, strict=True):
             deck.still(img, s.notes)

@@ -64,6 +64,13 @@ def clips_palette(manifest) -> dict[str, str]:
     return dict(kinds.pop()) if len(kinds) == 1 else dict(PALETTE)
 
 
+def clips_brand(manifest) -> dict[str, str]:
+    """The brand a folder's title card was drawn with (its clips' when it has none)."""
+    entries = [entry for variants in manifest.entries().values() for entry in variants.values()]
+    cards = [e for e in entries if e.slug == "lesson-intro"] or entries
+    return {k: v for k, v in cards[0].look.items() if k != "font"} if cards else {}
+
+
 def page_colors(manifest) -> dict[str, str]:
     """The page colours for a folder whose clips share one palette other than the
     default (for head's `colors`); none when they do not."""

@@ -72,6 +72,7 @@ def install(job: Job, result: RenderResult, root: Path) -> Path:
         segments=recorded,
         screen=result.screen,
         palette=dict(job.palette),
+        look=dict(job.look),
     )
     with Manifest.update(folder) as manifest:
         manifest.data.update({"lang": job.lang, "quality": job.quality, "aspect": job.aspect})

@@ -12,10 +12,12 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from lesson import registry
+from lesson.brand import BrandError, Look, font_problem, look_of
+from lesson.catalogue import catalogue
 from lesson.fonts import FONT, missing_glyphs
 from lesson.palette import PALETTE, ThemeError, palette_of
 from pe_math import ParamError, Params, parse_assignment
-from pe_math.params import read_toml
+from pe_math.params import lesson_file, read_toml
 from rendering.core import settings
 from rendering.core.files import write_problem
 from rendering.core.jobs import Job
@@ -89,6 +91,24 @@ class JobOptions:
             raise RequestError(str(exc)) from None
         return () if chosen == PALETTE else tuple(sorted(chosen.items()))
 
+    def look(self, slugs: list[str]) -> Look:
+        """The brand and font [brand] and [theme.font] ask for in these options' language,
+        as a Job takes them; a font must draw every word of `slugs` in that language."""
+        source = Path(self.config) if self.config else lesson_file()
+        try:
+            tables = read_toml(self.config)
+            look = look_of(tables.get("brand"), tables.get("theme"), self.lang, source.parent)
+            font = dict(look).get("font")
+            for slug in slugs if font else ():
+                problem = font_problem(
+                    font, self.lang, "".join(_strings(catalogue(self.lang, slug)))
+                )
+                if problem:
+                    raise BrandError(f"{problem} ({slug})")
+        except (BrandError, ParamError) as exc:
+            raise RequestError(str(exc)) from None
+        return look
+
     def jobs(
         self,
         slugs: list[str],
@@ -101,9 +121,9 @@ class JobOptions:
         settings.check_format(self.fmt, self.transparent)
         for slug in slugs:
             registry.check_catalogues(slug)
-        palette = self.palette()  # before any speech is made
+        palette, look = self.palette(), self.look(slugs)  # before any speech is made
         speech = self.narrations(slugs, params, synthesize, advance)
-        return [self.job(s, params, speech[s], palette=palette) for s in slugs]
+        return [self.job(s, params, speech[s], palette=palette, look=look) for s in slugs]
 
     def narrations(
         self,
@@ -135,3 +155,14 @@ class JobOptions:
         """The Job of `slug` with these options' settings; `other` overrides some by name."""
         taken = {f.name: getattr(self, f.name) for f in fields(self) if f.name in _JOB}
         return Job(**{**taken, "slug": slug, "params": params, "narration": narration, **other})
+
+
+def _strings(table: object) -> list[str]:
+    """Every string a catalogue table holds, however deep."""
+    if isinstance(table, str):
+        return [table]
+    if isinstance(table, dict):
+        return [s for value in table.values() for s in _strings(value)]
+    if isinstance(table, list):
+        return [s for value in table for s in _strings(value)]
+    return []

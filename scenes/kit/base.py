@@ -21,7 +21,7 @@ from manim.utils.exceptions import EndSceneEarlyException
 from lesson import reads, say
 from lesson.catalogue import CatalogueError
 from pe_math import Params
-from scenes.kit import cards, theme
+from scenes.kit import brand, cards, theme
 from scenes.kit.clock import SpeechClock
 from scenes.kit.skip_renderer import SkipRenderer
 from scenes.kit.stage import Stage
@@ -135,6 +135,10 @@ class LessonScene(Scene):
             )
         super().__init__(**kwargs)
         self.camera.background_color = theme.BACKGROUND
+        if isinstance(self.renderer, SkipRenderer):
+            self.renderer.overlay = brand.logo_overlay(
+                config.pixel_width, config.pixel_height, config.frame_height
+            )
 
     def setup(self) -> None:
         super().setup()

@@ -77,6 +77,26 @@ def em_px(m: Mobject) -> float:
     return units * 480 / min(config.frame_width, config.frame_height)
 
 
+def in_logo_corner(scene) -> list[str]:
+    """What the scene draws in the corner kept for a brand's logo (brand.corner_box): the
+    text of each mobject with a visible part there, or its kind."""
+    from scenes.kit.brand import corner_box
+
+    x0, y0, x1, y1 = corner_box(config.frame_width, config.frame_height)
+    found = []
+    for top in scene_content(scene):
+        for m in top.family_members_with_points():
+            if not isinstance(m, VMobject):
+                continue
+            seen = max(m.get_fill_opacity(), m.get_stroke_opacity() * (m.get_stroke_width() > 0))
+            lo, hi = m.points.min(axis=0), m.points.max(axis=0)
+            if seen > SEEN and hi[0] > x0 and lo[0] < x1 and hi[1] > y0 and lo[1] < y1:
+                texts = texts_on([top])
+                found.append(repr(text_of(texts[0])) if texts else type(top).__name__)
+                break
+    return found
+
+
 def texts_on(mobjects: list[Mobject]) -> list[Mobject]:
     """The outermost text-like mobjects among `mobjects` and their families."""
     found: list[Mobject] = []

@@ -5,6 +5,8 @@ end, yet still paints the static mobjects and one frame of the moving ones, and 
 both away. Every drawn play paints its frames afresh (from its own static image or a
 clean camera), so leaving those paintings out changes no frame; a still's last frame,
 painted after the plays, is drawn as before.
+
+It also lays a brand's logo over every frame it hands on.
 """
 
 from __future__ import annotations
@@ -13,9 +15,12 @@ from typing import Any
 
 from manim.renderer.cairo_renderer import CairoRenderer
 
+from scenes.kit import brand
+
 
 class SkipRenderer(CairoRenderer):
     _playing = False
+    overlay = None  # laid over every frame as it leaves the camera (scenes.kit.brand)
 
     def play(self, scene, *args: Any, **kwargs: Any) -> None:
         self._playing = True
@@ -36,6 +41,10 @@ class SkipRenderer(CairoRenderer):
             self.static_image = None
             return None
         return super().save_static_frame_data(scene, static_mobjects)
+
+    def get_frame(self):
+        frame = super().get_frame()
+        return frame if self.overlay is None else brand.laid_over(frame, self.overlay)
 
     def freeze_current_frame(self, duration: float) -> None:
         if not self._idle():

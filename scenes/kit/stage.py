@@ -48,11 +48,19 @@ class Stage:
     def width(self) -> float:
         return config.frame_width - 2 * theme.MARGIN
 
-    def place(self, mob, grow: bool = False):
-        """Fit `mob` into the stage (with `grow`, fill it) and centre it there."""
-        share = self.height() / (config.frame_height - 2 * theme.MARGIN)
+    def place(self, mob, grow: bool = False, below_logo: bool = False):
+        """Fit `mob` into the stage (with `grow`, fill it) and centre it there; with
+        `below_logo`, under the corner kept for a logo (for a page whose top line may
+        span the stage's width)."""
+        cut = self.logo_strip() if below_logo else 0.0
+        share = (self.height() - cut) / (config.frame_height - 2 * theme.MARGIN)
         self.fit(mob, height_share=share, grow=grow)
-        return mob.move_to(self.caption_band() / 2 * UP)
+        return mob.move_to((self.caption_band() - cut) / 2 * UP)
+
+    @staticmethod
+    def logo_strip() -> float:
+        """How far the corner kept for a logo reaches below the top margin."""
+        return max(0.0, theme.LOGO_CORNER[1] - theme.MARGIN)
 
     def fill_below(self, anchor, mob, wide_share: float, buff: float = 0.5):
         """Place `mob` under `anchor`: in 16:9 grown or shrunk to `wide_share` of the stage's
@@ -69,7 +77,12 @@ class Stage:
     def fit(self, mob, width_share: float = 1.0, height_share: float = 1.0, grow: bool = False):
         """Scale `mob` down to fit a share of the frame inside the margins; with `grow`,
         up as well, until it meets that share's width or height."""
+        factor = self.fit_factor(mob, width_share, height_share)
+        return mob.scale(factor if grow else min(1.0, factor))
+
+    @staticmethod
+    def fit_factor(mob, width_share: float = 1.0, height_share: float = 1.0) -> float:
+        """The scale at which `mob` meets a share of the frame inside the margins."""
         max_w = (config.frame_width - 2 * theme.MARGIN) * width_share
         max_h = (config.frame_height - 2 * theme.MARGIN) * height_share
-        factor = min(max_w / max(mob.width, 1e-6), max_h / max(mob.height, 1e-6))
-        return mob.scale(factor if grow else min(1.0, factor))
+        return min(max_w / max(mob.width, 1e-6), max_h / max(mob.height, 1e-6))

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import numpy as np
 from manim import ManimColor, interpolate_color
 
-from lesson.fonts import FONT  # noqa: F401  (the theme names the one face)
+from lesson.fonts import FONT  # noqa: F401  (the face drawn in: scenes.kit.brand may change it)
 from lesson.palette import PALETTE, contrast_ratio
 
 # each role's one colour object (use() rewrites its value for another theme)
@@ -57,6 +57,10 @@ MIN_TEXT_PX = 14
 MIN_STAGE_FILL = 0.55  # the stage's content should cover this share of its height
 WIDE_FRAME_FILL = 0.75  # in 16:9, the median beat's content spans this share of the frame
 MARGIN = 0.35  # free border inside the frame, in scene units
+# The top right corner every scene keeps clear, in scene units (width, height): a brand's
+# logo is drawn there, LOGO_INSET inside its edges
+LOGO_CORNER = (1.0, 0.5)
+LOGO_INSET = 0.1
 
 # Pacing, in seconds.
 SHORT = 0.6

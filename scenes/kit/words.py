@@ -54,9 +54,15 @@ class Words:
         return self.lines(words, max_width, size=size, color=color)
 
     def lines(
-        self, words: str, max_width: float, size: float = theme.BODY_SIZE, color=theme.FOREGROUND
+        self,
+        words: str,
+        max_width: float,
+        size: float = theme.BODY_SIZE,
+        color=theme.FOREGROUND,
+        align=LEFT,
     ) -> Mobject:
-        """`words` as one Text if it fits `max_width`, else as left-aligned lines that do."""
+        """`words` as one Text if it fits `max_width`, else as lines that do, aligned on
+        `align` (LEFT, or ORIGIN to centre them)."""
         whole = self.text(words, size=size, color=color)
         if whole.width <= max_width:
             return whole
@@ -69,5 +75,5 @@ class Words:
 
         rows = balanced_rows(units, [advance(u) for u in units], advance(" "), max_width, self.lang)
         return VGroup(*[self.text(r, size=size, color=color) for r in rows]).arrange(
-            DOWN, buff=0.1, aligned_edge=LEFT
+            DOWN, buff=0.1, aligned_edge=align
         )

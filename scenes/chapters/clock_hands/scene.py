@@ -92,7 +92,7 @@ LAYOUTS = {
     # in 16:9 the row of clocks leaves height to spare: spread the page into it
     "wide": Layout(False, False, False, biggest_radius=1.2, left_buff=0.55, page_buff=0.6),
     "tall": Layout(True, True, False, biggest_radius=0.8, left_buff=0.3, page_buff=0.35),
-    "square": Layout(True, False, True, biggest_radius=0.5, left_buff=0.3, page_buff=0.25),
+    "square": Layout(True, False, True, biggest_radius=0.5, left_buff=0.3, page_buff=0.18),
 }
 
 
@@ -357,7 +357,7 @@ class ClockHands(LessonScene, layouts=LAYOUTS):
         for delta, omega in zip(self.deltas, self.omegas, strict=True):
             delta.move_to(omega)
         page.add(*self.deltas)  # scaled and moved with the page, shown later
-        self.stage.place(page)
+        self.stage.place(page, below_logo=True)
 
     def build_readout(self) -> VGroup:
         n = self.n

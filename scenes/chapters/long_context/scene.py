@@ -288,7 +288,7 @@ class LongContext(LessonScene, layouts=LAYOUTS):
         self.note = self.words.label("note_rope", theme.LABEL_SIZE, max_width=width, n=n.unfinished)
         self.page = VGroup(self.heading, body, self.note).arrange(DOWN, buff=0.35)
         self.marks = VGroup()  # what the current remedy draws on the ladder
-        self.stage.place(self.page)
+        self.stage.place(self.page, below_logo=True)
 
     def build_ladder(self, width: float, height: float) -> VGroup:
         n = self.n
@@ -450,7 +450,8 @@ class LongContext(LessonScene, layouts=LAYOUTS):
 
     def swap_heading(self, key: str, **values) -> AnimationGroup:
         new = self.words.label(key, theme.BODY_SIZE, theme.ACCENT, **values)
-        new.scale_to_fit_width(min(new.width, self.stage.width())).move_to(self.heading)
+        new.scale_to_fit_width(min(new.width, self.stage.width()))
+        new.move_to(self.heading, aligned_edge=UP)  # a taller line grows downwards
         old, self.heading = self.heading, new
         return crossfade(old, new)
 
