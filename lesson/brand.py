@@ -12,6 +12,7 @@ words. Every problem is one line (BrandError).
 from __future__ import annotations
 
 import hashlib
+import io
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
@@ -19,11 +20,13 @@ from lesson.catalogue import LANGS
 from lesson.fonts import FONT, installed, missing_glyphs
 
 CARD_WORDS = ("title", "subtitle", "closing")  # what [brand.<lang>] may reword
+# what each card draws of a look, besides what every frame draws (the logo, the font)
+CARDS = {"lesson-intro": {"name", "title", "subtitle"}, "lesson-outro": {"name", "closing"}}
 LOGO_TYPES = (".png", ".svg")
 MAX_LOGO_BYTES = 4_000_000
-# the pairs that change only the title and end cards; the others (the logo, the font)
-# change every frame
-CARD_ONLY = frozenset({"name", *CARD_WORDS})
+MAX_LOGO_PIXELS = 25_000_000  # a PNG may claim more than it holds; far more than a logo needs
+SVG_SHAPES = {"path", "rect", "circle", "ellipse", "line", "polyline", "polygon", "text", "use"}
+MAX_WORDS = 120  # characters of a brand's line
 
 Look = tuple[tuple[str, str], ...]  # a job's brand and font as (field, value) pairs, sorted
 
@@ -35,20 +38,22 @@ class BrandError(ValueError):
 def look_of(brand: object, theme: object, lang: str, base: Path) -> Look:
     """What one language's clips draw of a lesson file's [brand] and [theme] tables (none
     when it sets neither); `base` is the lesson file's folder, where a logo is found."""
-    look: dict[str, str] = {}
+    faces = fonts_of(theme)
+    look = {"font": faces[lang]} if faces[lang] != FONT else {}  # the default keeps keys
     if brand is not None:
-        look.update(_brand(_table(brand, "[brand]"), lang, base))
-    fonts = _table(theme, "[theme]").get("font") if theme is not None else None
-    if fonts is not None:
-        font = _table(fonts, "[theme.font]").get(lang)
-        unknown = set(fonts) - set(LANGS)
-        if unknown:
-            raise BrandError(
-                f"[theme.font] {sorted(unknown)[0]}: name a font per language: {', '.join(LANGS)}"
-            )
-        if font is not None:
-            look["font"] = _font(font, lang)
+        look.update(_brand(_table(brand, "[brand]"), lang, base, faces))
     return tuple(sorted(look.items()))
+
+
+def fonts_of(theme: object) -> dict[str, str]:
+    """The typeface of each language: [theme.font]'s, else the lesson's own."""
+    faces = dict.fromkeys(LANGS, FONT)
+    fonts = _table(theme, "[theme]").get("font") if theme is not None else None
+    for lang, font in _table(fonts, "[theme.font]").items() if fonts is not None else ():
+        if lang not in LANGS:
+            raise BrandError(f"[theme.font] {lang!r}: name a font per language: {', '.join(LANGS)}")
+        faces[lang] = _font(font, lang)
+    return faces
 
 
 def _table(value: object, where: str) -> dict:
@@ -57,38 +62,38 @@ def _table(value: object, where: str) -> dict:
     return value
 
 
-def _brand(table: dict, lang: str, base: Path) -> dict[str, str]:
+def _brand(table: dict, lang: str, base: Path, faces: dict[str, str]) -> dict[str, str]:
     look: dict[str, str] = {}
     for key, value in table.items():
         if key in LANGS:
-            words = _table(value, f"[brand.{key}]")
-            for word, text in words.items():
+            for word, text in _table(value, f"[brand.{key}]").items():
                 if word not in CARD_WORDS:
                     raise BrandError(
-                        f"[brand.{key}] {word}: the cards' words are {', '.join(CARD_WORDS)}"
+                        f"[brand.{key}] {word!r}: the cards' words are {', '.join(CARD_WORDS)}"
                     )
-                checked = _words(text, f"[brand.{key}] {word}", key)
+                checked = _words(text, f"[brand.{key}] {word}", faces[key])
                 if key == lang:
                     look[word] = checked
         elif key == "name":
-            look["name"] = _words(value, "[brand] name", lang)
+            look["name"] = _words(value, "[brand] name", faces[lang])
         elif key == "logo":
             look["logo"], look["logo_digest"] = _logo(value, base)
         else:
             raise BrandError(
-                f"[brand] {key}: use name, logo, or a table of words per language ({', '.join(LANGS)})"
+                f"[brand] {key!r}: use name, logo, or a table of words per language "
+                f"({', '.join(LANGS)})"
             )
     return look
 
 
-def _words(value: object, where: str, lang: str) -> str:
+def _words(value: object, where: str, font: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise BrandError(f"{where} = {value!r}: write some words in quotes")
-    if "\n" in value or len(value) > 120:
-        raise BrandError(f"{where}: keep it to one line of at most 120 characters")
-    missing = missing_glyphs(value)
-    if missing:
-        raise BrandError(f"{where}: the font {FONT} has no glyph for {' '.join(missing)}")
+    if "\n" in value or len(value) > MAX_WORDS:
+        raise BrandError(f"{where}: keep it to one line of at most {MAX_WORDS} characters")
+    problem = glyph_problem(font, value)
+    if problem:
+        raise BrandError(f"{where}: {problem}")
     return value.strip()
 
 
@@ -96,8 +101,11 @@ def _logo(value: object, base: Path) -> tuple[str, str]:
     """The logo's path (absolute) and the digest of its bytes, once it reads as its type."""
     if not isinstance(value, str) or not value:
         raise BrandError(f"[brand] logo = {value!r}: give the path of a PNG or SVG file in quotes")
-    path = (base / value).resolve()
-    where = f"[brand] logo {value}"
+    where = f"[brand] logo = {value!r}"
+    try:
+        path = (base / value).resolve()
+    except (OSError, ValueError):  # a NUL in the name, a loop of links
+        raise BrandError(f"{where}: not a usable path") from None
     if path.suffix.lower() not in LOGO_TYPES:
         raise BrandError(f"{where}: use a .png or .svg file")
     try:
@@ -111,20 +119,25 @@ def _logo(value: object, base: Path) -> tuple[str, str]:
     problem = _png_problem(data) if path.suffix.lower() == ".png" else _svg_problem(data)
     if problem:
         raise BrandError(f"{where}: {problem}")
-    return str(path), hashlib.sha256(data).hexdigest()[:16]
+    return str(path), digest_of(data)
+
+
+def digest_of(logo: bytes) -> str:
+    """What a clip's key holds of its logo: the digest of its bytes."""
+    return hashlib.sha256(logo).hexdigest()[:16]
 
 
 def _png_problem(data: bytes) -> str:
-    import io
-
     from PIL import Image, UnidentifiedImageError
 
     try:
         with Image.open(io.BytesIO(data)) as img:
             if img.format != "PNG":
                 return f"is a {img.format} picture, not a PNG"
+            if img.width * img.height > MAX_LOGO_PIXELS:
+                return f"is {img.width}×{img.height} pixels; a logo needs far fewer"
             img.load()
-    except (UnidentifiedImageError, OSError, SyntaxError):
+    except (UnidentifiedImageError, OSError, SyntaxError, Image.DecompressionBombError):
         return "is not a readable PNG picture"
     return ""
 
@@ -134,7 +147,11 @@ def _svg_problem(data: bytes) -> str:
         root = ElementTree.fromstring(data)
     except ElementTree.ParseError:
         return "is not a readable SVG file"
-    return "" if root.tag.rpartition("}")[2] == "svg" else "is XML, but not an SVG picture"
+    if root.tag.rpartition("}")[2] != "svg":
+        return "is XML, but not an SVG picture"
+    if not any(e.tag.rpartition("}")[2] in SVG_SHAPES for e in root.iter()):
+        return "draws nothing (no path, shape or text)"
+    return ""
 
 
 def _font(value: object, lang: str) -> str:
@@ -143,18 +160,19 @@ def _font(value: object, lang: str) -> str:
         raise BrandError(f"{where}: name an installed font in quotes")
     if not installed(value):
         raise BrandError(f"{where}: no such font is installed (fc-list lists those that are)")
-    return value
+    return value.strip()
 
 
-def font_problem(font: str, lang: str, text: str) -> str:
-    """Why `font` cannot draw `text` of `lang`'s lesson ('' when it can)."""
+def glyph_problem(font: str, text: str) -> str:
+    """Why `font` cannot draw `text` ('' when it can)."""
     missing = missing_glyphs(text, font)
     if not missing:
         return ""
     shown = " ".join(missing[:8]) + (" …" if len(missing) > 8 else "")
-    return f"[theme.font] {lang} = {font!r}: the font has no glyph for {shown}"
+    return f"the font {font} has no glyph for {shown}"
 
 
-def card_only(field: str) -> bool:
-    """Whether a look's field changes only the title and end cards."""
-    return field in CARD_ONLY
+def drawn_by(slug: str, look: Look) -> Look:
+    """The part of a look a scene's frames show: the cards' words only on their card."""
+    words = {field for fields in CARDS.values() for field in fields}
+    return tuple((f, v) for f, v in look if f not in words or f in CARDS.get(slug, ()))

@@ -4,14 +4,17 @@ words and name; the key; the PowerPoint title slide."""
 
 from __future__ import annotations
 
+import os
+
 import av
 import numpy as np
 import pytest
 from PIL import Image
 
-from lesson.brand import BrandError, look_of
+from lesson.brand import BrandError, digest_of, look_of
 from pe_math import Params
 from rendering.core.jobs import Job
+from rendering.core.manifest import Manifest
 from rendering.draw import clip_key
 from rendering.run.request import JobOptions, RequestError
 from scenes.kit import brand, components, theme
@@ -52,18 +55,26 @@ def test_a_brand_table_is_read_for_one_language_or_says_what_is_wrong(tmp_path, 
     assert look_of(None, {"name": "dark"}, "en", tmp_path) == ()
     (tmp_path / "fake.png").write_text("not a picture")
     (tmp_path / "fake.svg").write_text("<html></html>")
+    (tmp_path / "empty.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"/>')
     for brand_table, theme_table, said in [
-        ({"slogan": "x"}, None, "[brand] slogan: use name, logo, or a table of words"),
-        ({"en": {"heading": "x"}}, None, "[brand.en] heading: the cards' words are title,"),
+        ({"slogan": "x"}, None, "[brand] 'slogan': use name, logo, or a table of words"),
+        ({"en": {"heading": "x"}}, None, "[brand.en] 'heading': the cards' words are title,"),
         ({"name": ""}, None, "[brand] name = '': write some words in quotes"),
         ({"name": "x" * 121}, None, "[brand] name: keep it to one line of at most 120"),
-        ({"logo": "missing.png"}, None, "[brand] logo missing.png: no such file"),
-        ({"logo": "fake.png"}, None, "[brand] logo fake.png: is not a readable PNG picture"),
-        ({"logo": "fake.svg"}, None, "[brand] logo fake.svg: is XML, but not an SVG picture"),
-        ({"logo": "brand"}, None, "[brand] logo brand: use a .png or .svg file"),
+        ({"logo": "missing.png"}, None, "[brand] logo = 'missing.png': no such file"),
+        ({"logo": "fake.png"}, None, "[brand] logo = 'fake.png': is not a readable PNG picture"),
+        ({"logo": "fake.svg"}, None, "[brand] logo = 'fake.svg': is XML, but not an SVG picture"),
+        ({"logo": "empty.svg"}, None, "[brand] logo = 'empty.svg': draws nothing"),
+        ({"logo": "a\0b.png"}, None, "[brand] logo = 'a\\x00b.png': not a usable path"),
+        (
+            {"name": "我们"},
+            {"font": {"en": "DejaVu Sans"}},
+            "[brand] name: the font DejaVu Sans has",
+        ),
+        ({"logo": "brand"}, None, "[brand] logo = 'brand': use a .png or .svg file"),
         ("Maple", None, "[brand] must be a table"),
         (None, {"font": {"en": "No Such Face"}}, "[theme.font] en = 'No Such Face': no such font"),
-        (None, {"font": {"fr": "DejaVu Sans"}}, "[theme.font] fr: name a font per language"),
+        (None, {"font": {"fr": "DejaVu Sans"}}, "[theme.font] 'fr': name a font per language"),
     ]:
         with pytest.raises(BrandError) as caught:
             look_of(brand_table, theme_table, "en", tmp_path)
@@ -76,7 +87,10 @@ def test_the_options_read_the_brand_beside_the_lesson_file_and_a_font_must_draw_
     cfg = tmp_path / "course.toml"
     cfg.write_text('[brand]\nlogo = "brand/logo.png"\n[theme.font]\nzh = "DejaVu Sans"\n')
     assert dict(JobOptions(config=str(cfg)).look(["clock-hands"]))["logo"] == str(logo)
-    with pytest.raises(RequestError, match=r"^\[theme.font\] zh = 'DejaVu Sans': the font has"):
+    with pytest.raises(
+        RequestError,
+        match=r"^\[theme.font\] zh: the font DejaVu Sans has no glyph for .* \(common\)$",
+    ):
         JobOptions(config=str(cfg), lang="zh").look(["clock-hands"])
     assert JobOptions().look(["clock-hands"]) == ()  # lesson.toml's own: no brand
 
@@ -93,7 +107,9 @@ def test_a_logo_or_font_changes_every_key_and_the_cards_words_only_the_cards():
         assert moved == key(slug, logo="/a/logo.png", logo_digest="1" * 16)
     assert key("clock-hands", name="Maple", title="T") == key("clock-hands")
     assert key("lesson-intro", name="Maple") != key("lesson-intro")
+    assert key("lesson-intro", closing="Bye") == key("lesson-intro")  # the outro's words
     assert key("lesson-outro", closing="Bye") != key("lesson-outro")
+    assert key("lesson-outro", title="Hi", subtitle="There") == key("lesson-outro")
 
 
 def _shown(scene) -> list[str]:
@@ -144,7 +160,8 @@ def _last_frame(aspect: str, look: dict[str, str]) -> tuple[np.ndarray, float, l
 
 def test_a_logo_is_laid_over_every_shape_in_the_corner_the_scenes_keep_clear(logo):
     for aspect in ASPECTS:
-        frame, per_unit, problems = _last_frame(aspect, {"logo": str(logo), "logo_digest": "t"})
+        look = {"logo": str(logo), "logo_digest": digest_of(logo.read_bytes())}
+        frame, per_unit, problems = _last_frame(aspect, look)
         assert problems == []
         ys, xs = np.nonzero(_magenta(frame))
         width, height = (side * per_unit for side in theme.LOGO_CORNER)
@@ -171,15 +188,27 @@ def test_the_corner_check_finds_a_text_in_the_logos_corner():
     assert in_logo_corner(scene) == ["'ours'"]
 
 
-def test_an_svg_logo_is_drawn_to_fit_its_box(tmp_path):
+def test_an_svg_logo_is_drawn_to_fit_its_box_with_its_strokes_and_straight_alpha(tmp_path):
     svg = tmp_path / "logo.svg"
-    svg.write_text(
-        '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="10">'
-        '<rect width="40" height="10" fill="#ff00ff"/></svg>'
+    svg.write_bytes(
+        b'<svg xmlns="http://www.w3.org/2000/svg" width="40" height="10">'
+        b'<rect width="40" height="10" fill="#ff00ff" fill-opacity="0.5"/>'
+        b'<line x1="0" y1="5" x2="40" y2="5" stroke="#00ff00" stroke-width="2"/></svg>'
     )
-    pixels = brand.logo_pixels(str(svg), 80, 40)
-    assert pixels.shape[2] == 4 and pixels.shape[1] == 80 and pixels.shape[0] == 20
-    assert _magenta(pixels).mean() > 0.8
+    pixels = brand.logo_pixels(str(svg), digest_of(svg.read_bytes()), 0.8, 0.4, 100.0)
+    assert pixels.shape == (20, 80, 4)  # 0.8 units wide at 100 pixels a unit, 4:1
+    half = pixels[3, 40]  # in the half-clear fill, away from the stroke
+    assert abs(int(half[3]) - 128) <= 2 and half[0] > 250 and half[2] > 250  # not darkened
+    assert (pixels[..., 1] > 200).any()  # the stroke is drawn as wide as a scene's
+    with pytest.raises(brand.LogoError, match="changed after the render began"):
+        brand.logo_pixels(str(svg), "0" * 16, 0.8, 0.4, 100.0)
+
+
+def test_live_numbers_follow_the_worn_font():
+    with brand.worn({"font": "DejaVu Sans"}):
+        worn = {m.font for m in components.LiveNumber(1.5).submobjects}
+    plain = {m.font for m in components.LiveNumber(1.5).submobjects}
+    assert worn == {"DejaVu Sans"} and plain == {theme.FONT}
 
 
 def test_a_font_worn_draws_every_text_and_is_put_back():
@@ -189,22 +218,38 @@ def test_a_font_worn_draws_every_text_and_is_put_back():
 
 
 @pytest.mark.render
-def test_a_clip_carries_its_logo_and_the_deck_its_brand(tiny_scenes, tmp_path, logo):
+def test_a_clip_carries_its_logo_once_on_every_frame_and_the_deck_its_brand(
+    tiny_scenes, tmp_path, logo
+):
     from pptx import Presentation
 
     from rendering.publish import slides
 
-    look = look_of({"name": "Maple Academy", "logo": "brand/logo.png"}, None, "en", tmp_path)
+    half_clear = tmp_path / "brand" / "half.png"
+    Image.new("RGBA", (200, 75), (*MAGENTA, 128)).save(half_clear)
+    look = look_of({"name": "Maple Academy", "logo": "brand/half.png"}, None, "en", tmp_path)
     folder = test_lesson.render_clips(tmp_path / "media", ["tiny-a"], look=look)
     with av.open(str(folder / "tiny-a.mp4")) as container:
         frames = [f.to_ndarray(format="rgb24") for f in container.decode(video=0)]
     height, width = frames[0].shape[:2]
-    for frame in (frames[0], frames[-1]):
-        ys, xs = np.nonzero(_magenta(frame))
-        assert len(xs) and xs.min() > width * 0.75 and ys.max() < height * 0.1
+    background = np.array([int(theme.BACKGROUND.to_hex()[i : i + 2], 16) for i in (1, 3, 5)])
+    once = (np.array(MAGENTA) * 128 + background * 127) / 255  # laid over once, not twice
+    corner = theme.LOGO_INSET * height / 8 + 2  # a pixel well inside the logo
+    for frame in frames:
+        assert np.abs(frame[round(corner), round(width - corner)] - once).max() < 12
+    record = Manifest.load(folder).entry("tiny-a", "mp4")
+    assert record.look["logo"] == os.path.relpath(half_clear, folder)  # no folder of ours
+
+    Image.open(half_clear).convert("RGB").save(half_clear)  # an opaque logo: the deck's
+    folder = test_lesson.render_clips(
+        tmp_path / "again",
+        ["tiny-a"],
+        look=look_of({"name": "Maple Academy", "logo": "brand/half.png"}, None, "en", tmp_path),
+    )
     target, _, _ = slides.export(folder, "tiny-a", "pptx")
-    title = Presentation(str(target)).slides[0]
+    prs = Presentation(str(target))
+    title = prs.slides[0]
     assert [p.text for p in title.placeholders[1].text_frame.paragraphs][-1] == "Maple Academy"
     (picture,) = [s for s in title.shapes if s.shape_type == 13]  # a picture
-    assert picture.image.blob == logo.read_bytes()
-    assert picture.left + picture.width <= Presentation(str(target)).slide_width
+    assert picture.image.blob == half_clear.read_bytes()
+    assert 0 < picture.left and picture.left + picture.width < prs.slide_width

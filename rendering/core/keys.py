@@ -68,12 +68,17 @@ def manim_version() -> str:
 def machine() -> str:
     """The digest of what outside the project sets a clip's pixels and bytes: the font's
     file, ManimPango (text), PyAV and its libav and x264 libraries (encoding)."""
-    # the font's file name and size: its time and folder differ between machines
-    file, size, *_ = [*text_store.font_file(FONT).rsplit(":", 2), "", ""]
-    parts = [f"{Path(file).name}:{size}"]
+    parts = [font_identity(FONT)]
     parts += [_package_version(p) for p in ("manimpango", "av")]
     parts += _codec_libraries()
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
+
+
+def font_identity(font: str) -> str:
+    """The file a font's name finds here, as its name and size: its time and folder
+    differ between machines."""
+    file, size, *_ = [*text_store.font_file(font).rsplit(":", 2), "", ""]
+    return f"{Path(file).name}:{size}"
 
 
 def _package_version(name: str) -> str:

@@ -66,10 +66,13 @@ def key_parts(job: Job, knobs: Sequence[str] | None = None) -> dict[str, str]:
 
 
 def _look_drawn(job: Job) -> list[list[str]]:
-    """The parts of the job's look its clip draws: the cards' words only on the cards."""
-    cards = job.info in registry.CARDS
-    # the logo counts by its digest, wherever the file is
-    return [[f, v] for f, v in job.look if f != "logo" and (cards or not brand.card_only(f))]
+    """The parts of the job's look its clip draws (lesson.brand.drawn_by): the logo by
+    its digest, wherever its file is; a font with the file its name finds."""
+    return [
+        [field, f"{value} {keys.font_identity(value)}" if field == "font" else value]
+        for field, value in brand.drawn_by(job.slug, job.look)
+        if field != "logo"
+    ]
 
 
 def key(job: Job, knobs: Sequence[str] | None = None) -> str:

@@ -9,13 +9,13 @@ reads what the voice says.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import mimetypes
 from pathlib import Path
 
 from PIL import Image
 
+from lesson.brand import digest_of
 from lesson.palette import PALETTE
 from rendering.core.files import atomic_write
 
@@ -52,7 +52,14 @@ def _colour(palette: dict[str, str], name: str):
     return RGBColor.from_string(palette[name].lstrip("#"))
 
 
-def _title(prs, title: str, subtitle: str, palette: dict[str, str], brand: dict[str, str]) -> None:
+def _title(
+    prs,
+    title: str,
+    subtitle: str,
+    palette: dict[str, str],
+    brand: dict[str, str],
+    folder: Path | None,
+) -> None:
     """The title layout's two boxes in the lesson's colours, laid out for the slide's
     shape: across its middle five sixths, the title above the centre, the subtitle below
     (with the brand's name under it); the brand's logo in the top right corner."""
@@ -74,25 +81,25 @@ def _title(prs, title: str, subtitle: str, palette: dict[str, str], brand: dict[
         line = slide.placeholders[1].text_frame.add_paragraph()
         line.text = brand["name"]
         line.runs[0].font.color.rgb = _colour(palette, "accent")
-    logo = _logo_png(brand)
-    if logo is not None:
-        height = h // 10
-        picture = slide.shapes.add_picture(logo, 0, h // 24, height=height)
-        picture.left = w - h // 24 - picture.width
+    logo = _logo_png(brand, folder) if folder is not None else None
+    if logo is not None:  # fitted to a box in the top right corner, a margin inside it
+        margin = h // 24
+        picture = slide.shapes.add_picture(logo, 0, margin)
+        scale = min(w // 4 / picture.width, h // 10 / picture.height)
+        picture.width, picture.height = round(picture.width * scale), round(picture.height * scale)
+        picture.left = w - margin - picture.width
         picture._element.nvPicPr.cNvPr.set("descr", brand.get("name", "logo"))
     _notes(slide, subtitle)
 
 
-def _logo_png(brand: dict[str, str]) -> io.BytesIO | None:
-    """The brand's logo when it is a PNG still as the clips drew it (PowerPoint takes no
-    SVG), else None."""
+def _logo_png(brand: dict[str, str], folder: Path) -> io.BytesIO | None:
+    """The brand's logo (its path recorded from `folder`) when it is a PNG still as the
+    clips drew it; else None (PowerPoint takes no SVG)."""
     try:
-        data = Path(brand["logo"]).read_bytes() if brand.get("logo") else b""
+        data = (folder / brand["logo"]).read_bytes() if brand.get("logo") else b""
     except OSError:
         return None
-    if not data.startswith(PNG_SIGNATURE):
-        return None
-    if hashlib.sha256(data).hexdigest()[:16] != brand.get("logo_digest"):
+    if not data.startswith(PNG_SIGNATURE) or digest_of(data) != brand.get("logo_digest"):
         return None
     return io.BytesIO(data)
 
@@ -107,13 +114,14 @@ class Deck:
         subtitle: str,
         palette: dict[str, str] = PALETTE,
         brand: dict[str, str] | None = None,
+        folder: Path | None = None,
     ) -> None:
         from pptx import Presentation
 
         self.prs = Presentation()
         self.prs.slide_width, self.prs.slide_height = size
         self.prs.core_properties.title = title
-        _title(self.prs, title, subtitle, palette, brand or {})
+        _title(self.prs, title, subtitle, palette, brand or {}, folder)
 
     def still(self, img: Image.Image, notes: str) -> None:
         slide = _blank(self.prs)

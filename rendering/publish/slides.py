@@ -202,7 +202,8 @@ def _write_pptx(
         subtitle = brand.get("subtitle") or lookup(lang, "lesson-intro", "ui.subtitle")
     else:
         title, subtitle = tl.title, course
-    deck = Deck(slide_size(tl.width, tl.height), title, subtitle, clips_palette(manifest), brand)
+    size = slide_size(tl.width, tl.height)
+    deck = Deck(size, title, subtitle, clips_palette(manifest), brand, folder)
     if per == "beat":
         for s, img in zip(slides, images, strict=True):
             deck.still(img, s.notes)

@@ -72,12 +72,21 @@ def install(job: Job, result: RenderResult, root: Path) -> Path:
         segments=recorded,
         screen=result.screen,
         palette=dict(job.palette),
-        look=dict(job.look),
+        look=recorded_look(job.look, folder),
     )
     with Manifest.update(folder) as manifest:
         manifest.data.update({"lang": job.lang, "quality": job.quality, "aspect": job.aspect})
         manifest.record(job.slug, job.variant, entry)
     return target
+
+
+def recorded_look(look, folder: Path) -> dict[str, str]:
+    """A job's look as its clip's record keeps it: the logo's path from the clip's folder,
+    so the record names no folder of this machine."""
+    kept = dict(look)
+    if "logo" in kept:
+        kept["logo"] = os.path.relpath(kept["logo"], folder)
+    return kept
 
 
 def refresh_sidecars(job: Job, root: Path) -> None:

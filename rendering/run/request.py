@@ -12,9 +12,9 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from lesson import registry
-from lesson.brand import BrandError, Look, font_problem, look_of
-from lesson.catalogue import catalogue
-from lesson.fonts import FONT, missing_glyphs
+from lesson.brand import BrandError, Look, glyph_problem, look_of
+from lesson.catalogue import COMMON, catalogue
+from lesson.fonts import FONT
 from lesson.palette import PALETTE, ThemeError, palette_of
 from pe_math import ParamError, Params, parse_assignment
 from pe_math.params import lesson_file, read_toml
@@ -45,15 +45,12 @@ def load_params(config: str | None, sets: tuple[str, ...], seed: int | None) -> 
     return params
 
 
-def check_glyphs(params: Params, where: str = "") -> None:
-    """Refuse tokens the theme font cannot draw."""
+def check_glyphs(params: Params, where: str = "", font: str = FONT) -> None:
+    """Refuse tokens the font cannot draw."""
     for name in ("tokens", "tokens_en"):
-        missing = missing_glyphs("".join(getattr(params, name)))
-        if missing:
-            raise RequestError(
-                f"{where}{name}: the font {FONT} has no glyph for {' '.join(missing)}; "
-                "use letters or Chinese characters"
-            )
+        problem = glyph_problem(font, "".join(getattr(params, name)))
+        if problem:
+            raise RequestError(f"{where}{name}: {problem}; use letters or Chinese characters")
 
 
 _JOB = {f.name: f.default for f in fields(Job)}
@@ -99,12 +96,11 @@ class JobOptions:
             tables = read_toml(self.config)
             look = look_of(tables.get("brand"), tables.get("theme"), self.lang, source.parent)
             font = dict(look).get("font")
-            for slug in slugs if font else ():
-                problem = font_problem(
-                    font, self.lang, "".join(_strings(catalogue(self.lang, slug)))
-                )
+            for slug in [COMMON, *slugs] if font else ():  # the words shown, not those said
+                shown = {k: v for k, v in catalogue(self.lang, slug).items() if k != "say"}
+                problem = glyph_problem(font, "".join(_strings(shown)))
                 if problem:
-                    raise BrandError(f"{problem} ({slug})")
+                    raise BrandError(f"[theme.font] {self.lang}: {problem} ({slug})")
         except (BrandError, ParamError) as exc:
             raise RequestError(str(exc)) from None
         return look
@@ -122,6 +118,7 @@ class JobOptions:
         for slug in slugs:
             registry.check_catalogues(slug)
         palette, look = self.palette(), self.look(slugs)  # before any speech is made
+        check_glyphs(params, font=dict(look).get("font", FONT))
         speech = self.narrations(slugs, params, synthesize, advance)
         return [self.job(s, params, speech[s], palette=palette, look=look) for s in slugs]
 

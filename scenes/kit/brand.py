@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
+import io
 from collections.abc import Iterator, Mapping
+from pathlib import Path
 
 import numpy as np
 
@@ -53,42 +56,54 @@ def logo_overlay(pixel_width: int, pixel_height: int, frame_height: float):
     if "logo" not in LOOK:
         return None
     per_unit = pixel_height / frame_height
-    width, height = (round((side - 2 * theme.LOGO_INSET) * per_unit) for side in theme.LOGO_CORNER)
-    pixels = logo_pixels(LOOK["logo"], width, height, LOOK.get("logo_digest", ""))
+    width, height = ((side - 2 * theme.LOGO_INSET) for side in theme.LOGO_CORNER)
+    pixels = logo_pixels(LOOK["logo"], LOOK["logo_digest"], width, height, per_unit)
     inset = round(theme.LOGO_INSET * per_unit)
     return pixels, inset, pixel_width - inset - pixels.shape[1]
 
 
+class LogoError(RuntimeError):
+    """The logo's file is not the one the clip's key was made from."""
+
+
 @functools.cache
-def logo_pixels(path: str, width: int, height: int, digest: str = "") -> np.ndarray:
-    """The logo as RGBA pixels, as large as fits `width` × `height` (`digest` keys the
-    file's content)."""
+def logo_pixels(path: str, digest: str, width: float, height: float, per_unit: float) -> np.ndarray:
+    """The logo as RGBA pixels (straight alpha), as large as fits `width` × `height`
+    scene units at `per_unit` pixels a unit; its bytes must hash to `digest`."""
+    data = Path(path).read_bytes()
+    if hashlib.sha256(data).hexdigest()[: len(digest)] != digest:
+        raise LogoError(f"the logo {path} changed after the render began; render again")
     if path.lower().endswith(".svg"):
-        return _svg_pixels(path, width, height)
+        return _svg_pixels(path, width, height, per_unit)
     from PIL import Image
 
-    with Image.open(path) as img:
+    with Image.open(io.BytesIO(data)) as img:
         img = img.convert("RGBA")
-        scale = min(width / img.width, height / img.height)
+        scale = min(width * per_unit / img.width, height * per_unit / img.height)
         size = (max(1, round(img.width * scale)), max(1, round(img.height * scale)))
         return np.asarray(img.resize(size, Image.LANCZOS))
 
 
-def _svg_pixels(path: str, width: int, height: int) -> np.ndarray:
+def _svg_pixels(path: str, width: float, height: float, per_unit: float) -> np.ndarray:
+    """An SVG drawn as the scenes draw (strokes as wide as theirs) on a clear canvas."""
     from manim import Camera, SVGMobject
 
     drawing = SVGMobject(path)
     drawing.scale(min(width / drawing.width, height / drawing.height))
-    size = (max(1, round(drawing.width)), max(1, round(drawing.height)))
+    size = [max(1, round(side * per_unit)) for side in (drawing.width, drawing.height)]
     camera = Camera(
         pixel_width=size[0],
         pixel_height=size[1],
-        frame_width=size[0],
-        frame_height=size[1],
+        frame_width=size[0] / per_unit,
+        frame_height=size[1] / per_unit,
         background_opacity=0.0,
     )
     camera.capture_mobject(drawing.move_to(camera.frame_center))
-    return camera.pixel_array.copy()
+    pixels = camera.pixel_array.astype(np.float32)
+    alpha = pixels[..., 3:4]
+    # Cairo's colours are premultiplied by their alpha: laid_over takes them straight
+    pixels[..., :3] = np.where(alpha > 0, pixels[..., :3] * 255 / np.maximum(alpha, 1), 0)
+    return np.clip(np.round(pixels), 0, 255).astype(np.uint8)
 
 
 def laid_over(frame: np.ndarray, overlay) -> np.ndarray:

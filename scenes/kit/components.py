@@ -67,7 +67,7 @@ class LiveNumber(DecimalNumber):
     """
 
     # Manim caches glyphs by string alone, across TeX and Text numbers: keep our own.
-    _glyphs: ClassVar[dict[str, ThemeGlyph]] = {}
+    _glyphs: ClassVar[dict[tuple[str, str], ThemeGlyph]] = {}  # by (font, string)
 
     def __init__(self, number: float = 0, **kwargs) -> None:
         kwargs.setdefault("color", theme.FOREGROUND)  # Manim's own default is white
@@ -76,9 +76,10 @@ class LiveNumber(DecimalNumber):
     def _string_to_mob(self, string: str, mob_class=None, **kwargs):
         if mob_class not in (None, ThemeGlyph):  # e.g. TeX's \dots
             return super()._string_to_mob(string, mob_class, **kwargs)
-        if string not in self._glyphs:
-            self._glyphs[string] = ThemeGlyph(string, **kwargs)
-        mob = self._glyphs[string].copy()
+        key = (theme.FONT, string)  # a process may draw jobs in other fonts
+        if key not in self._glyphs:
+            self._glyphs[key] = ThemeGlyph(string, **kwargs)
+        mob = self._glyphs[key].copy()
         mob.font_size = self._font_size
         return mob
 

@@ -21,6 +21,7 @@ from scenes.kit import brand
 class SkipRenderer(CairoRenderer):
     _playing = False
     overlay = None  # laid over every frame as it leaves the camera (scenes.kit.brand)
+    _bare = False  # taking a play's still background, which each frame is drawn over
 
     def play(self, scene, *args: Any, **kwargs: Any) -> None:
         self._playing = True
@@ -40,11 +41,17 @@ class SkipRenderer(CairoRenderer):
         if self._idle():
             self.static_image = None
             return None
-        return super().save_static_frame_data(scene, static_mobjects)
+        self._bare = True  # the logo is laid over each frame made from it, once
+        try:
+            return super().save_static_frame_data(scene, static_mobjects)
+        finally:
+            self._bare = False
 
     def get_frame(self):
         frame = super().get_frame()
-        return frame if self.overlay is None else brand.laid_over(frame, self.overlay)
+        if self.overlay is None or self._bare:
+            return frame
+        return brand.laid_over(frame, self.overlay)
 
     def freeze_current_frame(self, duration: float) -> None:
         if not self._idle():
