@@ -30,7 +30,14 @@ from pe_math import Params
 from rendering.draw import motion
 from scenes.kit import theme
 from scenes.kit.base import UNWATCHED, LessonScene, Watchers
-from scenes.kit.on_screen import em_px, in_logo_corner, low_contrast, scene_content, texts_on
+from scenes.kit.on_screen import (
+    em_px,
+    in_logo_corner,
+    low_contrast,
+    low_contrast_lines,
+    scene_content,
+    texts_on,
+)
 
 EDGE_TOLERANCE = 0.02  # scene units a glyph may touch past the frame edge
 OVERLAP_TOLERANCE = 0.01  # scene units² two texts' boxes may share (anti-aliasing, kerning)
@@ -153,7 +160,7 @@ def check_layout(scene: LessonScene, beat: str, report: LayoutReport) -> None:
             report.too_small.append(
                 f"[{beat}] {_describe(m)} is {px:.1f} px (em at 480p); needs {theme.MIN_TEXT_PX}"
             )
-    for low in low_contrast(scene):
+    for low in low_contrast(scene) + low_contrast_lines(scene):
         report.problems.append(f"[{beat}] {low}")
     for shown in in_logo_corner(scene):
         report.problems.append(f"[{beat}] {shown} is in the corner kept for a logo")

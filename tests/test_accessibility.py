@@ -122,9 +122,10 @@ def test_check_writes_the_report_beside_the_manifest_and_fails_on_missing_captio
     assert "checking tiny-a" in result.output and "(no problem found)" in result.output
     report = json.loads((folder / a11y.JSON_NAME).read_text(encoding="utf-8"))
     assert report["passed"] and report["findings"] == [] and report["not_judged"]
-    assert [(c["criterion"][:5], c["result"]) for c in report["checked"]] == [
+    assert [(c["criterion"].split()[0], c["result"]) for c in report["checked"]] == [
         ("1.2.2", "passed"),
         ("1.4.3", "passed"),
+        ("1.4.11", "passed"),
         ("2.3.1", "passed"),
     ]
     assert "<h1>Accessibility report</h1>" in (folder / a11y.HTML_NAME).read_text("utf-8")
@@ -143,7 +144,9 @@ def test_check_writes_the_report_beside_the_manifest_and_fails_on_missing_captio
     assert "1.2.2 Captions: tiny-a zh: no captions" in result.output
     checked = json.loads((moved / a11y.JSON_NAME).read_text(encoding="utf-8"))["checked"]
     # the missing track, and the English cues timed for a silent clip, now read as speech
-    assert [c["result"] for c in checked] == ["2 problems", "passed", "passed"], result.output
+    assert [c["result"] for c in checked] == ["2 problems", "passed", "passed", "passed"], (
+        result.output
+    )
     none = CliRunner().invoke(cli, ["check", "--output", str(root)])
     assert none.exit_code != 0 and "say what to check: --a11y" in none.output
     absent = CliRunner().invoke(cli, [*args, "tiny-b"])
@@ -184,7 +187,7 @@ def test_flashes_are_measured_again_only_for_a_clip_whose_file_changed(
 def test_a_beat_ends_with_its_texts_contrast_and_numbers_recorded_and_reported(
     rendered, tmp_path, monkeypatch
 ):
-    from manim import FadeIn
+    from manim import FadeIn, Line
 
     from rendering.publish import transcript
     from scenes.kit import on_screen, theme
@@ -193,13 +196,14 @@ def test_a_beat_ends_with_its_texts_contrast_and_numbers_recorded_and_reported(
 
     def with_a_label(scene):
         scene.beat("draw")
-        scene.play(FadeIn(text("a label of 0.37", size=theme.LABEL_SIZE, color=theme.MUTED)))
+        label = text("a label of 0.37", size=theme.LABEL_SIZE, color=theme.MUTED)
+        scene.play(FadeIn(label, Line(stroke_color=theme.MUTED, stroke_width=3).next_to(label)))
 
     monkeypatch.setattr(TinyB, "construct", with_a_label)
     folder = render_clips(tmp_path, ["tiny-b"], lang="en")
     entry = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["clips"]["tiny-b"]
     # measured: nothing under its contrast, and a number the line does not say
-    assert entry["mp4"]["screen"] == {"draw": {"low": [], "numbers": ["0.37"]}}
+    assert entry["mp4"]["screen"] == {"draw": {"low": [], "lines": [], "numbers": ["0.37"]}}
     report = a11y.check(folder)
     assert report.passed
     assert [(f.clip, f.where, f.problem) for f in report.unsaid] == [
@@ -209,13 +213,17 @@ def test_a_beat_ends_with_its_texts_contrast_and_numbers_recorded_and_reported(
     assert "*Also on screen: 0.37*" in (folder / transcript.MARKDOWN).read_text("utf-8")
     # the same clip drawn with a bar no text can reach: its text is named
     monkeypatch.setattr(on_screen, "TEXT_CONTRAST", 30.0)
-    monkeypatch.setattr(on_screen, "LARGE_TEXT_CONTRAST", 30.0)
+    monkeypatch.setattr(on_screen, "LARGE_TEXT_CONTRAST", 30.0)  # lines' too
     again = render_clips(tmp_path / "again", ["tiny-b"], lang="en")
     found = [f for f in a11y.check(again).findings if f.criterion == "1.4.3 Contrast"]
     assert [(f.clip, f.where, f.problem.split(" at ")[0]) for f in found] == [
         ("tiny-b", "end of beat draw", "'a label of 0.37'")
     ]
     assert found[0].problem.endswith("(needs 30:1)")
+    lines = [f for f in a11y.check(again).findings if f.criterion.startswith("1.4.11")]
+    assert [(f.where, f.problem.split(" at ")[0]) for f in lines] == [
+        ("end of beat draw", "'Line #8b93a1'")
+    ]
     # a record that cannot be read asks for a render
     manifest = json.loads((again / "manifest.json").read_text(encoding="utf-8"))
     manifest["clips"]["tiny-b"]["mp4"]["screen"] = {"draw": {"low": [["x", "dim"]]}}

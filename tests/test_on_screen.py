@@ -75,3 +75,17 @@ def test_a_text_is_read_against_the_scene_background_not_black():
     assert on_screen.low_contrast(on_black) == []
     (low,) = on_screen.low_contrast(on_lesson)
     assert low.ratio == pytest.approx(contrast_ratio("#787878", PALETTE["background"]), abs=0.01)
+
+
+def test_a_faint_line_is_low_but_not_a_grid_line_a_faded_one_or_a_text():
+    from manim import Line
+
+    faint = Line(stroke_color="#3a3f4a", stroke_width=4)
+    axis = Line(stroke_color=theme.MUTED, stroke_width=4).shift(RIGHT)
+    grid = Line(stroke_color=theme.NEUTRAL, stroke_width=4)  # faint by design
+    faded = Line(stroke_color=theme.WORD_A, stroke_width=4).set_stroke(opacity=0.3)
+    hairline = Line(stroke_color="#3a3f4a", stroke_width=1)
+    label = text("dim", size=theme.LABEL_SIZE, color="#3a3f4a")  # its own check's
+    (low,) = on_screen.low_contrast_lines(on_stage(faint, axis, grid, faded, hairline, label))
+    assert low.text == "Line #3a3f4a" and low.needed == 3.0
+    assert low.ratio == pytest.approx(contrast_ratio("#3a3f4a", PALETTE["background"]), abs=0.01)

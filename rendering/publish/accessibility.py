@@ -11,6 +11,9 @@ in the clips, their captions and the lesson's colours, and what it cannot.
 - Contrast (1.4.3): each text against what is drawn behind it as each beat ends, as the
   render measured it from the scene's shapes (scenes/kit/on_screen.py), and each text
   colour of the palette against the background.
+- Non-text contrast (1.4.11): each line and outline on screen as each beat ends against
+  the background, at 3:1; grids (the palette's neutral) and lines faded back on purpose
+  aside.
 
 `a11y.json` holds every finding; `a11y.html` says it for a person. Each clip's flashes
 are measured once: the next check reuses them while the clip's file is the same.
@@ -52,6 +55,8 @@ CHECKED = (
     "(reading speed, two lines, time on screen)",
     "1.4.3 Contrast (minimum): each text against what is behind it as each beat ends "
     "(4.5:1, large text 3:1), and the palette's text colours on the background",
+    "1.4.11 Non-text contrast: each line and outline against the background as each beat "
+    "ends (3:1), but grids and lines faded back on purpose",
     "2.3.1 Three flashes or below threshold, simplified: each ninth of every frame",
 )
 SURFACES = ("background", "neutral")  # the palette's fills, not text
@@ -63,8 +68,8 @@ NOT_JUDGED = (
     "outlines (only filled shapes are counted behind a text, at each glyph's centre); "
     "a transparent clip's text is measured against the lesson's background",
     "numbers shown and gone again within one beat",
-    "the contrast of lines and shapes (1.4.11): the palette's neutral lines on the "
-    "background are faint by design, for grids and axes",
+    "the contrast of filled shapes and of lines over other shapes than the background "
+    "(1.4.11): a heat map's cells carry their values as text, grids are faint by design",
     "flashes smaller than a ninth of the frame, or across the ninths' borders",
     "red flashes (the saturated-red threshold of 2.3.1)",
 )
@@ -241,16 +246,16 @@ def _ended(beat: str) -> str:
     return "before the first beat" if beat == PRELUDE else f"end of beat {beat}"
 
 
-def contrast_problems(entry) -> list[tuple[str, str]]:
-    """(where, what) for each text the render found under its contrast as a beat of
-    `entry` ended; one line for a beat it has no measure of."""
+def contrast_problems(entry, kind: str = "low") -> list[tuple[str, str]]:
+    """(where, what) for each text (`kind` "low") or line ("lines") the render found under
+    its contrast as a beat of `entry` ended; one line for a beat it has no measure of."""
     again = "not measured when it was drawn; render it again with --force"
     screen = entry.screen if isinstance(entry.screen, dict) else {}
     out = []
     for beat in [PRELUDE] * (PRELUDE in screen) + [b.key for b in entry.beats]:
         where = _ended(beat)
         try:
-            for text, ratio, needed in screen[beat]["low"]:
+            for text, ratio, needed in screen[beat][kind]:
                 out.append((where, f"{str(text)!r} at {float(ratio):.2f}:1 (needs {needed:g}:1)"))
         except (TypeError, ValueError, KeyError):
             out.append((where, again))
@@ -311,6 +316,8 @@ def _check_clip(
                 )
     for where, problem in contrast_problems(entry):
         report.findings.append(Finding("1.4.3 Contrast", entry.slug, where, problem))
+    for where, problem in contrast_problems(entry, "lines"):
+        report.findings.append(Finding("1.4.11 Non-text contrast", entry.slug, where, problem))
     for where, numbers in unsaid_numbers(folder, manifest, entry):
         report.unsaid.append(Finding("1.2.5 Audio description", entry.slug, where, numbers))
     fingerprint, flashes = _flashes(folder / entry.file, before)

@@ -40,6 +40,8 @@ TEX_EM_PER_TEXT_EM = 0.747
 # its short side, the smallest the lesson is watched at.
 LARGE_PX = 24
 SEEN = 0.05  # a glyph or shape fainter than this is not on screen
+LINE_PX = 2  # a stroke this wide (Manim's width units) or wider is a line to see
+DIMMED = 0.5  # a line drawn under this opacity is faded back on purpose
 
 
 @dataclass(frozen=True)
@@ -197,6 +199,30 @@ def contrasts(scene) -> list[Contrast]:
     return out
 
 
+def low_contrast_lines(scene) -> list[Contrast]:
+    """The lines and outlines on screen now under WCAG's 3:1 for graphics (1.4.11) against
+    the background: every stroke at least LINE_PX wide but the palette's neutral (grids,
+    faint by design) and those dimmed under half their opacity (context, on purpose)."""
+    background = np.array(scene.camera.background_color.to_rgb(), dtype=np.float64)
+    neutral = theme.NEUTRAL.to_hex().lower()
+    out: dict[str, Contrast] = {}
+    shown = scene_content(scene)
+    glyphs = {id(g) for t in texts_on(shown) for g in t.family_members_with_points()}
+    for top in shown:
+        for m in top.family_members_with_points():
+            if id(m) in glyphs or not isinstance(m, VMobject) or m.get_stroke_width() < LINE_PX:
+                continue
+            alpha, colour = m.get_stroke_opacity(), m.get_stroke_color()
+            if alpha < DIMMED or colour.to_hex().lower() == neutral:
+                continue
+            rgb = np.array(colour.to_rgb(), dtype=np.float64)
+            ratio = contrast_ratio(alpha * rgb + (1 - alpha) * background, background)
+            name = f"{type(m).__name__} {colour.to_hex().lower()}"
+            if ratio < LARGE_TEXT_CONTRAST - 1e-9 and (name not in out or ratio < out[name].ratio):
+                out[name] = Contrast(name, ratio, LARGE_TEXT_CONTRAST)
+    return list(out.values())
+
+
 def low_contrast(scene) -> list[Contrast]:
     """The texts on screen now that are under WCAG's contrast for their size."""
     return [c for c in contrasts(scene) if c.low]
@@ -215,12 +241,13 @@ def numbers_shown(scene) -> list[str]:
 
 
 def ended(scene, before: set[str]) -> tuple[dict[str, list], set[str]]:
-    """What a render records as a beat ends: the texts under their contrast, as
-    [text, ratio, needed], and the numbers on screen not there as the beat before ended
+    """What a render records as a beat ends: the texts and the lines under their
+    contrast, as [text, ratio, needed], and the numbers on screen not there as the beat before ended
     (`before`); and the numbers on screen now, for the next beat."""
     now = numbers_shown(scene)
     record = {
         "low": [[c.text, round(c.ratio, 2), c.needed] for c in low_contrast(scene)],
+        "lines": [[c.text, round(c.ratio, 2), c.needed] for c in low_contrast_lines(scene)],
         "numbers": [n for n in now if n not in before],
     }
     return record, set(now)
