@@ -49,6 +49,9 @@ LEAD = 0.3
 # ... or hold the next cue back this long, as far as that one has time to spare (the
 # first cue has no pause before it to come up in)
 LAG = 0.2
+# A track timed by the beats (the language not spoken) has no voice to keep up with: a
+# cue still read too fast may run this far behind its beat, and the cues after it with it
+DRIFT = 1.5
 _EPS = 1e-6
 
 
@@ -83,7 +86,22 @@ def cues_for(
     lines = [(key, start, narration_line(lang, slug, key, params)) for key, start in beats]
     if spoken:
         return spoken_cues(lines, spoken, duration, lang)
-    return readable(timed_cues(lines, duration, lang), duration, lang)
+    return flowing(readable(timed_cues(lines, duration, lang), duration, lang), duration, lang)
+
+
+def flowing(cues: list[Cue], duration: float, lang: str) -> list[Cue]:
+    """Beat-timed `cues` (in order), each still read too fast kept up until it can be read,
+    the cues after it moved on as far as that takes, none more than DRIFT (or half its
+    own time) behind where it was; none ends earlier than it did."""
+    out: list[Cue] = []
+    for cue in cues:
+        latest = cue.start + min(DRIFT, (cue.end - cue.start) / 2)  # in its own time still
+        start = round(max(cue.start, min(out[-1].end, latest)) if out else cue.start, 3)
+        if out and out[-1].end > start:  # run too far behind: the cue before gives way
+            out[-1] = replace(out[-1], end=start)
+        end = min(max(cue.end, _ms(start + _reading_time(cue, lang), up=True)), duration)
+        out.append(replace(cue, start=start, end=round(end, 3)))
+    return out
 
 
 def spoken_cues(
