@@ -117,6 +117,16 @@ def test_cue_invariants(lang, data, gaps, tail):
         assert all(cell_width(line, lang) <= LINE_CHARS[lang] for line in c.lines)
     for a, b in zip(cues, cues[1:], strict=False):
         assert a.end <= b.start + 1e-9
+    # the unspoken language's track: cues run behind their beats to be read, within limits
+    timed = captions.readable(cues, duration, lang)
+    flowed = captions.flowing(timed, duration, lang)
+    assert [c.text for c in flowed] == [c.text for c in timed]
+    for before, after in zip(timed, flowed, strict=True):
+        assert before.start <= after.start <= before.start + captions.DRIFT + 1e-9
+        assert before.end <= after.end <= round(duration, 3) + 1e-9  # never cut short
+        assert after.start < after.end
+    for a, b in zip(flowed, flowed[1:], strict=False):
+        assert a.end <= b.start + 1e-9
 
 
 def _intro_beats():
@@ -386,30 +396,6 @@ def test_a_beat_timed_cue_read_too_fast_runs_behind_its_beat_and_catches_up():
         assert before.start <= after.start <= before.start + captions.DRIFT
         assert cue is None or after.end <= cue.start
     assert (cues[-1].start, cues[-1].end) == (timed[-1].start, timed[-1].end)  # caught up
-
-
-@settings(max_examples=60, deadline=None)
-@given(
-    lang=st.sampled_from(["zh", "en"]),
-    data=st.data(),
-    gaps=st.lists(st.floats(0.3, 8.0), min_size=1, max_size=6),
-    tail=st.floats(0.3, 6.0),
-)
-def test_flowing_keeps_cues_in_order_inside_the_clip_and_within_drift(lang, data, gaps, tail):
-    strategy = _zh_sentence if lang == "zh" else _en_sentence
-    texts = [data.draw(strategy) for _ in gaps]
-    starts = [sum(gaps[:i]) for i in range(len(gaps))]
-    duration = round(starts[-1] + tail, 3)
-    beats = list(zip("abcdef", starts, texts, strict=False))
-    timed = captions.readable(captions.timed_cues(beats, duration, lang), duration, lang)
-    cues = captions.flowing(timed, duration, lang)
-    assert [c.text for c in cues] == [c.text for c in timed]
-    for before, after in zip(timed, cues, strict=True):
-        assert before.start <= after.start <= before.start + captions.DRIFT + 1e-9
-        assert before.end <= after.end <= duration + 1e-9  # never cut short
-        assert after.start < after.end
-    for a, b in zip(cues, cues[1:], strict=False):
-        assert a.end <= b.start + 1e-9
 
 
 def _speed(cue, lang: str) -> float:

@@ -91,12 +91,17 @@ def cues_for(
 
 def flowing(cues: list[Cue], duration: float, lang: str) -> list[Cue]:
     """Beat-timed `cues` (in order), each still read too fast kept up until it can be read,
-    the cues after it moved on as far as that takes, none more than DRIFT (or half its
-    own time) behind where it was; none ends earlier than it did."""
+    the cues after it moved on as far as that takes: none more than DRIFT (or half its
+    own time) behind where it was, nor so far that it could no longer be read before the
+    next cue's latest start (or the clip's end); none ends earlier than it did."""
+    latest = [c.start + min(DRIFT, (c.end - c.start) / 2) for c in cues]  # in its own time
     out: list[Cue] = []
-    for cue in cues:
-        latest = cue.start + min(DRIFT, (cue.end - cue.start) / 2)  # in its own time still
-        start = round(max(cue.start, min(out[-1].end, latest)) if out else cue.start, 3)
+    for i, cue in enumerate(cues):
+        limit = latest[i + 1] if i + 1 < len(cues) else duration
+        start = cue.start
+        if out:
+            readable_by = max(cue.start, limit - _reading_time(cue, lang))
+            start = _ms(max(cue.start, min(out[-1].end, latest[i], readable_by)), up=False)
         if out and out[-1].end > start:  # run too far behind: the cue before gives way
             out[-1] = replace(out[-1], end=start)
         end = min(max(cue.end, _ms(start + _reading_time(cue, lang), up=True)), duration)
