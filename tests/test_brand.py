@@ -93,6 +93,13 @@ def test_the_options_read_the_brand_beside_the_lesson_file_and_a_font_must_draw_
     ):
         JobOptions(config=str(cfg), lang="zh").look(["clock-hands"])
     assert JobOptions().look(["clock-hands"]) == ()  # lesson.toml's own: no brand
+    # a font for English is held to the English tokens, not the Chinese ones it never draws
+    cfg.write_text('[theme.font]\nen = "DejaVu Sans"\n')
+    (job,) = JobOptions(config=str(cfg)).jobs(["clock-hands"], Params(), synthesize=False)
+    assert dict(job.look)["font"] == "DejaVu Sans"
+    with pytest.raises(RequestError, match=r"^tokens_en: the font DejaVu Sans has no glyph for 猫"):
+        chinese = Params().replace(tokens_en=("猫", "dog", "bites"))
+        JobOptions(config=str(cfg)).jobs(["clock-hands"], chinese, synthesize=False)
 
 
 def test_a_logo_or_font_changes_every_key_and_the_cards_words_only_the_cards():

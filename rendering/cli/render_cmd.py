@@ -249,6 +249,10 @@ def render_course(plan_file: Path, opts: JobOptions, run: Run) -> None:
     # per set: a line may say the set's numbers (the same words are synthesised once)
     palette = opts.palette()  # before any speech is made
     looks = {lang: dataclasses.replace(opts, lang=lang).look(course.slugs) for lang in course.langs}
+    for name, params in course.sets.items():  # the tokens a language's own font shows
+        for lang, look in looks.items():
+            if "font" in dict(look):
+                check_glyphs(params, f"{plan_file}: [sets.{name}] ", dict(look)["font"], lang)
     speech = {}
     for name, params in course.sets.items():
         for lang in course.langs:

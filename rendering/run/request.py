@@ -45,9 +45,13 @@ def load_params(config: str | None, sets: tuple[str, ...], seed: int | None) -> 
     return params
 
 
-def check_glyphs(params: Params, where: str = "", font: str = FONT) -> None:
-    """Refuse tokens the font cannot draw."""
+def check_glyphs(
+    params: Params, where: str = "", font: str = FONT, lang: str | None = None
+) -> None:
+    """Refuse tokens the font cannot draw (with `lang`, only those that language shows)."""
     for name in ("tokens", "tokens_en"):
+        if lang is not None and registry.LANGUAGE_FIELDS[name] != lang:
+            continue
         problem = glyph_problem(font, "".join(getattr(params, name)))
         if problem:
             raise RequestError(f"{where}{name}: {problem}; use letters or Chinese characters")
@@ -118,7 +122,7 @@ class JobOptions:
         for slug in slugs:
             registry.check_catalogues(slug)
         palette, look = self.palette(), self.look(slugs)  # before any speech is made
-        check_glyphs(params, font=dict(look).get("font", FONT))
+        check_glyphs(params, font=dict(look).get("font", FONT), lang=self.lang)
         speech = self.narrations(slugs, params, synthesize, advance)
         return [self.job(s, params, speech[s], palette=palette, look=look) for s in slugs]
 

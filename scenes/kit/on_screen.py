@@ -30,6 +30,7 @@ from manim.utils.family import extract_mobject_family_members
 from lesson.palette import LARGE_TEXT_CONTRAST, TEXT_CONTRAST, contrast_ratio
 from lesson.speaker import WRITTEN_NUMBER
 from scenes.kit import theme
+from scenes.kit.brand import corner_box
 
 TEXT_TYPES = (Text, MarkupText, MathTex, Tex, SingleStringMathTex, DecimalNumber)
 TEX_TYPES = (MathTex, Tex, SingleStringMathTex)
@@ -82,8 +83,6 @@ def em_px(m: Mobject) -> float:
 def in_logo_corner(scene) -> list[str]:
     """What the scene draws in the corner kept for a brand's logo (brand.corner_box): the
     text of each mobject with a visible part there, or its kind."""
-    from scenes.kit.brand import corner_box
-
     x0, y0, x1, y1 = corner_box(config.frame_width, config.frame_height)
     found = []
     for top in scene_content(scene):
@@ -242,8 +241,8 @@ def numbers_shown(scene) -> list[str]:
 
 def ended(scene, before: set[str]) -> tuple[dict[str, list], set[str]]:
     """What a render records as a beat ends: the texts and the lines under their
-    contrast, as [text, ratio, needed], and the numbers on screen not there as the beat before ended
-    (`before`); and the numbers on screen now, for the next beat."""
+    contrast, as [text, ratio, needed], and the numbers on screen not there as the beat
+    before ended (`before`); and the numbers on screen now, for the next beat."""
     now = numbers_shown(scene)
     record = {
         "low": [[c.text, round(c.ratio, 2), c.needed] for c in low_contrast(scene)],
