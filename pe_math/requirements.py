@@ -171,8 +171,12 @@ def seen_in_training(scheme: str, params: Params) -> bool:
 
 def unique(codes: np.ndarray) -> bool:
     """No two rows are the same (up to rounding)."""
+    if len(codes) < 2:
+        return True
     scale = max(1.0, float(np.abs(codes).max()))
-    return len(np.unique(np.round(codes / scale, 9), axis=0)) == len(codes)
+    rows = np.round(codes / scale, 9) + 0.0  # + 0.0: -0.0 and 0.0 are one value
+    ordered = rows[np.lexsort(rows.T[::-1])]  # equal rows side by side
+    return not (ordered[1:] == ordered[:-1]).all(axis=1).any()
 
 
 def shift_residual(codes: np.ndarray, k: int = 1) -> float:

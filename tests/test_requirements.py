@@ -6,12 +6,15 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 
 import pe_math as pm
 from lesson import say
 from lesson.catalogue import COMMON, LANGS, catalogue, lookup, shipped
 from pe_math import Params
-from pe_math.requirements import smooth, training_length, unturned_pairs
+from pe_math.requirements import smooth, training_length, unique, unturned_pairs
 from tests.scene_tools import bits, omegas
 
 DEFAULT_MISSES = {
@@ -176,3 +179,15 @@ def test_the_needs_counted_in_words_would_be_caught():
     assert COUNTED.search("it meets all five at these knobs")
     assert COUNTED.search("正弦编码五条全满足")
     assert not COUNTED.search("Five ways side by side")
+
+
+@given(
+    codes=arrays(
+        np.float64,
+        st.tuples(st.integers(0, 30), st.integers(1, 4)),
+        elements=st.sampled_from([0.0, -0.0, 1.0, 2.5, -1.0, 1.0 + 1e-12]),
+    )
+)
+def test_unique_finds_a_repeated_row_as_numpy_does(codes):
+    rows = np.round(codes / max(1.0, float(np.abs(codes).max(initial=0.0))), 9) + 0.0
+    assert unique(codes) == (len(np.unique(rows, axis=0)) == len(codes))
