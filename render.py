@@ -9,9 +9,18 @@ python render.py say "每个位置有一组时钟指针。" --lang zh --out line
 python render.py listen --all --lang zh
 """
 
-from rendering.cli import cli, main
 
-__all__ = ["cli", "main"]
+def __getattr__(name: str):
+    """`cli` and `main`, imported when asked for: a worker process imports this file again
+    as its parent's main module, and needs none of the command line."""
+    if name in ("cli", "main"):
+        import rendering.cli
+
+        return getattr(rendering.cli, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 if __name__ == "__main__":
+    from rendering.cli import main
+
     main()
