@@ -20,6 +20,7 @@ from lesson.palette import PALETTE, contrast_ratio
 from render import cli
 from rendering.core.manifest import PAGES
 from rendering.publish import accessibility as a11y
+from rendering.publish import flashes
 from rendering.speech import captions
 from tests.test_lesson import render_clips
 from tests.test_presenter import tiny_scenes_for_module
@@ -77,21 +78,23 @@ def flicker(path: Path, frames: int, corner_only: bool, every: int = 1, fps: int
 
 
 def test_a_flicker_of_5_hz_is_found_even_in_one_corner_and_3_flashes_a_second_pass(tmp_path):
-    corner = a11y.flash_problems(flicker(tmp_path / "corner.mp4", 30, corner_only=True))
+    corner = flashes.flash_problems(flicker(tmp_path / "corner.mp4", 30, corner_only=True))
     assert corner == [(0.1, "10 changes of brightness in one second (more than 3 flashes)")]
-    assert a11y.flash_problems(flicker(tmp_path / "all.mp4", 30, corner_only=False))
+    assert flashes.flash_problems(flicker(tmp_path / "all.mp4", 30, corner_only=False))
     # at 30 fps, a change every 5 frames is 6 a second (3 flashes): the limit, allowed
-    assert a11y.flash_problems(flicker(tmp_path / "three.mp4", 60, False, every=5, fps=30)) == []
+    assert flashes.flash_problems(flicker(tmp_path / "three.mp4", 60, False, every=5, fps=30)) == []
     # a change every 4 frames is 7 or 8 in a second: too many
-    ((_, four),) = a11y.flash_problems(flicker(tmp_path / "four.mp4", 60, False, every=4, fps=30))
+    ((_, four),) = flashes.flash_problems(
+        flicker(tmp_path / "four.mp4", 60, False, every=4, fps=30)
+    )
     assert four.startswith(("7 changes", "8 changes"))
 
 
 def test_changes_count_only_opposing_steps_with_a_dark_side():
-    assert a11y.changes(np.array([0.0, 0.5, 0.0, 0.5, 0.0])) == [1, 2, 3, 4]
-    assert a11y.changes(np.array([0.0, 0.2, 0.4, 0.6])) == [1]  # one slow rise
-    assert a11y.changes(np.array([0.85, 0.99, 0.85, 0.99])) == []  # bright on bright
-    assert a11y.most_changes([0, 2, 4, 6, 8, 10, 30], 10) == (5, 0.0)
+    assert flashes.changes(np.array([0.0, 0.5, 0.0, 0.5, 0.0])) == [1, 2, 3, 4]
+    assert flashes.changes(np.array([0.0, 0.2, 0.4, 0.6])) == [1]  # one slow rise
+    assert flashes.changes(np.array([0.85, 0.99, 0.85, 0.99])) == []  # bright on bright
+    assert flashes.most_changes([0, 2, 4, 6, 8, 10, 30], 10) == (5, 0.0)
 
 
 # ----------------------------------------------------------------- contrast
@@ -169,7 +172,7 @@ def test_flashes_are_measured_again_only_for_a_clip_whose_file_changed(
     a11y.write(moved, first)
     assert list(first.measured) == ["tiny-a"]
 
-    def planted(video):
+    def planted(video, parts=None):
         return [(1.5, "planted flicker")]
 
     monkeypatch.setattr(a11y, "flash_problems", planted)

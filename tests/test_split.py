@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import av
 import numpy as np
@@ -33,6 +34,7 @@ from rendering.core import validate
 from rendering.core.jobs import Job
 from rendering.draw import join, packets, segments
 from rendering.draw.scene import draw
+from rendering.publish import flashes
 from rendering.run import split
 from rendering.speech import audio
 from scenes.kit.base import Watchers
@@ -336,6 +338,9 @@ def test_a_reworded_line_redraws_its_beat_alone_and_the_clip_is_a_whole_render_a
     assert render(out, "--no-split").exit_code == 0
     recorded = clip_entry(out)["segments"]["beats"]
     assert [r["beat"] for r in recorded] == ["one", "two"]  # nothing before the first beat
+    store = out / FOLDER / ".beats" / "tiny"
+    kept_measure = store / f"{recorded[0]['key']}{flashes.AREAS}"  # the flash check's
+    measured = kept_measure.stat().st_mtime_ns
 
     line = words / "en" / "tiny.toml"
     line.write_text(
@@ -360,7 +365,15 @@ def test_a_reworded_line_redraws_its_beat_alone_and_the_clip_is_a_whole_render_a
     # what was on screen as each beat ended, the kept one's from before, as a whole render's
     assert list(clip_entry(whole)["screen"]) == ["one", "two"]
     assert clip_entry(out)["screen"] == clip_entry(whole)["screen"]
-    assert len(list((out / FOLDER / ".beats" / "tiny").glob("*.mp4"))) == 2  # old one gone
+    assert len(list(store.glob("*.mp4"))) == 2  # old one gone
+    # flashes measured on the new beat alone, the kept one's measure read again: the
+    # beats' series joined are the clip's own
+    assert len(list(store.glob(f"*{flashes.AREAS}"))) == 2
+    assert kept_measure.stat().st_mtime_ns == measured
+    entry = SimpleNamespace(segments=clip_entry(out)["segments"], file="tiny.mp4")
+    parts = flashes.kept_parts(out / FOLDER, entry)
+    joined = np.concatenate([flashes.beat_areas(path, n) for path, n in parts])
+    assert np.array_equal(joined, flashes.decoded_areas(ours))
 
     knob = render(out, "--set", "base=500", "--dry-run")
     assert "knob base changed (read from beat 'one' on); all 2 beats to draw" in (knob.output), (

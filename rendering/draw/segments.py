@@ -390,10 +390,11 @@ def files_of(records: list[dict[str, Any]], store: Path) -> list[Path]:
 
 
 def prune(store: Path, records: list[dict[str, Any]]) -> None:
-    """Remove kept segments the clip no longer uses."""
-    used = {f"{r['key']}.mp4" for r in records if r.get("key")}
-    for path in store.glob("*.mp4"):
-        if path.name not in used:
+    """Remove kept segments the clip no longer uses, and what is kept beside them (their
+    measures: `<key>.<kind>`)."""
+    used = {r["key"] for r in records if r.get("key")}
+    for path in store.glob("*.*"):
+        if path.name.split(".", 1)[0] not in used:
             path.unlink(missing_ok=True)
 
 

@@ -4,10 +4,10 @@ in the clips, their captions and the lesson's colours, and what it cannot.
 - Captions (1.2.2): every narrated clip has captions in every language. Beyond WCAG,
   subtitle practice: each cue is read at most READING_SPEED characters a second, holds
   at most two lines and stays on screen at least SHORTEST seconds.
-- Three flashes (2.3.1), simplified: on every decoded frame, the mean luminance of each
-  ninth of the frame (near the guideline's 10-degree field) changes in opposing
-  directions (by 10 % or more, the darker side under 0.80) at most six times in any one
-  second. Smaller flashes, and flashes across the ninths' borders, are not judged.
+- Three flashes (2.3.1), simplified (flashes.py): on every decoded frame, the mean
+  luminance of each ninth of the frame changes in opposing directions at most six times
+  in any one second. Smaller flashes, and flashes across the ninths' borders, are not
+  judged.
 - Contrast (1.4.3): each text against what is drawn behind it as each beat ends, as the
   render measured it from the scene's shapes (scenes/kit/on_screen.py), and each text
   colour of the palette against the background.
@@ -16,7 +16,8 @@ in the clips, their captions and the lesson's colours, and what it cannot.
   aside.
 
 `a11y.json` holds every finding; `a11y.html` says it for a person. Each clip's flashes
-are measured once: the next check reuses them while the clip's file is the same.
+are measured once: the next check reuses them while the clip's file is the same, and a
+clip made of kept beats is measured again only in the beats drawn since.
 """
 
 from __future__ import annotations
@@ -27,29 +28,20 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import av
-import numpy as np
 
-from lesson.palette import PALETTE, TEXT_CONTRAST, contrast_ratio, luminance, recorded
+from lesson.palette import PALETTE, TEXT_CONTRAST, contrast_ratio, recorded
 from lesson.reads import PRELUDE
 from lesson.text_layout import MAX_LINES
 from rendering.core import formats
 from rendering.core.files import atomic_write_text, quick_digest
 from rendering.core.manifest import Manifest
 from rendering.publish import presenter, transcript
+from rendering.publish.flashes import FLASH_RULE, flash_problems, kept_parts
 from rendering.publish.presenter import read_vtt
 from rendering.speech.captions import READING_SPEED, SHORTEST, Cue, reading_length
 
 JSON_NAME = "a11y.json"
 HTML_NAME = "a11y.html"
-FLASH_CHANGE = 0.10  # relative luminance, of the lighter side's maximum 1.0
-FLASH_DARK = 0.80  # a change counts only when its darker side is below this
-MOST_CHANGES = 6  # in any one second: three flashes, each a pair of opposing changes
-GRID = 3  # areas per side: each a ninth of the frame, near the guideline's field
-# frames are averaged down to this many pixels first (areas of pixels, then luminance):
-# a flash over a ninth of the frame moves that area's mean all the same
-SAMPLE = (96, 54)
-# measured flashes are kept for a clip while its file and this rule are unchanged
-FLASH_RULE = f"{FLASH_CHANGE:g}/{FLASH_DARK:g}/{MOST_CHANGES}/{GRID}/{SAMPLE[0]}x{SAMPLE[1]}"
 CHECKED = (
     "1.2.2 Captions (prerecorded): a track per language; beyond it, subtitle practice "
     "(reading speed, two lines, time on screen)",
@@ -137,63 +129,6 @@ def caption_problems(cues: list[Cue], lang: str) -> list[tuple[float, str]]:
         if seconds < SHORTEST - 1e-6:
             out.append((cue.start, f"on screen {seconds:.2f} s (at least {SHORTEST:.2f} s)"))
     return out
-
-
-# ----------------------------------------------------------------- flashes
-def area_luminance(rgb: np.ndarray, grid: int = GRID) -> np.ndarray:
-    """The mean relative luminance of each of grid × grid areas of an RGB frame."""
-    lum = luminance(rgb.astype(np.float64) / 255.0)
-    h, w = lum.shape
-    rows = np.array_split(np.arange(h), grid)
-    cols = np.array_split(np.arange(w), grid)
-    return np.array([[lum[np.ix_(r, c)].mean() for c in cols] for r in rows]).ravel()
-
-
-def changes(series: np.ndarray) -> list[int]:
-    """The frames at which `series` (one area's luminance) completes a change of at least
-    FLASH_CHANGE whose darker side is under FLASH_DARK, each opposite to the one before."""
-    out: list[int] = []
-    low = high = float(series[0]) if len(series) else 0.0
-    last = 0  # +1 after a rise, -1 after a fall
-    for i, value in enumerate(map(float, series)):
-        low, high = min(low, value), max(high, value)
-        if last != 1 and value - low >= FLASH_CHANGE and low < FLASH_DARK:
-            out.append(i)
-            last, low, high = 1, value, value
-        elif last != -1 and high - value >= FLASH_CHANGE and value < FLASH_DARK:
-            out.append(i)
-            last, low, high = -1, value, value
-    return out
-
-
-def most_changes(frames: list[int], fps: float) -> tuple[int, float]:
-    """The most changes in any one second, and when that second starts."""
-    best, at = 0, 0.0
-    for i, first in enumerate(frames):
-        inside = sum(1 for f in frames[i:] if f - first < fps)
-        if inside > best:
-            best, at = inside, first / fps
-    return best, at
-
-
-def flash_problems(video: Path) -> list[tuple[float, str]]:
-    """(second, what is wrong) where some area changes more than MOST_CHANGES times."""
-    with av.open(str(video)) as container:
-        stream = container.streams.video[0]
-        fps = float(stream.base_rate or stream.average_rate or 30)
-        small = {"width": SAMPLE[0], "height": SAMPLE[1], "interpolation": "AREA"}
-        areas = np.array(
-            [
-                area_luminance(f.to_ndarray(format="rgb24", **small))
-                for f in container.decode(stream)
-            ]
-        )
-    if not len(areas):
-        return []
-    worst, at = max(most_changes(changes(areas[:, a]), fps) for a in range(areas.shape[1]))
-    if worst <= MOST_CHANGES:
-        return []
-    return [(at, f"{worst} changes of brightness in one second (more than 3 flashes)")]
 
 
 # ----------------------------------------------------------------- contrast
@@ -288,13 +223,15 @@ def measured_before(folder: Path) -> dict[str, dict]:
         return {}
 
 
-def _flashes(video: Path, before: dict | None) -> tuple[str, list[tuple[float, str]]]:
-    """The clip's fingerprint and its flash problems, measured again only if it changed."""
+def _flashes(folder: Path, entry, before: dict | None) -> tuple[str, list[tuple[float, str]]]:
+    """The clip's fingerprint and its flash problems, measured again only if it changed,
+    and then only in the beats that changed where the clip is made of kept beats."""
+    video = folder / entry.file
     try:
         fingerprint = f"{quick_digest(video)} {FLASH_RULE}"
         if before and before["file"] == fingerprint:
             return fingerprint, before["flashes"]
-        return fingerprint, flash_problems(video)
+        return fingerprint, flash_problems(video, kept_parts(folder, entry))
     except (OSError, av.FFmpegError) as exc:
         reason = getattr(exc, "strerror", None) or type(exc).__name__
         return "", [(0.0, f"{video.name} cannot be decoded ({reason}); render it again")]
@@ -320,7 +257,7 @@ def _check_clip(
         report.findings.append(Finding("1.4.11 Non-text contrast", entry.slug, where, problem))
     for where, numbers in unsaid_numbers(folder, manifest, entry):
         report.unsaid.append(Finding("1.2.5 Audio description", entry.slug, where, numbers))
-    fingerprint, flashes = _flashes(folder / entry.file, before)
+    fingerprint, flashes = _flashes(folder, entry, before)
     if fingerprint:
         report.measured[entry.slug] = {"file": fingerprint, "flashes": flashes}
     for second, problem in flashes:
