@@ -29,8 +29,10 @@ from rendering.cli.options import (
 from rendering.core import formats, keys, settings
 from rendering.core.jobs import Job
 from rendering.core.manifest import Manifest
+from rendering.speech import voices
 from rendering.watch.changes import Watcher, snapshot, syntax_error
 from rendering.watch.server import LivePage
+from rendering.watch.voice_host import Host
 
 POLL = 0.3  # seconds between looks at the files
 SETTLE = 0.2  # an editor may save in steps: wait this long for the last one
@@ -78,8 +80,11 @@ def first_problem(output: str) -> str:
 class Loop:
     """Render, tell the page, wait for a save; again until Ctrl-C."""
 
-    def __init__(self, slugs: list[str], opts: JobOptions, page: LivePage) -> None:
+    def __init__(
+        self, slugs: list[str], opts: JobOptions, page: LivePage, voice: Host | None = None
+    ) -> None:
         self.slugs, self.opts, self.page = slugs, opts, page
+        self.voice_env = voice.env() if voice else {}  # where its renders find the voice
         self.process: subprocess.Popen | None = None
         self.folder = opts.output / opts.lang / settings.folder_name(opts.quality, opts.aspect)
         self.asked_to_stop = False
@@ -142,7 +147,7 @@ class Loop:
                 stderr=subprocess.STDOUT,
                 text=True,
                 start_new_session=True,  # Ctrl-C reaches it through us, once, as SIGTERM
-                env={**os.environ, "COLUMNS": "200"},
+                env={**os.environ, "COLUMNS": "200", **self.voice_env},
             )
         output = self.output_of_render()
         code, self.process = self.process.returncode, None
@@ -249,13 +254,17 @@ def watch(slugs: tuple[str, ...], opts: JobOptions, port: int) -> None:
             f"cannot serve the live page on port {port} ({exc.strerror}); "
             "pass --port with another number (0 picks a free one)"
         ) from None
-    loop = Loop(chosen, opts, page)
+    voice = Host()
+    loop = Loop(chosen, opts, page, voice)
     watcher = Watcher(watched_places(chosen, opts))
     loop.take_stops()
     page.start()
+    voice.start()
     click.echo(f"watching {', '.join(chosen)}: open {page.url} (Ctrl-C stops)")
     try:
         loop.render("the first look")
+        with contextlib.suppress(voices.VoiceError):  # --voice none or recorded lines only
+            voice.warm_up(voices.spec_for(opts.voice, opts.lang, opts.voices()))
         while True:
             time.sleep(POLL)
             changed = watcher.changed()
@@ -276,6 +285,7 @@ def watch(slugs: tuple[str, ...], opts: JobOptions, port: int) -> None:
         raise
     finally:
         page.stop()
+        voice.stop()
 
 
 def code_problem(error: SyntaxError, fix: str) -> str:

@@ -21,7 +21,7 @@ import numpy as np
 
 from lesson.text_layout import clauses, sentences
 from rendering.core import keys
-from rendering.speech import audio
+from rendering.speech import audio, warm
 from rendering.speech.base import stream_digest
 
 SENTENCE_GAP = 0.3  # seconds of silence between two sentences of one beat
@@ -218,7 +218,8 @@ def synthesised(
         digest = digest_of(engine.identity, words)
 
         def make(sentence=sentence):
-            return sentence_speech(engine, sentence, lang)
+            made = warm.spoken_by_host(engine, sentence, lang, SHAPING)  # watch's loaded voice
+            return sentence_speech(engine, sentence, lang) if made is None else made
 
         file, seconds = cached(cache_dir, digest, make, synthesize)
         if pieces and seconds:
