@@ -1,7 +1,8 @@
 """Set words kept on disk between processes (see copies.py), without importing Manim.
 
 With PE_TEXT_CACHE naming a folder, each Text is pickled there under a key of its words,
-its arguments, the canvas, the font's file and the versions of what sets and stores it.
+its arguments, the canvas, the font's file and the versions of what sets and stores it;
+each formula's drawing (the SVG TeX made of it) under its TeX source and TeX's programs.
 A pickle can run code, so each file is sealed with this user's key (lesson.sealed)
 and only a file whose seal holds is unpickled: one planted in a shared folder, or copied
 under another entry's name, is never read. A file that is missing, cut short, unsealed or
@@ -50,13 +51,7 @@ def _path(key: Any, font: str | None) -> Path | None:
 
 def load(key: Any, font: str | None, kind: type) -> Any | None:
     """The `kind` kept for `key`, or None (the caller sets the words again)."""
-    path = _path(key, font)
-    if path is None:
-        return None
-    try:
-        payload = sealed.unseal(path.stem, path.read_bytes())
-    except OSError:
-        return None
+    payload = _read(_path(key, font))
     if payload is None:
         return None
     try:
@@ -67,10 +62,39 @@ def load(key: Any, font: str | None, kind: type) -> Any | None:
 
 
 def save(key: Any, font: str | None, value: Any) -> None:
-    path = _path(key, font)
+    _write(_path(key, font), pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def load_bytes(key: str) -> bytes | None:
+    """The bytes kept under `key` (a string naming all that made them), or None."""
+    return _read(_bytes_path(key))
+
+
+def save_bytes(key: str, data: bytes) -> None:
+    _write(_bytes_path(key), data)
+
+
+def _bytes_path(key: str) -> Path | None:
+    folder = os.environ.get(CACHE_ENV)
+    if not folder:
+        return None
+    full = repr((key, _versions()))
+    return Path(folder) / f"{hashlib.sha256(full.encode()).hexdigest()}{SUFFIX}"
+
+
+def _read(path: Path | None) -> bytes | None:
+    if path is None:
+        return None
+    try:
+        return sealed.unseal(path.stem, path.read_bytes())
+    except OSError:
+        return None
+
+
+def _write(path: Path | None, payload: bytes) -> None:
     if path is None:
         return
-    data = sealed.seal(path.stem, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+    data = sealed.seal(path.stem, payload)
     if data is None:  # no private key to seal with: keep nothing
         return
     try:

@@ -84,3 +84,39 @@ def test_words_set_in_one_process_are_loaded_whole_by_the_next(tmp_path, monkeyp
     text("only here")
     assert len(list(tmp_path.glob("*.sealed"))) == 2
     copies._made.cache_clear()
+
+
+def test_a_formula_tex_drew_in_one_process_is_not_compiled_again_by_the_next(tmp_path, monkeypatch):
+    from manim import MathTex, tempconfig
+    from manim.mobject.svg import svg_mobject
+
+    from lesson import text_store
+    from scenes.kit import copies
+
+    store = tmp_path / "store"
+    monkeypatch.setenv(text_store.CACHE_ENV, str(store))
+    compiled, manims = [], copies.MANIM_TEX
+
+    def counted(*args):
+        compiled.append(args[0])
+        return manims(*args)
+
+    monkeypatch.setattr(copies, "MANIM_TEX", counted)
+
+    def formula(folder: str) -> MathTex:  # as in a process with its own media folder
+        svg_mobject.SVG_HASH_TO_MOB_MAP.clear()
+        with tempconfig({"tex_dir": str(tmp_path / folder)}):
+            return MathTex(r"\theta_i = b^{-2i/d} + 1")
+
+    first = formula("a")
+    assert len(compiled) == 1 and len(list(store.glob("*.sealed"))) == 1
+    again = formula("b")
+    assert len(compiled) == 1  # read from the store, not compiled
+    assert np.array_equal(again.get_all_points(), first.get_all_points())
+    (kept,) = store.glob("*.sealed")
+    kept.write_bytes(kept.read_bytes()[:-200])  # damaged: compiled again, kept whole
+    third = formula("c")
+    assert len(compiled) == 2 and np.array_equal(third.get_all_points(), first.get_all_points())
+    monkeypatch.delenv(text_store.CACHE_ENV)  # unset: compiled, nothing kept
+    formula("d")
+    assert len(compiled) == 3 and len(list(store.glob("*.sealed"))) == 1

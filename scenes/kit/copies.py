@@ -18,12 +18,17 @@ Four costs dominate a scene's build, and none changes a frame:
   without their paths) and loaded by every process after, some thirty times faster than
   setting it. Its key holds the words, the arguments, the canvas, the font's file and
   the versions of what sets and stores it.
+- Each process runs LaTeX and dvisvgm again for every formula (a quarter of a second
+  each; a chapter's worker spent 5 s so). The drawing TeX makes of a formula is kept in
+  the same folder, under its TeX source, the template's compiler and TeX's programs.
 """
 
 from __future__ import annotations
 
 import copy
 import functools
+import os
+import shutil
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -31,6 +36,8 @@ from typing import Any
 import numpy as np
 from manim import ManimColor, Mobject, Text, config, tempconfig
 from manim.mobject.svg.svg_mobject import VMobjectFromSVGPath
+from manim.mobject.text import tex_mobject
+from manim.utils import tex_file_writing
 
 from lesson import text_store
 
@@ -182,3 +189,47 @@ def text_like(content: str, **settings: Any) -> Text:
     except TypeError:  # e.g. a t2c dict: made afresh
         return _set(content, settings)
     return _made(content, key, (config.pixel_width, config.pixel_height)).copy()
+
+
+MANIM_TEX = tex_file_writing.tex_to_svg_file
+
+
+def _tex_to_svg_file(expression: str, environment: str | None = None, tex_template=None) -> Path:
+    """Manim's tex_to_svg_file, the drawing taken from the text store when TeX made it
+    before (in any process), and kept there when TeX makes it now."""
+    template = tex_template if tex_template is not None else config["tex_template"]
+    if not text_store.enabled():
+        return MANIM_TEX(expression, environment, template)
+    tex_file = tex_file_writing.generate_tex_file(expression, environment, template)
+    svg = tex_file.with_suffix(".svg")
+    if svg.exists():
+        return svg
+    made_by = (template.tex_compiler, template.output_format, _tex_programs(template.tex_compiler))
+    key = f"tex {made_by} {tex_file.read_text(encoding='utf-8')}"
+    kept = text_store.load_bytes(key)
+    if kept is not None and _whole_svg(kept):
+        part = svg.with_name(f".{svg.name}.part")
+        part.write_bytes(kept)
+        os.replace(part, svg)
+        return svg
+    made = MANIM_TEX(expression, environment, template)
+    text_store.save_bytes(key, made.read_bytes())
+    return made
+
+
+def _whole_svg(data: bytes) -> bool:
+    return data.lstrip().startswith((b"<?xml", b"<svg")) and data.rstrip().endswith(b"</svg>")
+
+
+@functools.cache
+def _tex_programs(compiler: str | list[str]) -> tuple[str, ...]:
+    """Each program that makes a formula's drawing, as its file, size and time."""
+    out = []
+    for name in [*([compiler] if isinstance(compiler, str) else compiler), "dvisvgm"]:
+        found = shutil.which(name)
+        stat = os.stat(found) if found else None
+        out.append(f"{found}:{stat.st_size}:{stat.st_mtime_ns}" if stat else f"{name}: not found")
+    return tuple(out)
+
+
+tex_mobject.tex_to_svg_file = _tex_to_svg_file
