@@ -100,8 +100,9 @@ def reword(words: Path, slug: str, lang: str, added: str = " That is all.") -> s
     return beat
 
 
-def watched(cmd: list[str], env: dict[str, str], edit) -> float:
-    """Seconds from `edit()` (after the watch's first clip) to its next new clip."""
+def watched(cmd: list[str], env: dict[str, str], edits) -> list[float]:
+    """Seconds from each of `edits` (after the watch's first clip, then after each new
+    clip) to the watch's next new clip."""
     watch = subprocess.Popen(
         cmd,
         cwd=ROOT,
@@ -124,10 +125,14 @@ def watched(cmd: list[str], env: dict[str, str], edit) -> float:
 
     try:
         wait_for("new clip")  # its first look
-        started = time.perf_counter()
-        edit()
-        wait_for("new clip from beat")
-        return time.perf_counter() - started
+        seconds = []
+        for edit in edits:
+            time.sleep(2.0)  # as a person looks before saving again; the voice loads meanwhile
+            started = time.perf_counter()
+            edit()
+            wait_for("new clip from beat")
+            seconds.append(time.perf_counter() - started)
+        return seconds
     finally:
         stop.cancel()
         os.killpg(watch.pid, signal.SIGTERM)
@@ -181,6 +186,8 @@ def main() -> None:
             other_whole, _ = render(other, extra=("--force",))
         line = reword(words, other, args.lang)
         reworded, said_too = render(other)
+        reword(words, other, args.lang, " That is all, for now.")  # the teacher's second try
+        again, said_again = render(other)
 
         # the watch reads the course's copy of the first scene's words from its start
         copy = course_copy(words, args.lang, args.scene)
@@ -190,9 +197,11 @@ def main() -> None:
         cmd += ["--lang", args.lang, "--voice", args.voice, "--voice-dir", str(voice_dir)]
         cmd += ["--output", str(work / "watched")]
         edited: list[str] = []
-        saved = watched(
-            cmd, env, lambda: edited.append(reword(words, args.scene, args.lang, " Look again."))
-        )
+        saves = [
+            lambda added=added: edited.append(reword(words, args.scene, args.lang, added))
+            for added in (" Look again.", " Look once more.")
+        ]
+        saved = watched(cmd, env, saves)
 
         print(f"quality: {args.quality}   jobs: {args.jobs}   lang: {args.lang}")
         print(f"{'first render (speech made)':<44}{first:>8.1f}s   {args.scene}")
@@ -207,9 +216,14 @@ def main() -> None:
             f"{reworded / other_whole:.2f}x of the whole clip; {drew(said_too)}"
         )
         print(
-            f"{'watch: line ' + edited[0] + ' saved, new clip':<44}{saved:>8.1f}s   "
-            f"{args.scene} at 480p15"
+            f"{'the same line reworded again':<44}{again:>8.1f}s   "
+            f"{again / other_whole:.2f}x of the whole clip; {drew(said_again)}"
         )
+        for nth, seconds in zip(("first", "second"), saved, strict=True):
+            print(
+                f"{'watch: line ' + edited[0] + ' saved, new clip (' + nth + ')':<44}"
+                f"{seconds:>8.1f}s   {args.scene} at 480p15"
+            )
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

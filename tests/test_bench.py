@@ -62,7 +62,7 @@ def test_bench_beats_redraws_the_one_beat_a_recording_or_a_reworded_line_changed
     out = bench("bench_beats.py", *args, "--speech", str(run_speech))
     for row in ("first render", "whole clip again", "one beat re-recorded", "one line reworded"):
         assert row in out
-    assert out.count("drew 1 of 2 beats") == 2, out
+    assert out.count("drew 1 of 2 beats") == 3, out  # re-recorded, reworded, reworded again
     assert "watch: line two saved, new clip" in out, out  # the watch saw the save
 
 
