@@ -115,6 +115,8 @@ def render(
     run = Run(jobs, scheduler, force, split_long, dry_run, ctx.obj["verbose"])
     if not dry_run and not scheduler:
         synthesis.before_new_speech(child.warm_up)  # the workers' imports overlap it
+        if os.environ.get(child.AT_ONCE):  # watch renders after an edit: it will draw
+            child.warm_up()
     if plan_file is not None:
         given = [
             f"--{name.replace('_', '-')}"

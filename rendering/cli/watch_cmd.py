@@ -29,6 +29,7 @@ from rendering.cli.options import (
 from rendering.core import formats, keys, settings
 from rendering.core.jobs import Job
 from rendering.core.manifest import Manifest
+from rendering.run import child
 from rendering.speech import voices
 from rendering.watch.changes import Watcher, snapshot, syntax_error
 from rendering.watch.server import LivePage
@@ -147,7 +148,7 @@ class Loop:
                 stderr=subprocess.STDOUT,
                 text=True,
                 start_new_session=True,  # Ctrl-C reaches it through us, once, as SIGTERM
-                env={**os.environ, "COLUMNS": "200", **self.voice_env},
+                env={**os.environ, "COLUMNS": "200", child.AT_ONCE: "1", **self.voice_env},
             )
         output = self.output_of_render()
         code, self.process = self.process.returncode, None
@@ -264,7 +265,7 @@ def watch(slugs: tuple[str, ...], opts: JobOptions, port: int) -> None:
     try:
         loop.render("the first look")
         with contextlib.suppress(voices.VoiceError):  # --voice none or recorded lines only
-            voice.warm_up(voices.spec_for(opts.voice, opts.lang, opts.voices()))
+            voice.warm_up(voices.spec_for(opts.voice, opts.lang, opts.voices()), opts.lang)
         while True:
             time.sleep(POLL)
             changed = watcher.changed()

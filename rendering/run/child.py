@@ -3,8 +3,9 @@
 A "spawn" worker imports Manim, PyAV, SciPy and pyloudnorm afresh: seconds per job before
 its first frame. A forkserver imports them once and forks every worker from there. It
 starts with the first worker, or earlier (`warm_up`) as a render begins to make or place
-new speech, so that its imports overlap that work; a render with nothing to draw never
-starts it, and `stop` ends it with the command. A fork keeps the server's environment from when it started, so this module imports
+new speech, or as one of watch's renders begins (it follows an edit: it will draw), so
+that its imports overlap that work; a render with nothing to draw never starts it
+otherwise, and `stop` ends it with the command. A fork keeps the server's environment from when it started, so this module imports
 nothing of the project: `run` first takes on the driver's environment as it is now, and
 only then unpickles the call, whose modules read it as they are imported (scenes reads
 PE_SCENE_PLUGINS).
@@ -31,6 +32,9 @@ def context() -> Any:
     ctx = mp.get_context("forkserver")
     ctx.set_forkserver_preload(PRELOAD)
     return ctx
+
+
+AT_ONCE = "PE_WORKERS_AT_ONCE"  # set: a render starts the server as it begins (watch's draw)
 
 
 def warm_up() -> None:

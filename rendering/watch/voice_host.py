@@ -37,6 +37,9 @@ def _loaded_stamps() -> dict[str, tuple[int, int]]:
     return out
 
 
+WARM_UP = {"en": "Ready.", "zh": "好。"}
+
+
 class Host:
     """Says sentences for the renders of one `watch`, in a thread of its process."""
 
@@ -56,12 +59,13 @@ class Host:
         self.changed()
         self.thread.start()
 
-    def warm_up(self, voice: VoiceSpec) -> None:
-        """Load `voice` now, in the background (its first sentence would load it)."""
+    def warm_up(self, voice: VoiceSpec, lang: str) -> None:
+        """Load `voice` and what shapes its speech now, in the background (its first
+        sentence would load them)."""
 
         def load() -> None:
             with self.lock, contextlib.suppress(Exception):  # renders say why it cannot load
-                voices.engine(voice).speak("Ready.")
+                synthesis.sentence_speech(voices.engine(voice), WARM_UP[lang], lang)
 
         threading.Thread(target=load, name="voice-warm-up", daemon=True).start()
 
