@@ -57,7 +57,12 @@ def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, str
 
 def drew(output: str) -> str:
     found = re.search(r"drew (\d+) of (\d+) beats", output)
-    return f"drew {found.group(1)} of {found.group(2)} beats" if found else "drew every beat"
+    said = f"drew {found.group(1)} of {found.group(2)} beats" if found else "drew every beat"
+    return f" of the whole clip; {said}"
+
+
+def row(what: str, seconds: float, note: str) -> None:
+    print(f"{what:<44}{seconds:>8.1f}s   {note}")
 
 
 def longest(lang: str) -> str:
@@ -204,26 +209,15 @@ def main() -> None:
         saved = watched(cmd, env, saves)
 
         print(f"quality: {args.quality}   jobs: {args.jobs}   lang: {args.lang}")
-        print(f"{'first render (speech made)':<44}{first:>8.1f}s   {args.scene}")
-        print(f"{'whole clip again (--force)':<44}{whole:>8.1f}s   {args.scene}")
-        print(
-            f"{'one beat re-recorded (' + beat + ')':<44}{recorded:>8.1f}s   "
-            f"{recorded / whole:.2f}x of the whole clip; {drew(said)}"
-        )
-        print(f"{'whole clip again (--force)':<44}{other_whole:>8.1f}s   {other}")
-        print(
-            f"{'one line reworded (' + line + ')':<44}{reworded:>8.1f}s   "
-            f"{reworded / other_whole:.2f}x of the whole clip; {drew(said_too)}"
-        )
-        print(
-            f"{'the same line reworded again':<44}{again:>8.1f}s   "
-            f"{again / other_whole:.2f}x of the whole clip; {drew(said_again)}"
-        )
+        row("first render (speech made)", first, args.scene)
+        row("whole clip again (--force)", whole, args.scene)
+        row(f"one beat re-recorded ({beat})", recorded, f"{recorded / whole:.2f}x{drew(said)}")
+        row("whole clip again (--force)", other_whole, other)
+        ratio = reworded / other_whole
+        row(f"one line reworded ({line})", reworded, f"{ratio:.2f}x{drew(said_too)}")
+        row("the same line reworded again", again, f"{again / other_whole:.2f}x{drew(said_again)}")
         for nth, seconds in zip(("first", "second"), saved, strict=True):
-            print(
-                f"{'watch: line ' + edited[0] + ' saved, new clip (' + nth + ')':<44}"
-                f"{seconds:>8.1f}s   {args.scene} at 480p15"
-            )
+            row(f"watch: line {edited[0]} saved, new clip ({nth})", seconds, "at 480p15")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

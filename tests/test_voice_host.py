@@ -30,6 +30,7 @@ def host(monkeypatch):
     served.said = lambda request: asked.append(request["sentence"]) or said(request)
     served.start()
     monkeypatch.setenv(warm.ENV, str(served.address))
+    monkeypatch.setattr(synthesis, "_made_elsewhere", [warm.spoken_by_host])  # as render does
     yield served, asked
     served.stop()
     toy_engine.unregister()

@@ -34,7 +34,7 @@ from rendering.run.preflight import check_writable, preflight
 from rendering.run.request import check_glyphs
 from rendering.run.scheduler import execute
 from rendering.run.workdirs import WORK
-from rendering.speech import synthesis, voices
+from rendering.speech import synthesis, voices, warm
 
 
 @click.command()
@@ -117,6 +117,7 @@ def render(
         synthesis.before_new_speech(child.warm_up)  # the workers' imports overlap it
         if os.environ.get(child.AT_ONCE):  # watch renders after an edit: it will draw
             child.warm_up()
+        synthesis.made_elsewhere(warm.spoken_by_host)  # by watch's voice, when it has one
     if plan_file is not None:
         given = [
             f"--{name.replace('_', '-')}"

@@ -255,17 +255,18 @@ def watch(slugs: tuple[str, ...], opts: JobOptions, port: int) -> None:
             f"cannot serve the live page on port {port} ({exc.strerror}); "
             "pass --port with another number (0 picks a free one)"
         ) from None
-    voice = Host()
+    voice = loaded_voice()
     loop = Loop(chosen, opts, page, voice)
     watcher = Watcher(watched_places(chosen, opts))
     loop.take_stops()
     page.start()
-    voice.start()
     click.echo(f"watching {', '.join(chosen)}: open {page.url} (Ctrl-C stops)")
     try:
+        if voice is not None:
+            voice.start()
         loop.render("the first look")
-        with contextlib.suppress(voices.VoiceError):  # --voice none or recorded lines only
-            voice.warm_up(voices.spec_for(opts.voice, opts.lang, opts.voices()), opts.lang)
+        if voice is not None:
+            warm_up(voice, opts)
         while True:
             time.sleep(POLL)
             changed = watcher.changed()
@@ -286,7 +287,23 @@ def watch(slugs: tuple[str, ...], opts: JobOptions, port: int) -> None:
         raise
     finally:
         page.stop()
-        voice.stop()
+        if voice is not None:
+            voice.stop()
+
+
+def loaded_voice() -> Host | None:
+    """The voice watch keeps loaded for its renders; None where no socket can be made
+    (each render then speaks for itself)."""
+    try:
+        return Host()
+    except OSError:
+        return None
+
+
+def warm_up(voice: Host, opts: JobOptions) -> None:
+    """Load the voice the renders speak with (none for --voice none)."""
+    with contextlib.suppress(voices.VoiceError):
+        voice.warm_up(voices.spec_for(opts.voice, opts.lang, opts.voices()), opts.lang)
 
 
 def code_problem(error: SyntaxError, fix: str) -> str:

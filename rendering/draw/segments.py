@@ -394,7 +394,8 @@ def prune(store: Path, records: list[dict[str, Any]]) -> None:
     measures: `<key>.<kind>`)."""
     used = {r["key"] for r in records if r.get("key")}
     for path in store.glob("*.*"):
-        if path.name.split(".", 1)[0] not in used:
+        key = path.name.split(".", 1)[0]
+        if key and key not in used and path.is_file():  # ".name": one being written
             path.unlink(missing_ok=True)
 
 

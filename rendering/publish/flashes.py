@@ -13,6 +13,7 @@ joined is the clip's own.
 
 from __future__ import annotations
 
+import contextlib
 import zipfile
 from pathlib import Path
 
@@ -64,24 +65,32 @@ def beat_areas(segment: Path, frames: int) -> np.ndarray:
     try:
         with np.load(beside, allow_pickle=False) as kept:
             areas, said = kept["areas"], str(kept["made"])
-        if said == made and areas.shape == (frames, GRID * GRID) and np.isfinite(areas).all():
+        if (
+            said == made
+            and areas.dtype == np.float64
+            and areas.shape == (frames, GRID * GRID)
+            and np.isfinite(areas).all()
+        ):
             return areas
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
         pass  # missing or damaged: measured again
     areas = decoded_areas(segment)
-    atomic_write(beside, lambda fh: np.savez(fh, areas=areas, made=np.array(made)), False)
+    with contextlib.suppress(OSError):  # not kept: measured again next time
+        atomic_write(beside, lambda fh: np.savez(fh, areas=areas, made=np.array(made)), False)
     return areas
 
 
 def kept_parts(folder: Path, entry) -> list[tuple[Path, int]] | None:
     """The kept beats a clip is made of, in order, with their frames: None unless every
     beat of the clip's record is kept, in files that are there."""
-    records = (entry.segments or {}).get("beats") if isinstance(entry.segments, dict) else None
-    if not records:
+    records = entry.segments.get("beats") if isinstance(entry.segments, dict) else None
+    if not records or not isinstance(records, list):
         return None
     store = folder / BEAT_STORE / Path(entry.file).stem
     parts = []
     for record in records:
+        if not isinstance(record, dict):
+            return None
         frames, key = record.get("frames"), record.get("key")
         if not isinstance(frames, int) or not isinstance(key, str) or not key.isalnum():
             return None
@@ -129,8 +138,11 @@ def flash_problems(
         frames = stream.frames
     areas = None
     if parts and frames and sum(n for _, n in parts) == frames:
-        measured = [beat_areas(path, n) for path, n in parts]
-        if all(len(a) == n for a, (_, n) in zip(measured, parts, strict=True)):
+        try:
+            measured = [beat_areas(path, n) for path, n in parts]
+        except (OSError, av.FFmpegError):  # a kept beat gone or damaged: the clip decides
+            measured = []
+        if measured and all(len(a) == n for a, (_, n) in zip(measured, parts, strict=True)):
             areas = np.concatenate(measured)
     if areas is None:
         areas = decoded_areas(video)

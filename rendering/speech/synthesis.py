@@ -21,7 +21,7 @@ import numpy as np
 
 from lesson.text_layout import clauses, sentences
 from rendering.core import keys
-from rendering.speech import audio, warm
+from rendering.speech import audio
 from rendering.speech.base import stream_digest
 
 SENTENCE_GAP = 0.3  # seconds of silence between two sentences of one beat
@@ -86,6 +86,16 @@ def digest_of(*parts: str) -> str:
 
 
 _before_new: list[Callable[[], None]] = []
+# what may make a sentence's shaped samples instead of this process: (engine, sentence,
+# lang, SHAPING) -> samples or None. Registered from outside, so that how another process
+# is asked stays out of the code that names cached speech.
+_made_elsewhere: list[Callable[..., np.ndarray | None]] = []
+
+
+def made_elsewhere(maker: Callable[..., np.ndarray | None]) -> None:
+    """Ask `maker` first for each sentence this process would speak."""
+    if maker not in _made_elsewhere:
+        _made_elsewhere.append(maker)
 
 
 def before_new_speech(callback: Callable[[], None]) -> None:
@@ -218,8 +228,11 @@ def synthesised(
         digest = digest_of(engine.identity, words)
 
         def make(sentence=sentence):
-            made = warm.spoken_by_host(engine, sentence, lang, SHAPING)  # watch's loaded voice
-            return sentence_speech(engine, sentence, lang) if made is None else made
+            for elsewhere in _made_elsewhere:  # e.g. by watch's loaded voice (speech.warm)
+                made = elsewhere(engine, sentence, lang, SHAPING)
+                if made is not None:
+                    return made
+            return sentence_speech(engine, sentence, lang)
 
         file, seconds = cached(cache_dir, digest, make, synthesize)
         if pieces and seconds:

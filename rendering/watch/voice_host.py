@@ -47,8 +47,13 @@ class Host:
         self.folder = Path(tempfile.mkdtemp(prefix="pe-voice-"))  # 0700: only this user
         self.address = self.folder / "voice.sock"
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.listener.bind(str(self.address))
-        self.listener.listen(4)
+        try:
+            self.listener.bind(str(self.address))
+            self.listener.listen(4)
+        except OSError:  # e.g. a path too long for a socket: nothing is left behind
+            self.listener.close()
+            shutil.rmtree(self.folder, ignore_errors=True)
+            raise
         self.stamps: dict[str, tuple[int, int]] = {}  # each module's file as it was loaded
         self.stale = False  # the code it loaded changed: it speaks no more
         self.lock = threading.Lock()  # one sentence at a time: an engine is not shared

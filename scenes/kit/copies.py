@@ -29,6 +29,8 @@ import copy
 import functools
 import os
 import shutil
+import subprocess
+import tempfile
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -204,14 +206,20 @@ def _tex_to_svg_file(expression: str, environment: str | None = None, tex_templa
     svg = tex_file.with_suffix(".svg")
     if svg.exists():
         return svg
-    made_by = (template.tex_compiler, template.output_format, _tex_programs(template.tex_compiler))
+    compiler = template.tex_compiler
+    compilers = (compiler,) if isinstance(compiler, str) else tuple(compiler)
+    made_by = (compilers, template.output_format, _tex_programs(compilers))
     key = f"tex {made_by} {tex_file.read_text(encoding='utf-8')}"
     kept = text_store.load_bytes(key)
     if kept is not None and _whole_svg(kept):
-        part = svg.with_name(f".{svg.name}.part")
-        part.write_bytes(kept)
-        os.replace(part, svg)
-        return svg
+        try:
+            fd, part = tempfile.mkstemp(prefix=f".{svg.name}.", suffix=".part", dir=svg.parent)
+            with os.fdopen(fd, "wb") as file:
+                file.write(kept)
+            os.replace(part, svg)
+            return svg
+        except OSError:
+            pass  # TeX makes it, as without a store
     made = MANIM_TEX(expression, environment, template)
     text_store.save_bytes(key, made.read_bytes())
     return made
@@ -222,13 +230,24 @@ def _whole_svg(data: bytes) -> bool:
 
 
 @functools.cache
-def _tex_programs(compiler: str | list[str]) -> tuple[str, ...]:
-    """Each program that makes a formula's drawing, as its file, size and time."""
+def _tex_programs(compilers: tuple[str, ...]) -> tuple[str, ...]:
+    """Each program that makes a formula's drawing, and LaTeX's format (remade when TeX's
+    packages change), as its file, size and time."""
+    files = [shutil.which(name) or name for name in (*compilers, "dvisvgm")]
+    try:
+        found = subprocess.run(
+            ["kpsewhich", "-engine=pdftex", "latex.fmt"], capture_output=True, text=True
+        ).stdout.strip()
+        files.append(found or "latex.fmt")
+    except OSError:
+        files.append("latex.fmt")
     out = []
-    for name in [*([compiler] if isinstance(compiler, str) else compiler), "dvisvgm"]:
-        found = shutil.which(name)
-        stat = os.stat(found) if found else None
-        out.append(f"{found}:{stat.st_size}:{stat.st_mtime_ns}" if stat else f"{name}: not found")
+    for file in files:
+        try:
+            stat = os.stat(file)
+            out.append(f"{file}:{stat.st_size}:{stat.st_mtime_ns}")
+        except OSError:
+            out.append(f"{file}: not found")
     return tuple(out)
 
 
