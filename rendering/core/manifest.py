@@ -306,7 +306,8 @@ PAGES = {
 }
 BEAT_STORE = ".beats"  # each clip's drawn beats, kept for the next render
 EXPLORE_KEY = ".explore.key"  # what the explorer's two files were last written from
-_BEAT_FILE = re.compile(r"^[0-9a-f]{16}\.mp4$")
+# a kept beat's frames, and its flash measure (rendering.publish.flashes.AREAS)
+_BEAT_FILE = re.compile(r"^[0-9a-f]{16}(\.mp4|\.areas\.npz)$")
 # What a locked or atomic write leaves beside a file: ".name.lock", ".name.old", ".name.tmp.mp4",
 # ".name.<6 hex bytes>", and mkstemp's ".name.<8 characters>[suffix]"
 _TEMPORARY = re.compile(r"^\.(.+?)\.(lock|old|tmp\.mp4|[0-9a-f]{12}|[a-z0-9_]{8}(\.[a-z0-9]+)?)$")
@@ -348,7 +349,7 @@ def written_here(folder: Path) -> Callable[[Path], Any]:
             return path.name in stems and (lambda png: png.name.startswith(path.name))
         return ours(path)
 
-    def beats(path: Path) -> Any:  # .beats/<clip>/<key>.mp4
+    def beats(path: Path) -> Any:  # .beats/<clip>/<key>.mp4 and <key>.areas.npz
         return path.is_dir() and path.name in stems and (lambda p: p.is_file() and beat(p))
 
     def rule(path: Path) -> Any:

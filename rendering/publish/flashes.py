@@ -61,7 +61,7 @@ def beat_areas(segment: Path, frames: int) -> np.ndarray:
     """A kept beat's area luminances: read from beside its frames when they were measured
     on this very file by this rule, else measured now and kept there."""
     made = f"{quick_digest(segment)} {FLASH_RULE}"
-    beside = segment.with_name(segment.name.removesuffix(".mp4") + AREAS)
+    beside = segment.with_name(segment.stem + AREAS)
     try:
         with np.load(beside, allow_pickle=False) as kept:
             areas, said = kept["areas"], str(kept["made"])
