@@ -42,11 +42,7 @@ def enabled() -> bool:
 
 
 def _path(key: Any, font: str | None) -> Path | None:
-    folder = os.environ.get(CACHE_ENV)
-    if not folder:
-        return None
-    full = repr((key, font_file(font or FONT), _versions()))
-    return Path(folder) / f"{hashlib.sha256(full.encode()).hexdigest()}{SUFFIX}"
+    return _entry(key, font_file(font or FONT))
 
 
 def load(key: Any, font: str | None, kind: type) -> Any | None:
@@ -75,10 +71,15 @@ def save_bytes(key: str, data: bytes) -> None:
 
 
 def _bytes_path(key: str) -> Path | None:
+    return _entry(key)
+
+
+def _entry(*made_by: Any) -> Path | None:
+    """The file of the entry `made_by` names (with the versions that set and store it)."""
     folder = os.environ.get(CACHE_ENV)
     if not folder:
         return None
-    full = repr((key, _versions()))
+    full = repr((*made_by, _versions()))
     return Path(folder) / f"{hashlib.sha256(full.encode()).hexdigest()}{SUFFIX}"
 
 

@@ -5,7 +5,9 @@ its first frame. A forkserver imports them once and forks every worker from ther
 starts with the first worker, or earlier (`warm_up`) as a render begins to make or place
 new speech, or as one of watch's renders begins (it follows an edit: it will draw), so
 that its imports overlap that work; a render with nothing to draw never starts it
-otherwise, and `stop` ends it with the command. A fork keeps the server's environment from when it started, so this module imports
+otherwise, and `stop` ends it with the command.
+
+A fork keeps the server's environment from when it started, so this module imports
 nothing of the project: `run` first takes on the driver's environment as it is now, and
 only then unpickles the call, whose modules read it as they are imported (scenes reads
 PE_SCENE_PLUGINS).
